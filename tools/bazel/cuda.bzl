@@ -1,0 +1,132 @@
+"""CUDA support: cuda_library and the CUDA-only compatibility marker.
+
+    load("//tools/bazel:cuda.bzl", "CUDA_ONLY", "cuda_library")
+
+    cuda_library(name = "kernels", srcs = ["k.cu"], hdrs = ["k.h"], deps = ["//interfaces"])
+    cc_test(name = "t", ..., target_compatible_with = CUDA_ONLY)
+
+A target marked CUDA-only is incompatible (reported SKIPPED, never FAILED) when the
+toolkit is absent (@local_cuda's CUDA_AVAILABLE is False, e.g. CUDA_PATH=/nonexistent)
+or when building with --config=nocuda (--define=teplug_cuda=off).
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("@local_cuda//:defs.bzl", "CUDA_AVAILABLE")
+load(":absolute_label.bzl", "absolute_label")
+
+# GPU architectures compiled to SASS; PTX of the newest one is embedded for later GPUs.
+CUDA_ARCHITECTURES = ["80", "90", "100"]
+
+_INCOMPATIBLE = absolute_label(Label("//tools/bazel:incompatible"))
+_CUDA_OFF = absolute_label(Label("//tools/bazel:cuda_off"))
+
+def cuda_compatible():
+    """Returns a target_compatible_with value that skips the target without CUDA."""
+    if not CUDA_AVAILABLE:
+        return [_INCOMPATIBLE]
+    return select({
+        _CUDA_OFF: [_INCOMPATIBLE],
+        "//conditions:default": [],
+    })
+
+# The same as cuda_compatible(), for `target_compatible_with = CUDA_ONLY`.
+CUDA_ONLY = cuda_compatible()
+
+def _nvcc_arguments(ctx, cc_toolchain, compilation, src, obj):
+    """Builds the nvcc command line compiling one .cu file to a position-independent .o."""
+    args = ctx.actions.args()
+    args.add("-ccbin", cc_toolchain.compiler_executable)
+    args.add_all(["-x", "cu", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
+    for arch in CUDA_ARCHITECTURES:
+        args.add("-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch))
+    newest = CUDA_ARCHITECTURES[-1]
+    args.add("-gencode", "arch=compute_%s,code=compute_%s" % (newest, newest))
+    args.add_all(compilation.defines, format_each = "-D%s")
+    args.add_all(compilation.local_defines, format_each = "-D%s")
+
+    # Workspace-relative includes ("interfaces/...") from this target's own repository.
+    own_root = ctx.label.workspace_root or "."
+    args.add("-I" + own_root)
+    args.add("-I" + ctx.bin_dir.path + ("/" + ctx.label.workspace_root if ctx.label.workspace_root else ""))
+    args.add_all(compilation.quote_includes, format_each = "-I%s")
+    args.add_all(compilation.includes, format_each = "-I%s")
+    args.add_all(compilation.system_includes, before_each = "-isystem")
+    args.add_all(ctx.attr.copts)
+    args.add("-c", src)
+    args.add("-o", obj)
+    return args
+
+def _cuda_objects_impl(ctx):
+    cc_toolchain = find_cpp_toolchain(ctx)
+    compilation = cc_common.merge_cc_infos(
+        cc_infos = [dep[CcInfo] for dep in ctx.attr.deps],
+    ).compilation_context
+    inputs = depset(ctx.files.hdrs, transitive = [compilation.headers])
+    objects = []
+    for src in ctx.files.srcs:
+        obj = ctx.actions.declare_file("_cuda_objs/%s/%s.o" % (ctx.label.name, src.basename[:-len(".cu")]))
+        ctx.actions.run(
+            executable = ctx.executable._nvcc,
+            arguments = [_nvcc_arguments(ctx, cc_toolchain, compilation, src, obj)],
+            inputs = depset([src], transitive = [inputs, cc_toolchain.all_files]),
+            outputs = [obj],
+            mnemonic = "NvccCompile",
+            progress_message = "Compiling CUDA %s" % src.short_path,
+            use_default_shell_env = True,
+        )
+        objects.append(obj)
+    return [DefaultInfo(files = depset(objects))]
+
+_cuda_objects = rule(
+    implementation = _cuda_objects_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = [".cu"], mandatory = True),
+        "hdrs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "copts": attr.string_list(),
+        "_nvcc": attr.label(default = "@local_cuda//:nvcc", executable = True, cfg = "exec"),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    doc = "Compiles .cu files with nvcc into object files for a cc_library.",
+)
+
+def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible_with = [], **kwargs):
+    """A cc_library whose .cu sources are compiled by nvcc (sm_80, sm_90, sm_100 + PTX).
+
+    Usable in static libraries, tests and linkshared plugins (objects are -fPIC). The
+    .cu files see the include paths and defines of `deps`. Without CUDA the library is
+    incompatible, so everything depending on it is skipped.
+
+    Args:
+      name: the cc_library's name.
+      srcs: .cu files (plain .cc files belong in a cc_library dep).
+      hdrs: headers of this library, visible to dependents and to the .cu files.
+      deps: cc_library dependencies; @local_cuda//:cudart is always added.
+      copts: extra nvcc options.
+      target_compatible_with: further constraints, on top of CUDA-only.
+      **kwargs: passed to cc_library (visibility, alwayslink, ...).
+    """
+    compatible = cuda_compatible() + target_compatible_with
+    all_deps = deps + ["@local_cuda//:cudart"]
+    objects = []
+    if CUDA_AVAILABLE:
+        _cuda_objects(
+            name = name + "_cuda_objects",
+            srcs = srcs,
+            hdrs = hdrs,
+            deps = all_deps,
+            copts = copts,
+            target_compatible_with = compatible,
+            visibility = ["//visibility:private"],
+        )
+        objects = [":" + name + "_cuda_objects"]
+    native.cc_library(
+        name = name,
+        srcs = objects,
+        hdrs = hdrs,
+        deps = all_deps,
+        target_compatible_with = compatible,
+        **kwargs
+    )

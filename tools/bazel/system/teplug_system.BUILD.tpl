@@ -1,0 +1,30 @@
+# @teplug_system: accelerator and collective libraries from Debian packages.
+package(default_visibility = ["//visibility:public"])
+
+# OpenCL ICD loader (ocl-icd-opencl-dev); PoCL provides a CPU device.
+cc_library(
+    name = "opencl",
+    linkopts = ["-lOpenCL"],
+)
+
+# Gloo collectives (libgloo-dev); the library lives in /usr/lib.
+cc_library(
+    name = "gloo",
+    linkopts = ["-lgloo", "-pthread"],
+)
+
+# OpenMPI (libopenmpi-dev). Its headers are outside /usr/include, so they are mirrored
+# into this repository as `mpi_include`. The C++ bindings are deprecated: skip them.
+cc_library(
+    name = "mpi",
+    hdrs = glob(["mpi_include/**/*.h"]),
+    defines = ["OMPI_SKIP_MPICXX=1"],
+    includes = ["mpi_include"],
+    linkopts = %{MPI_LIBS},
+)
+
+# OpenBLAS with its CBLAS interface (libopenblas-dev).
+cc_library(
+    name = "openblas",
+    linkopts = ["-lopenblas"],
+)
