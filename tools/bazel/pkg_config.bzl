@@ -13,4 +13,5 @@ def pkg_config(repository_ctx, module, flag):
     if result.return_code != 0:
         fail("`pkg-config %s %s` failed: %s\nRun tools/setup.sh to install the system packages." %
              (flag, module, result.stderr.strip()))
-    return result.stdout.strip().split()
+    # Bazel 4.2's split() needs a separator; drop the empty strings doubled spaces leave.
+    return [word for word in result.stdout.strip().replace("\n", " ").split(" ") if word]

@@ -38,5 +38,4 @@ def teplug_plugin(name, srcs = [], deps = [], copts = [], linkopts = [], visibil
         name = name,
         srcs = [":" + library],
         visibility = visibility,
-        target_compatible_with = kwargs.get("target_compatible_with", []),
     )

@@ -1,9 +1,11 @@
 # @teplug_system: accelerator and collective libraries from Debian packages.
 package(default_visibility = ["//visibility:public"])
 
-# OpenCL ICD loader (ocl-icd-opencl-dev); PoCL provides a CPU device.
+# OpenCL ICD loader (ocl-icd-opencl-dev); PoCL provides a CPU device. The headers'
+# target version is pinned to OpenCL 3.0 (what they default to, minus a note per file).
 cc_library(
     name = "opencl",
+    defines = ["CL_TARGET_OPENCL_VERSION=300"],
     linkopts = ["-lOpenCL"],
 )
 
