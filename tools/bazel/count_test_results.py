@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Counts test outcomes from a Bazel build-event JSON file plus the consumer test.
+
+Usage: count_test_results.py BEP_JSON CONSUMER_RC_FILE
+
+Prints the failed and skipped test labels, then one line
+`N passed, N failed` (with `, N skipped` when some were). Exits 1 when any test
+failed, was not built or did not run, or when the results are missing.
+
+A test is counted from Bazel's own events: its testSummary status when it ran,
+SKIPPED when Bazel aborted it as incompatible (e.g. CUDA targets without CUDA), and
+failed in every other case (a test that did not build did not pass).
+"""
+
+import json
+import sys
+
+PASSING = {"PASSED", "FLAKY"}
+
+
+def read_events(path):
+    """Yields the build events of a --build_event_json_file, one JSON object per line."""
+    with open(path, encoding="utf-8") as events:
+        for number, line in enumerate(events, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise SystemExit(f"{path}:{number}: not a build event: {error}")
+
+
+def classify_bazel_tests(path):
+    """Returns {label: "passed" | "failed: <why>" | "skipped"} for every test target."""
+    tests = set()
+    summaries = {}
+    aborted = {}
+    for event in read_events(path):
+        event_id = event.get("id", {})
+        if "targetConfigured" in event_id and "testSize" in event.get("configured", {}):
+            tests.add(event_id["targetConfigured"]["label"])
+        elif "testSummary" in event_id:
+            summaries[event_id["testSummary"]["label"]] = event["testSummary"]["overallStatus"]
+        elif "targetCompleted" in event_id and "aborted" in event:
+            aborted[event_id["targetCompleted"]["label"]] = event["aborted"].get("reason", "UNKNOWN")
+    outcomes = {}
+    for label in sorted(tests):
+        if label in summaries:
+            status = summaries[label]
+            outcomes[label] = "passed" if status in PASSING else f"failed: {status}"
+        elif aborted.get(label) == "SKIPPED":
+            outcomes[label] = "skipped"
+        elif label in aborted:
+            outcomes[label] = f"failed: not built ({aborted[label]})"
+        else:
+            outcomes[label] = "failed: not built or not run"
+    return outcomes
+
+
+def consumer_outcome(path):
+    """Reads the exit status tests/consumer/run.sh left in `path`."""
+    try:
+        with open(path, encoding="utf-8") as status:
+            code = status.read().strip()
+    except FileNotFoundError:
+        return "failed: did not run"
+    return "passed" if code == "0" else f"failed: exit status {code}"
+
+
+def main(argv):
+    if len(argv) != 3:
+        raise SystemExit(__doc__)
+    bep_path, consumer_path = argv[1], argv[2]
+    try:
+        outcomes = classify_bazel_tests(bep_path)
+    except FileNotFoundError:
+        print(f"no Bazel build events at {bep_path}: bazel test did not run", file=sys.stderr)
+        outcomes = {"bazel test": "failed: no results"}
+    outcomes["tests/consumer/run.sh"] = consumer_outcome(consumer_path)
+
+    passed = sum(1 for outcome in outcomes.values() if outcome == "passed")
+    skipped = sorted(label for label, outcome in outcomes.items() if outcome == "skipped")
+    failed = sorted(label for label, outcome in outcomes.items() if outcome.startswith("failed"))
+    for label in skipped:
+        print(f"SKIPPED {label}")
+    for label in failed:
+        print(f"FAILED  {label} ({outcomes[label][len('failed: '):]})")
+    line = f"{passed} passed, {len(failed)} failed"
+    if skipped:
+        line += f", {len(skipped)} skipped"
+    print(line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
