@@ -27,7 +27,7 @@ def teplug_plugin(name, srcs = [], deps = [], copts = [], linkopts = [], visibil
         name = library,
         srcs = srcs,
         deps = deps,
-        copts = ["-fvisibility=hidden", "-fvisibility-inlines-hidden"] + copts,
+        copts = ["-fvisibility=hidden"] + copts,
         linkopts = ["-Wl,--version-script=$(location %s)" % _EXPORTS] + linkopts,
         additional_linker_inputs = [_EXPORTS],
         linkshared = True,
