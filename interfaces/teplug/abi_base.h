@@ -1,0 +1,102 @@
+/* teplug/abi_base.h — the object model every teplug interface shares.
+ *
+ * Versioning rules (see interfaces/README.md, "Versioning"):
+ *  - An interface id (IID) names one interface at one MAJOR version. A new major
+ *    version is a new IID; one object may expose v1 and v2 side by side.
+ *  - Minor evolution is append-only: every struct and function table that crosses
+ *    the boundary begins with `struct_size`, set by whoever allocated it to
+ *    sizeof() as *they* compiled it. A reader checks struct_size before touching
+ *    a field (TEPLUG_HAS_FIELD) and treats missing trailing fields as their
+ *    documented default (zero / NULL).
+ *  - Every v1 struct is laid out without tail padding on LP64 targets, so
+ *    TEPLUG_DECLARE_LAST_FIELD can check at compile time that the field named as
+ *    last really is last: appending a field without updating the check fails the
+ *    build.
+ *
+ * Pure C99; no C++ types cross this boundary. */
+#ifndef TEPLUG_ABI_BASE_H_
+#define TEPLUG_ABI_BASE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ABI version of the plugin protocol and the base structs: (major << 16) | minor. */
+#define TEPLUG_ABI_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
+#define TEPLUG_ABI_MAJOR(v) ((uint32_t)(v) >> 16)
+#define TEPLUG_ABI_MINOR(v) ((uint32_t)(v)&0xFFFFu)
+/* The version these headers describe. */
+#define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 0)
+
+/* Size of `type` up to and including `field`: what a reader requires struct_size
+ * to be before it reads `field`. */
+#define TEPLUG_STRUCT_SIZE(type, field) \
+  (offsetof(type, field) + sizeof(((type*)0)->field))
+
+/* True when the struct behind `ptr` (which starts with struct_size) is large
+ * enough to hold `field`. */
+#define TEPLUG_HAS_FIELD(ptr, type, field) \
+  ((ptr) != NULL && (ptr)->struct_size >= TEPLUG_STRUCT_SIZE(type, field))
+
+#ifdef __cplusplus
+/* Compile-time check that `field` is the last field of `type`: v1 structs have no
+ * tail padding, so any field after `field` makes sizeof(type) larger. */
+#define TEPLUG_DECLARE_LAST_FIELD(type, field)                          \
+  static_assert(sizeof(type) == TEPLUG_STRUCT_SIZE(type, field), \
+                #type ": " #field " must be the last field")
+#else
+/* C99 has no _Static_assert: a negative array size fails the build. The
+ * typedef is named after the struct so each check is unique. */
+#define TEPLUG_DECLARE_LAST_FIELD(type, field) \
+  typedef char teplug_last_field_check_##type[(sizeof(type) == TEPLUG_STRUCT_SIZE(type, field)) ? 1 : -1]
+#endif
+
+/* Booleans across the ABI are 32-bit integers: 0 false, anything else true. */
+typedef int32_t TeplugBool;
+
+/* An interface id: 128 bits, compared as a whole. Each interface header defines
+ * its IIDs as constants (TEPLUG_IID_*); a new major version gets a new IID. */
+typedef struct TeplugIID {
+  uint64_t hi;
+  uint64_t lo;
+} TeplugIID;
+
+static inline int teplug_iid_equal(const TeplugIID* a, const TeplugIID* b) {
+  return a->hi == b->hi && a->lo == b->lo;
+}
+
+/* The base of every interface object, COM style: the object's first member is a
+ * pointer to its function table, whose first member is this base table. */
+typedef struct TeplugObject TeplugObject;
+
+typedef struct TeplugObjectVtbl {
+  /* sizeof() the *whole* table (the interface's, not just this base) as the
+   * implementer compiled it. */
+  size_t struct_size;
+  /* Returns an object exposing `iid` with one reference added for the caller, or
+   * NULL when this object does not implement `iid`. Asking for the IID the
+   * object was obtained as returns the object itself (add_ref'd). */
+  TeplugObject* (*query_interface)(TeplugObject* self, const TeplugIID* iid);
+  /* Adds one reference; returns the new count (for diagnostics only). Thread-safe. */
+  uint32_t (*add_ref)(TeplugObject* self);
+  /* Drops one reference; at zero the object frees itself. Returns the new count.
+   * Thread-safe. */
+  uint32_t (*release)(TeplugObject* self);
+} TeplugObjectVtbl;
+TEPLUG_DECLARE_LAST_FIELD(TeplugObjectVtbl, release);
+
+struct TeplugObject {
+  const TeplugObjectVtbl* vtbl;
+};
+
+/* The base interface: every object answers it. */
+#define TEPLUG_IID_OBJECT_INIT {0x7465706c75670000ull, 0x0000000000000001ull}
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TEPLUG_ABI_BASE_H_ */

@@ -1,0 +1,116 @@
+/* teplug/plugin.h — the plugin entry point and the host API it receives.
+ *
+ * A plugin is a shared library exporting exactly one symbol:
+ *
+ *   TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info);
+ *
+ * The host calls it once, after dlopen. The plugin
+ *   1. fills `info` (name, vendor, version, the ABI range it supports), writing
+ *      only fields that fit in info->struct_size;
+ *   2. checks that its ABI range overlaps [host->abi_min, host->abi_max] and
+ *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not;
+ *   3. registers each implementation through host->registrar;
+ *   4. returns NULL, or an error to refuse loading.
+ * The entry call is one transaction: registrations are staged and become
+ * visible only if the entry returns NULL and the host accepts `info`; on any
+ * failure every staged registration is discarded and the library unloaded.
+ * The host re-checks the ABI ranges itself, so a plugin that skips step 2
+ * is still refused. */
+#ifndef TEPLUG_PLUGIN_H_
+#define TEPLUG_PLUGIN_H_
+
+#include "teplug/abi_base.h"
+#include "teplug/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The documented name of the one exported symbol. */
+#define TEPLUG_PLUGIN_ENTRY_SYMBOL "teplug_plugin_entry"
+
+typedef enum TeplugLogLevel {
+  TEPLUG_LOG_ERROR = 0,
+  TEPLUG_LOG_WARN = 1,
+  TEPLUG_LOG_INFO = 2,
+  TEPLUG_LOG_DEBUG = 3
+} TeplugLogLevel;
+
+/* One implementation of one interface. Registered through the registrar;
+ * the host copies the struct and the strings, takes one reference on
+ * `object` (released when the provider is unloaded or the registration rolled
+ * back) and keeps `capability` as a pointer: the descriptor must stay valid
+ * and unchanged while the library is loaded. */
+typedef struct TeplugImplementationDesc {
+  size_t struct_size;
+  TeplugIID iid;
+  /* The object exposing `iid`; query_interface(iid) must return it. */
+  TeplugObject* object;
+  /* The interface's capability descriptor: TeplugGemmCaps* for IGemm v1,
+   * TeplugAttentionCaps*, TeplugQuantizerCaps*, TeplugCollectiveCaps*. */
+  const void* capability;
+  /* Short name unique within the provider, e.g. "cudnn-fused" ("default" if
+   * NULL). Shown in decision records as provider/name. */
+  const char* name;
+  /* Default priority: higher wins. Conventions: reference 0, portable CPU 100,
+   * vendor-optimised 200-500, native CUDA 300. Config may override. */
+  int32_t priority;
+  int32_t reserved0; /* zero */
+} TeplugImplementationDesc;
+TEPLUG_DECLARE_LAST_FIELD(TeplugImplementationDesc, reserved0);
+
+typedef struct TeplugRegistrar TeplugRegistrar;
+struct TeplugRegistrar {
+  size_t struct_size;
+  /* Stages one implementation. Errors (returned, owned by the plugin, destroy
+   * them) name what was wrong: unknown IID, a capability descriptor that is
+   * malformed, NULL object, duplicate name, registration before `info` was
+   * filled. A plugin should return the error from its entry. */
+  TeplugError* (*register_implementation)(TeplugRegistrar* self,
+                                          const TeplugImplementationDesc* desc);
+};
+TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
+
+/* Given to the plugin for the duration of the entry call. `log` may also be
+ * called later, from any thread, while the plugin is loaded. */
+typedef struct TeplugHostApi {
+  size_t struct_size;
+  uint32_t abi_min; /* oldest ABI version the host accepts */
+  uint32_t abi_max; /* newest ABI version the host implements */
+  void* log_ctx;
+  /* Logs one line (no trailing newline needed) through the host's logger. */
+  void (*log)(void* log_ctx, int32_t level, const char* message);
+  TeplugRegistrar* registrar;
+  /* Directory and file of the library being loaded (for finding data files). */
+  const char* plugin_path;
+} TeplugHostApi;
+TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
+
+/* Filled by the plugin. Strings must stay valid while the library is loaded
+ * (string literals). `name` is the provider name: unique in a process, [a-z0-9_-],
+ * at most 63 characters; config files refer to it. */
+typedef struct TeplugPluginInfo {
+  size_t struct_size; /* set by the host */
+  const char* name;
+  const char* vendor;
+  const char* version;
+  uint32_t abi_min;
+  uint32_t abi_max;
+} TeplugPluginInfo;
+TEPLUG_DECLARE_LAST_FIELD(TeplugPluginInfo, abi_max);
+
+typedef TeplugError* (*TeplugPluginEntryFn)(const TeplugHostApi* host, TeplugPluginInfo* info);
+
+/* Plugins define the entry with this macro to get the right linkage and
+ * visibility: TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(...) {...} */
+#if defined(_WIN32)
+#define TEPLUG_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define TEPLUG_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TEPLUG_PLUGIN_H_ */

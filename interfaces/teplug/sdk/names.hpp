@@ -1,0 +1,109 @@
+// teplug/sdk/names.hpp — canonical lower-case names of the ABI's enums, as
+// used in config files, decision records and messages ("fp8_e4m3",
+// "bshd_bshd_bshd", "causal_bottom_right"). Parse* return false for unknown
+// names.
+#ifndef TEPLUG_SDK_NAMES_HPP_
+#define TEPLUG_SDK_NAMES_HPP_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "teplug/attention.h"
+#include "teplug/capability.h"
+#include "teplug/collective.h"
+#include "teplug/gemm.h"
+#include "teplug/types.h"
+
+namespace teplug::sdk {
+
+namespace internal {
+template <size_t N>
+const char* NameAt(const char* const (&names)[N], int64_t v) {
+  return (v >= 0 && static_cast<size_t>(v) < N && names[v] != nullptr) ? names[v] : "unknown";
+}
+template <size_t N>
+bool ParseName(const char* const (&names)[N], const std::string& s, int32_t* out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (names[i] != nullptr && s == names[i]) {
+      *out = static_cast<int32_t>(i);
+      return true;
+    }
+  }
+  return false;
+}
+inline constexpr const char* kDTypes[] = {"invalid", "fp32", "fp16",  "bf16",  "fp8_e4m3", "fp8_e5m2",
+                                          "e8m0",    "fp4_e2m1", "int8", "int32", "int64", "uint8"};
+inline constexpr const char* kLayouts[] = {
+    "sb3hd",          "sbh3d", "sbhd_sb2hd", "sbhd_sbh2d",     "sbhd_sbhd_sbhd",
+    "bs3hd",          "bsh3d", "bshd_bs2hd", "bshd_bsh2d",     "bshd_bshd_bshd",
+    "t3hd",           "th3d",  "thd_t2hd",   "thd_th2d",       "thd_thd_thd"};
+inline constexpr const char* kMasks[] = {"none",   "padding", "causal", "padding_causal",
+                                         "causal_bottom_right", "padding_causal_bottom_right"};
+inline constexpr const char* kBiases[] = {"none", "pre_scale", "post_scale", "alibi"};
+inline constexpr const char* kScalings[] = {"none", "per_tensor", "mxfp8_1d32", "block_1d128",
+                                            "block_2d128"};
+inline constexpr const char* kOps[] = {nullptr,     "gemm",           "attention_forward",
+                                       "attention_backward", "quantize", "dequantize",
+                                       "all_reduce", "all_gather",     "reduce_scatter",
+                                       "broadcast",  "send",           "recv",
+                                       "barrier"};
+inline constexpr const char* kReduces[] = {"sum", "prod", "min", "max", "avg"};
+inline constexpr const char* kDeviceKinds[] = {"any", "cpu", "cuda", "opencl"};
+}  // namespace internal
+
+inline const char* DTypeName(int32_t d) { return internal::NameAt(internal::kDTypes, d); }
+inline const char* LayoutName(int32_t l) { return internal::NameAt(internal::kLayouts, l); }
+inline const char* MaskName(int32_t m) { return internal::NameAt(internal::kMasks, m); }
+inline const char* BiasName(int32_t b) { return internal::NameAt(internal::kBiases, b); }
+inline const char* ScalingName(int32_t s) { return internal::NameAt(internal::kScalings, s); }
+inline const char* OpName(int32_t op) { return internal::NameAt(internal::kOps, op); }
+inline const char* ReduceName(int32_t r) { return internal::NameAt(internal::kReduces, r); }
+// Vendor kinds (>= TEPLUG_DEVICE_VENDOR_BASE) are named "vendor<N>".
+inline std::string DeviceKindName(int32_t k) {
+  if (k >= TEPLUG_DEVICE_VENDOR_BASE) return "vendor" + std::to_string(k);
+  return internal::NameAt(internal::kDeviceKinds, k);
+}
+// "bshd", "sbhd" or "thd": the format family of a layout.
+inline const char* LayoutFormat(int32_t l) {
+  if (l >= TEPLUG_LAYOUT_SB3HD && l <= TEPLUG_LAYOUT_SBHD_SBHD_SBHD) return "sbhd";
+  if (l >= TEPLUG_LAYOUT_BS3HD && l <= TEPLUG_LAYOUT_BSHD_BSHD_BSHD) return "bshd";
+  if (l >= TEPLUG_LAYOUT_T3HD && l <= TEPLUG_LAYOUT_THD_THD_THD) return "thd";
+  return "unknown";
+}
+
+inline bool ParseDType(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kDTypes, s, out) && *out != TEPLUG_DTYPE_INVALID;
+}
+inline bool ParseLayout(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kLayouts, s, out);
+}
+inline bool ParseMask(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kMasks, s, out);
+}
+inline bool ParseBias(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kBiases, s, out);
+}
+inline bool ParseScaling(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kScalings, s, out);
+}
+inline bool ParseReduce(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kReduces, s, out);
+}
+
+// Size in bits of one element (4 for fp4_e2m1); 0 for an unknown dtype.
+inline int DTypeBits(int32_t d) {
+  switch (d) {
+    case TEPLUG_DTYPE_FP32: case TEPLUG_DTYPE_INT32: return 32;
+    case TEPLUG_DTYPE_FP16: case TEPLUG_DTYPE_BF16: return 16;
+    case TEPLUG_DTYPE_FP8_E4M3: case TEPLUG_DTYPE_FP8_E5M2: case TEPLUG_DTYPE_E8M0:
+    case TEPLUG_DTYPE_INT8: case TEPLUG_DTYPE_UINT8: return 8;
+    case TEPLUG_DTYPE_FP4_E2M1: return 4;
+    case TEPLUG_DTYPE_INT64: return 64;
+    default: return 0;
+  }
+}
+
+}  // namespace teplug::sdk
+
+#endif  // TEPLUG_SDK_NAMES_HPP_

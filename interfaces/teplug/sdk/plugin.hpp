@@ -1,0 +1,106 @@
+// teplug/sdk/plugin.hpp — writing a plugin's entry point in C++.
+//
+//   static void RegisterAll(teplug::sdk::Registrar& r) {
+//     static const TeplugGemmCaps caps = {...};
+//     r.Register(teplug::sdk::kIidGemmV1, teplug::sdk::MakeGemm(std::make_unique<MyGemm>()),
+//                &caps, "my-gemm", 200);
+//   }
+//   TEPLUG_SDK_PLUGIN("myvendor", "My Vendor Inc.", "1.2.0", RegisterAll)
+//
+// The macro defines the one exported symbol, fills TeplugPluginInfo, refuses a
+// host whose ABI range does not overlap ours (naming both ranges), and turns
+// any exception thrown by the registration function into the entry's error.
+#ifndef TEPLUG_SDK_PLUGIN_HPP_
+#define TEPLUG_SDK_PLUGIN_HPP_
+
+#include <cstdio>
+#include <string>
+
+#include "teplug/plugin.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/ref.hpp"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::sdk {
+
+// "1.0" for TEPLUG_ABI_VERSION(1, 0).
+inline std::string AbiVersionString(uint32_t v) {
+  return std::to_string(TEPLUG_ABI_MAJOR(v)) + "." + std::to_string(TEPLUG_ABI_MINOR(v));
+}
+
+// The host's services during the entry call.
+class Registrar {
+ public:
+  explicit Registrar(const TeplugHostApi* host) : host_(host) {}
+
+  // Stages one implementation. Takes over the caller's reference on `object`
+  // (the host adds its own; ours is released here). Throws the host's error.
+  template <class CIface>
+  void Register(const TeplugIID& iid, CIface* object, const void* capability, const char* name,
+                int32_t priority) {
+    Ref<CIface> owned = Ref<CIface>::Adopt(object);
+    TeplugImplementationDesc d = Versioned<TeplugImplementationDesc>();
+    d.iid = iid;
+    d.object = reinterpret_cast<TeplugObject*>(object);
+    d.capability = capability;
+    d.name = name;
+    d.priority = priority;
+    TeplugRegistrar* r = host_->registrar;
+    if (r == nullptr || r->register_implementation == nullptr) {
+      throw Exception(TEPLUG_ABI_MISMATCH, "host API has no registrar");
+    }
+    OwnedError(r->register_implementation(r, &d)).ThrowIfError();
+  }
+
+  // Logs through the host (no-op when the host offers no logger).
+  void Log(TeplugLogLevel level, const std::string& message) const {
+    if (host_->log != nullptr) host_->log(host_->log_ctx, level, message.c_str());
+  }
+  const TeplugHostApi& host() const { return *host_; }
+
+ private:
+  const TeplugHostApi* host_;
+};
+
+// The body of teplug_plugin_entry; use TEPLUG_SDK_PLUGIN instead of calling it.
+template <class RegisterFn>
+TeplugError* RunPluginEntry(const TeplugHostApi* host, TeplugPluginInfo* info, const char* name,
+                            const char* vendor, const char* version, uint32_t abi_min,
+                            uint32_t abi_max, RegisterFn&& register_fn) noexcept {
+  return Guard([&] {
+    if (host == nullptr || info == nullptr) {
+      throw Exception(TEPLUG_INVALID_ARGUMENT, "teplug_plugin_entry called with NULL host or info");
+    }
+    if (host->struct_size < TEPLUG_STRUCT_SIZE(TeplugHostApi, registrar)) {
+      throw Exception(TEPLUG_ABI_MISMATCH, "TeplugHostApi.struct_size " +
+                                               std::to_string(host->struct_size) + " too small");
+    }
+    if (TEPLUG_HAS_FIELD(info, TeplugPluginInfo, name)) info->name = name;
+    if (TEPLUG_HAS_FIELD(info, TeplugPluginInfo, vendor)) info->vendor = vendor;
+    if (TEPLUG_HAS_FIELD(info, TeplugPluginInfo, version)) info->version = version;
+    if (TEPLUG_HAS_FIELD(info, TeplugPluginInfo, abi_min)) info->abi_min = abi_min;
+    if (TEPLUG_HAS_FIELD(info, TeplugPluginInfo, abi_max)) info->abi_max = abi_max;
+    if (abi_max < host->abi_min || host->abi_max < abi_min) {
+      throw Exception(TEPLUG_ABI_MISMATCH,
+                      std::string("plugin ") + name + " supports ABI [" +
+                          AbiVersionString(abi_min) + ", " + AbiVersionString(abi_max) +
+                          "] but the host supports [" + AbiVersionString(host->abi_min) + ", " +
+                          AbiVersionString(host->abi_max) + "]");
+    }
+    Registrar registrar(host);
+    register_fn(registrar);
+  });
+}
+
+}  // namespace teplug::sdk
+
+// Defines the plugin's exported entry point. Use once per shared library.
+#define TEPLUG_SDK_PLUGIN(name, vendor, version, register_fn)                                 \
+  extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, \
+                                                                   TeplugPluginInfo* info) {  \
+    return ::teplug::sdk::RunPluginEntry(host, info, name, vendor, version,                   \
+                                         TEPLUG_ABI_VERSION_CURRENT, TEPLUG_ABI_VERSION_CURRENT, \
+                                         register_fn);                                        \
+  }
+
+#endif  // TEPLUG_SDK_PLUGIN_HPP_

@@ -1,0 +1,152 @@
+// The C++ SDK's guarantees: exceptions become error statuses carrying their
+// message (never crossing the C boundary, never dropped), errors are destroyed
+// exactly once, references count correctly, and a `supports` refusal always
+// carries a reason.
+#include <atomic>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "teplug/sdk/implement.hpp"
+#include "teplug/sdk/names.hpp"
+#include "teplug/sdk/ref.hpp"
+
+namespace {
+
+using teplug::sdk::Guard;
+using teplug::sdk::OwnedError;
+
+TEST(SdkGuardTest, EachExceptionKindBecomesTheRightCodeWithItsMessage) {
+  OwnedError e(Guard([] { throw teplug::sdk::Unsupported("no fp4 here"); }));
+  EXPECT_EQ(e.code(), TEPLUG_UNSUPPORTED);
+  EXPECT_EQ(e.message(), "no fp4 here");
+  e = OwnedError(Guard([] { throw std::bad_alloc(); }));
+  EXPECT_EQ(e.code(), TEPLUG_OUT_OF_MEMORY);
+  e = OwnedError(Guard([] { throw std::invalid_argument("k must be > 0"); }));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(e.message(), "k must be > 0");
+  e = OwnedError(Guard([] { throw std::runtime_error("cublas said 13"); }));
+  EXPECT_EQ(e.code(), TEPLUG_INTERNAL);
+  EXPECT_EQ(e.message(), "cublas said 13");
+  e = OwnedError(Guard([] { throw 42; }));
+  EXPECT_EQ(e.code(), TEPLUG_INTERNAL);
+  EXPECT_NE(e.message().find("non-standard"), std::string::npos);
+  e = OwnedError(Guard([] {}));
+  EXPECT_TRUE(e.ok());
+}
+
+std::atomic<int> g_destroyed{0};
+void CountingDestroy(TeplugError* e) {
+  ++g_destroyed;
+  delete e;
+}
+
+TEST(SdkOwnedErrorTest, DestroysExactlyOnceAndReleaseHandsOwnershipOver) {
+  g_destroyed = 0;
+  {
+    OwnedError a(new TeplugError{sizeof(TeplugError), 99, 0, "from a newer peer", &CountingDestroy});
+    EXPECT_EQ(a.code(), TEPLUG_INTERNAL) << "unknown codes read as internal";
+    OwnedError b(std::move(a));
+    EXPECT_TRUE(a.ok());
+    EXPECT_EQ(b.message(), "from a newer peer");
+  }
+  EXPECT_EQ(g_destroyed.load(), 1);
+  OwnedError c(new TeplugError{sizeof(TeplugError), TEPLUG_UNAVAILABLE, 0, "x", &CountingDestroy});
+  TeplugError* raw = c.release();
+  EXPECT_EQ(g_destroyed.load(), 1);
+  raw->destroy(raw);
+  EXPECT_EQ(g_destroyed.load(), 2);
+  OwnedError d(new TeplugError{sizeof(TeplugError), TEPLUG_UNAVAILABLE, 0, "gone", &CountingDestroy});
+  try {
+    d.ThrowIfError();
+    ADD_FAILURE() << "ThrowIfError must throw";
+  } catch (const teplug::sdk::Exception& ex) {
+    EXPECT_EQ(ex.code(), TEPLUG_UNAVAILABLE);
+    EXPECT_STREQ(ex.what(), "gone");
+  }
+  EXPECT_EQ(g_destroyed.load(), 3);
+}
+
+class Tracked : public teplug::sdk::GemmImpl {
+ public:
+  explicit Tracked(bool* alive) : alive_(alive) { *alive_ = true; }
+  ~Tracked() override { *alive_ = false; }
+  bool Supports(const TeplugGemmArgs& args, std::string* reason) override {
+    if (args.alpha < 0) throw std::runtime_error("negative alpha confuses me");
+    if (args.alpha == 0) return false;  // forgets to give a reason
+    if (args.alpha > 100) {
+      *reason = std::string(300, 'r');
+      return false;
+    }
+    return true;
+  }
+  void Gemm(const TeplugGemmArgs&) override { throw teplug::sdk::Unavailable("device lost"); }
+
+ private:
+  bool* alive_;
+};
+
+TEST(SdkObjectTest, ReferenceCountingFreesAtZero) {
+  bool alive = false;
+  TeplugGemmV1* raw = teplug::sdk::MakeGemm(std::make_unique<Tracked>(&alive));
+  ASSERT_TRUE(alive);
+  {
+    auto ref = teplug::sdk::Ref<TeplugGemmV1>::Adopt(raw);
+    auto copy = ref;
+    auto as_object = ref.Query<TeplugObject>(teplug::sdk::kIidObject);
+    EXPECT_TRUE(as_object);
+    EXPECT_FALSE(ref.Query<TeplugQuantizerV1>(teplug::sdk::kIidQuantizerV1));
+    EXPECT_TRUE(alive);
+  }
+  EXPECT_FALSE(alive) << "last reference released: implementation destroyed";
+}
+
+TEST(SdkObjectTest, MethodExceptionsAndSupportsRefusalsCrossAsStatusAndReason) {
+  bool alive = false;
+  auto gemm = teplug::sdk::Ref<TeplugGemmV1>::Adopt(
+      teplug::sdk::MakeGemm(std::make_unique<Tracked>(&alive)));
+  TeplugGemmArgs args = teplug::sdk::Versioned<TeplugGemmArgs>();
+  args.alpha = 1;
+  OwnedError e(gemm->vtbl->gemm(gemm.get(), &args));
+  EXPECT_EQ(e.code(), TEPLUG_UNAVAILABLE);
+  EXPECT_EQ(e.message(), "device lost");
+
+  auto* self = reinterpret_cast<TeplugObject*>(gemm.get());
+  char reason[64];
+  EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_GEMM, &args, reason, sizeof reason), 1);
+  args.alpha = 0;
+  EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_GEMM, &args, reason, sizeof reason), 0);
+  EXPECT_NE(std::string(reason).find("no reason given"), std::string::npos) << reason;
+  args.alpha = -1;
+  EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_GEMM, &args, reason, sizeof reason), 0);
+  EXPECT_NE(std::string(reason).find("negative alpha"), std::string::npos) << reason;
+  args.alpha = 1000;
+  EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_GEMM, &args, reason, sizeof reason), 0);
+  EXPECT_EQ(std::string(reason).size(), sizeof reason - 1) << "truncated, NUL-terminated";
+  EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_QUANTIZE, &args, reason, sizeof reason), 0);
+}
+
+TEST(SdkNamesTest, NamesRoundTripAndUnknownsAreRejected) {
+  for (int32_t d = TEPLUG_DTYPE_FP32; d < TEPLUG_DTYPE_COUNT_; ++d) {
+    int32_t back = -1;
+    ASSERT_TRUE(teplug::sdk::ParseDType(teplug::sdk::DTypeName(d), &back)) << d;
+    EXPECT_EQ(back, d);
+  }
+  for (int32_t l = 0; l < TEPLUG_LAYOUT_COUNT_; ++l) {
+    int32_t back = -1;
+    ASSERT_TRUE(teplug::sdk::ParseLayout(teplug::sdk::LayoutName(l), &back));
+    EXPECT_EQ(back, l);
+  }
+  EXPECT_STREQ(teplug::sdk::LayoutFormat(TEPLUG_LAYOUT_THD_T2HD), "thd");
+  EXPECT_STREQ(teplug::sdk::LayoutFormat(TEPLUG_LAYOUT_BSH3D), "bshd");
+  EXPECT_STREQ(teplug::sdk::MaskName(TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT), "causal_bottom_right");
+  int32_t out = 0;
+  EXPECT_FALSE(teplug::sdk::ParseDType("fp8", &out));
+  EXPECT_FALSE(teplug::sdk::ParseDType("invalid", &out));
+  EXPECT_STREQ(teplug::sdk::DTypeName(77), "unknown");
+  EXPECT_EQ(teplug::sdk::DTypeBits(TEPLUG_DTYPE_FP4_E2M1), 4);
+}
+
+}  // namespace
