@@ -1,0 +1,56 @@
+// Test support: runs one body per rank, either as threads of this process or
+// as forked child processes, and collects each rank's status and output bytes.
+// Forked children write their result to a file in $TEST_TMPDIR and _exit();
+// the parent reads it back, so every check runs in the parent (gtest
+// assertions never run in a child).
+#ifndef TEPLUG_PLUGINS_REFERENCE_COLLECTIVE_RANK_LAUNCHER_H_
+#define TEPLUG_PLUGINS_REFERENCE_COLLECTIVE_RANK_LAUNCHER_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+
+namespace teplug::reference::collective::testing {
+
+enum class Launch { kThreads, kProcesses };
+
+// "threads" / "processes", for test names.
+const char* LaunchName(Launch launch);
+
+// What one rank returned: its status, and its output bytes when ok.
+struct RankResult {
+  absl::Status status;
+  std::vector<unsigned char> output;
+};
+
+// The work of one rank; returns the bytes the test will check.
+using RankBody =
+    std::function<absl::StatusOr<std::vector<unsigned char>>(int rank)>;
+
+// Runs body(0) .. body(world-1) concurrently as `launch` says and waits for
+// all. A child process that crashes or exits without a result yields an
+// Internal status naming the rank and how it ended.
+std::vector<RankResult> RunRanks(Launch launch, int world, const RankBody& body);
+
+// One way to run a multi-rank test.
+struct Topology {
+  Launch launch;
+  int world;
+};
+
+// Every topology the suites run: 2, 3 and 4 ranks, as threads and processes.
+std::vector<Topology> AllTopologies();
+
+// gtest parameter name, e.g. "processes_world3".
+std::string TopologyName(const ::testing::TestParamInfo<Topology>& info);
+
+// A fresh region path in $TEST_TMPDIR (or /tmp outside Bazel).
+std::string FreshRegionPath();
+
+}  // namespace teplug::reference::collective::testing
+
+#endif  // TEPLUG_PLUGINS_REFERENCE_COLLECTIVE_RANK_LAUNCHER_H_
