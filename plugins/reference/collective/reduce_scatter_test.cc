@@ -1,0 +1,149 @@
+// ReduceScatter and uneven ReduceScatterV with 2, 3 and 4 ranks, as threads
+// and as processes: each rank's block must be the exact oracle's reduction of
+// that block over all ranks, for every reducible type and operator, out of
+// place and in place.
+#include <cstring>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "plugins/reference/collective/communicator.h"
+#include "plugins/reference/collective/rank_launcher.h"
+#include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/reduction_oracle.h"
+
+namespace teplug::reference::collective {
+namespace {
+
+using testing::AllTopologies;
+using testing::CheckReduction;
+using testing::FreshRegionPath;
+using testing::RandomElements;
+using testing::RankResult;
+using testing::RunRanks;
+using testing::Topology;
+using testing::TopologyName;
+
+constexpr DataType kReducibleTypes[] = {
+    DataType::kFp32, DataType::kFp64, DataType::kFp16, DataType::kBf16,
+    DataType::kInt8, DataType::kInt32, DataType::kInt64, DataType::kUint8};
+constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
+                             ReduceOp::kMax, ReduceOp::kAvg};
+
+CommunicatorOptions SmallChunks() {
+  CommunicatorOptions options;
+  options.chunk_bytes = 256;  // 4 ranks: 64-byte parts, 8 fp64 per round
+  options.timeout = std::chrono::seconds(30);
+  return options;
+}
+
+size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
+
+// Uneven block sizes: one empty block, the others differ and span rounds.
+std::vector<size_t> UnevenCounts(int world) {
+  std::vector<size_t> counts;
+  for (int r = 0; r < world; ++r) counts.push_back(r == world - 1 ? 0 : 13 + 29 * r);
+  return counts;
+}
+
+struct ScatterCase {
+  DataType type;
+  ReduceOp op;
+  std::vector<std::vector<unsigned char>> inputs;  // [rank], all blocks
+};
+
+std::vector<ScatterCase> MakeCases(int world, size_t total_count) {
+  std::vector<ScatterCase> cases;
+  uint64_t seed = 500 * world;
+  for (DataType type : kReducibleTypes) {
+    for (ReduceOp op : kOps) {
+      ScatterCase c{type, op, {}};
+      for (int r = 0; r < world; ++r) {
+        c.inputs.push_back(RandomElements(type, total_count, ++seed));
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
+                 bool uneven, bool in_place) {
+  std::vector<size_t> offsets;
+  size_t total = 0;
+  for (size_t count : counts) {
+    offsets.push_back(total);
+    total += count;
+  }
+  const std::vector<ScatterCase> cases = MakeCases(topology.world, total);
+  const std::string path = FreshRegionPath();
+  const std::vector<RankResult> results = RunRanks(
+      topology.launch, topology.world,
+      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunks());
+        if (!communicator.ok()) return communicator.status();
+        std::vector<unsigned char> all_outputs;
+        for (const ScatterCase& c : cases) {
+          const size_t bytes = counts[rank] * ElementBytes(c.type);
+          std::vector<unsigned char> in = c.inputs[rank];
+          std::vector<unsigned char> separate_out(bytes);
+          unsigned char* out =
+              in_place ? in.data() + offsets[rank] * ElementBytes(c.type)
+                       : separate_out.data();
+          absl::Status status =
+              uneven ? (*communicator)->ReduceScatterV(in.data(), out, counts,
+                                                       c.type, c.op)
+                     : (*communicator)->ReduceScatter(in.data(), out, counts[0],
+                                                      c.type, c.op);
+          if (!status.ok()) return status;
+          all_outputs.insert(all_outputs.end(), out, out + bytes);
+        }
+        return all_outputs;
+      });
+  for (int r = 0; r < topology.world; ++r) {
+    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
+    size_t offset = 0;
+    for (const ScatterCase& c : cases) {
+      const size_t element_bytes = ElementBytes(c.type);
+      std::vector<const unsigned char*> block_inputs;
+      for (const auto& input : c.inputs) {
+        block_inputs.push_back(input.data() + offsets[r] * element_bytes);
+      }
+      ASSERT_LE(offset + counts[r] * element_bytes, results[r].output.size());
+      EXPECT_EQ(CheckReduction(block_inputs, counts[r], c.type, c.op,
+                               results[r].output.data() + offset),
+                "")
+          << "rank " << r;
+      offset += counts[r] * element_bytes;
+    }
+    EXPECT_EQ(offset, results[r].output.size()) << "rank " << r;
+  }
+}
+
+class ReduceScatterTest : public ::testing::TestWithParam<Topology> {};
+
+TEST_P(ReduceScatterTest, EvenBlocksMatchTheExactOracle) {
+  RunAndCheck(GetParam(), std::vector<size_t>(GetParam().world, 45),
+              /*uneven=*/false, /*in_place=*/false);
+}
+
+TEST_P(ReduceScatterTest, EvenBlocksInPlace) {
+  RunAndCheck(GetParam(), std::vector<size_t>(GetParam().world, 45),
+              /*uneven=*/false, /*in_place=*/true);
+}
+
+TEST_P(ReduceScatterTest, UnevenBlocksIncludingAnEmptyOne) {
+  RunAndCheck(GetParam(), UnevenCounts(GetParam().world), /*uneven=*/true,
+              /*in_place=*/false);
+}
+
+TEST_P(ReduceScatterTest, UnevenBlocksInPlace) {
+  RunAndCheck(GetParam(), UnevenCounts(GetParam().world), /*uneven=*/true,
+              /*in_place=*/true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, ReduceScatterTest,
+                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+
+}  // namespace
+}  // namespace teplug::reference::collective
