@@ -1,0 +1,168 @@
+// The immutable configuration the running kernel consults.
+//
+// A ConfigSnapshot is built once from a ValidatedConfig and never changes;
+// it is shared as std::shared_ptr<const ConfigSnapshot>, so a reload (see
+// active_config.h) installs a new snapshot while calls already in flight keep
+// using the one they started with. There are no global mutable flags.
+#ifndef TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_
+#define TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/config/teplug_config.pb.h"
+#include "core/config/validated_config.h"
+
+namespace teplug::config {
+
+// What the selection code knows about one op call. Views must stay valid for
+// the duration of Evaluate / IsStrict; empty strings and -1 mean "not
+// applicable" (e.g. no layout for a GEMM), and a rule that constrains an
+// inapplicable field does not match.
+struct OpFacts {
+  absl::string_view interface_name;  // attention, gemm, quantizer, collective
+  absl::string_view op;              // forward, gemm, quantize, all_reduce, ...
+  absl::string_view device_kind;     // cpu, cuda, opencl, vendor-defined
+  absl::string_view vendor;          // compared case-insensitively
+  absl::string_view dtype;           // canonical dtype name
+  absl::string_view layout;          // canonical QKV layout name (not a format)
+  absl::string_view mask_type;       // canonical mask type name
+  int head_dim = -1;
+  int seq_len = -1;
+};
+
+// Verbosity set by log_level.
+enum class LogLevel { kError, kWarn, kInfo, kDebug };
+
+// One rule, compiled for fast matching: name sets are pre-expanded (a layout
+// format becomes its layouts) so evaluation is only comparisons.
+struct CompiledRule {
+  // An inclusive range; a missing bound is open.
+  struct Bounds {
+    bool active = false;
+    std::optional<int> min;
+    std::optional<int> max;
+  };
+
+  std::string name;
+  std::string source_name;  // File the rule came from.
+  int line = 0;             // 1-based line of the rule in that file.
+  int column = 0;
+
+  std::vector<std::string> interfaces;
+  std::vector<std::string> ops;
+  std::vector<std::string> device_kinds;
+  std::vector<std::string> vendors;
+  std::vector<std::string> dtypes;
+  std::vector<std::string> layouts;  // Formats already expanded.
+  std::vector<std::string> mask_types;
+  Bounds head_dim;
+  Bounds seq_len;
+
+  std::vector<std::string> prefer;
+  std::vector<std::string> deny;
+  std::vector<std::string> allow;
+  std::optional<bool> strict;
+
+  // "teplug.textproto:12".
+  std::string Location() const;
+  // `config rule "no-fp8-attention" (teplug.textproto:12)`, for decision
+  // records.
+  std::string Describe() const;
+  // True when every constrained field of the rule matches `facts`.
+  bool Matches(const OpFacts& facts) const;
+};
+
+// The rules that matched one op, in file order, and what they say. Holds
+// pointers into the snapshot that produced it: keep that snapshot alive
+// (hold its shared_ptr) while using the verdicts.
+class RuleVerdicts {
+ public:
+  // The matched rules. On a temporary (`for (auto* r : s.Evaluate(f).matched())`)
+  // the list is moved out, so that loop does not read a destroyed vector.
+  const std::vector<const CompiledRule*>& matched() const& { return matched_; }
+  std::vector<const CompiledRule*> matched() && { return std::move(matched_); }
+
+  // The first matched rule whose deny list names `provider`, or nullptr.
+  const CompiledRule* DeniedBy(absl::string_view provider) const;
+
+  // The first matched rule with a non-empty allow list that does not name
+  // `provider`, or nullptr (the provider is allowed).
+  const CompiledRule* NotAllowedBy(absl::string_view provider) const;
+
+  // Position of `provider` in the prefer list of the first matched rule that
+  // has one (0 = most preferred); nullopt when that list does not name it or
+  // no matched rule prefers anything.
+  std::optional<int> PreferenceRank(absl::string_view provider) const;
+
+  // The strict setting of the first matched rule that sets one, if any.
+  std::optional<bool> RuleStrict() const;
+
+ private:
+  friend class ConfigSnapshot;
+  std::vector<const CompiledRule*> matched_;
+};
+
+class ConfigSnapshot {
+ public:
+  // Compiles `config`. `generation` identifies this snapshot among those the
+  // process installed (active_config.h numbers them 1, 2, ...).
+  static std::shared_ptr<const ConfigSnapshot> Create(ValidatedConfig config,
+                                                      uint64_t generation);
+
+  ConfigSnapshot(const ConfigSnapshot&) = delete;
+  ConfigSnapshot& operator=(const ConfigSnapshot&) = delete;
+
+  uint64_t generation() const { return generation_; }
+  const std::string& source_name() const { return config_.source_name; }
+  // The validated message (plugins list, flags) and field positions.
+  const ValidatedConfig& config() const { return config_; }
+  const std::vector<CompiledRule>& rules() const { return rules_; }
+  LogLevel log_level() const { return log_level_; }
+  bool allow_insecure_plugin_permissions() const {
+    return config_.proto.allow_insecure_plugin_permissions();
+  }
+
+  // False only when a providers entry disables `name`; unlisted providers are
+  // enabled.
+  bool ProviderEnabled(absl::string_view name) const;
+
+  // The configured priority of `provider` on `interface_name`: a priorities
+  // entry naming that interface beats one without an interface; nullopt when
+  // neither exists (the provider's own priority applies).
+  std::optional<int> PriorityOverride(absl::string_view provider,
+                                      absl::string_view interface_name) const;
+
+  // Every rule matching `facts`, in file order. Allocates at most once (only
+  // when some rule matches).
+  RuleVerdicts Evaluate(const OpFacts& facts) const;
+
+  // Whether ops like `facts` are strict: the first matched rule that sets
+  // strict decides; otherwise strict when the interface is in
+  // strict_interfaces or the global strict flag is on.
+  bool IsStrict(const RuleVerdicts& verdicts,
+                absl::string_view interface_name) const;
+  bool IsStrict(const OpFacts& facts) const;
+
+ private:
+  ConfigSnapshot(ValidatedConfig config, uint64_t generation);
+
+  ValidatedConfig config_;
+  uint64_t generation_;
+  LogLevel log_level_ = LogLevel::kWarn;
+  std::vector<CompiledRule> rules_;
+  absl::flat_hash_map<std::string, bool> provider_enabled_;
+  // Keyed by provider, then interface ("" = all interfaces).
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int>>
+      priorities_;
+};
+
+}  // namespace teplug::config
+
+#endif  // TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_

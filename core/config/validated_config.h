@@ -1,0 +1,25 @@
+// A config that parsed and passed semantic validation, together with where
+// each of its fields was written, so later checks (ValidateProviderNames) and
+// decision records can still cite file:line:col.
+#ifndef TEPLUG_CORE_CONFIG_VALIDATED_CONFIG_H_
+#define TEPLUG_CORE_CONFIG_VALIDATED_CONFIG_H_
+
+#include <string>
+
+#include "core/config/field_locations.h"
+#include "core/config/teplug_config.pb.h"
+
+namespace teplug::config {
+
+struct ValidatedConfig {
+  // The parsed, validated message.
+  Config proto;
+  // Where it came from: a file path, or the name given to ParseConfigText.
+  std::string source_name;
+  // Field path -> position in the source.
+  FieldLocations locations;
+};
+
+}  // namespace teplug::config
+
+#endif  // TEPLUG_CORE_CONFIG_VALIDATED_CONFIG_H_
