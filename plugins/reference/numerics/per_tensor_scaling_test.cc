@@ -12,12 +12,14 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/numerics/float_formats.h"
-#include "plugins/reference/numerics/spec_rounding_oracle.h"
+#include "plugins/reference/numerics/fp8_code_oracle.h"
 
 namespace teplug::reference {
 namespace {
 
-using testing::MakeSpecOracle;
+using testing::ExpectedSaturatingCode;
+using testing::Fp8MaxFiniteCode;
+using testing::Fp8Oracle;
 using testing::SpecRoundingOracle;
 
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
@@ -33,18 +35,9 @@ std::vector<float> RandomTensor(size_t n, float magnitude, uint64_t seed) {
   return x;
 }
 
-SpecRoundingOracle OracleFor(Fp8Format format) {
-  return format == Fp8Format::kE4M3 ? MakeSpecOracle(0x7E, 3, 7) : MakeSpecOracle(0x7B, 2, 15);
-}
-
-// Expected code of x under scale: the oracle's nearest-even code of the fp32
-// product, clamped to max normal (TE's saturating cast).
+// Expected code of x under scale: the oracle's code of the fp32 product.
 uint8_t ExpectedCode(const SpecRoundingOracle& oracle, Fp8Format format, float x, float scale) {
-  const float scaled = x * scale;
-  const auto r = oracle.Round(scaled);
-  const uint8_t max_code = format == Fp8Format::kE4M3 ? 0x7E : 0x7B;
-  const uint8_t magnitude = r.overflow ? max_code : static_cast<uint8_t>(r.magnitude_code);
-  return (std::signbit(scaled) ? 0x80 : 0x00) | magnitude;
+  return ExpectedSaturatingCode(oracle, format, x * scale);
 }
 
 float PlainAbsMax(const std::vector<float>& x) {
@@ -59,7 +52,7 @@ class PerTensorScalingTest : public ::testing::TestWithParam<Fp8Format> {};
 
 TEST_P(PerTensorScalingTest, CurrentScalingCodesScaleAndRoundTrip) {
   const Fp8Format format = GetParam();
-  const auto oracle = OracleFor(format);
+  const auto oracle = Fp8Oracle(format);
   const size_t rows = 37, cols = 53;
   for (float magnitude : {1e-3f, 1.0f, 3e4f}) {
     const std::vector<float> x = RandomTensor(rows * cols, magnitude, 17);
@@ -114,7 +107,7 @@ TEST_P(PerTensorScalingTest, CurrentScalingPow2AndEpsilon) {
 
 TEST_P(PerTensorScalingTest, DelayedScalingSaturatesAndKeepsNan) {
   const Fp8Format format = GetParam();
-  const auto oracle = OracleFor(format);
+  const auto oracle = Fp8Oracle(format);
   const float max = Fp8MaxNormal(format);
   // A stale scale that is too large for this step: big values saturate.
   const std::vector<float> x = {0.3f, -max, 2 * max, -1e30f, kNan, 1.0f,
@@ -122,7 +115,7 @@ TEST_P(PerTensorScalingTest, DelayedScalingSaturatesAndKeepsNan) {
   const float scale = 1.5f;
   auto q = QuantizeWithDelayedScaling(x.data(), 1, x.size(), scale, format, false);
   ASSERT_TRUE(q.ok()) << q.status();
-  const uint8_t max_code = format == Fp8Format::kE4M3 ? 0x7E : 0x7B;
+  const uint8_t max_code = Fp8MaxFiniteCode(format);
   EXPECT_EQ(q->data[0], ExpectedCode(oracle, format, 0.3f, scale));
   EXPECT_EQ(q->data[1], 0x80 | max_code);
   EXPECT_EQ(q->data[2], max_code);
@@ -137,7 +130,7 @@ TEST_P(PerTensorScalingTest, DelayedScalingSaturatesAndKeepsNan) {
 
 TEST_P(PerTensorScalingTest, DelayedScalingRandomTensorMatchesOracle) {
   const Fp8Format format = GetParam();
-  const auto oracle = OracleFor(format);
+  const auto oracle = Fp8Oracle(format);
   const std::vector<float> x = RandomTensor(4096, 2.0f, 99);
   const float scale = 37.125f;
   auto q = QuantizeWithDelayedScaling(x.data(), 64, 64, scale, format, true);
