@@ -5,7 +5,10 @@
  * interfaces/README.md "IAttention"):
  *   S = Q K^T                                 per (batch, q head, kv group)
  *   pre_scale bias:  S' = (S + B) * scale;  post_scale: S' = S * scale + B
- *   alibi:           S' = S * scale - slope_h * |i + (skv_b - sq_b) - j|
+ *   alibi:           S' = S * scale - slope_h * |i + off - j|, off = skv_b - sq_b
+ *                    (bottom-right aligned) except for the causal and
+ *                    padding_causal masks, where off = 0 (top-left), as in
+ *                    TransformerEngine
  *   masked positions are -inf; P = softmax(S'); LSE = log(sum exp S') (natural
  *   log, before dropout); training dropout keeps P with probability 1-p and
  *   scales kept values by 1/(1-p) using the Philox4x32-10 mapping documented in
@@ -80,7 +83,9 @@ typedef enum TeplugBiasType {
  *  - dropout in [0, 1); applied only when is_training; rng_seed/rng_offset
  *    key the Philox stream (README "Dropout RNG").
  *  - alibi_slopes: optional fp32 [num_heads_q] for TEPLUG_BIAS_ALIBI (NULL =
- *    the standard geometric slopes 2^(-8(h+1)/H)).
+ *    TransformerEngine's default slopes: 2^(-8(h+1)/H) when H is a power of
+ *    two, otherwise the interleaved construction of TE's get_alibi; see
+ *    plugins/reference/kernels/README.md).
  *  - deterministic: require bitwise reproducible results (backward). */
 typedef struct TeplugAttentionParams {
   size_t struct_size;
