@@ -14,8 +14,8 @@ namespace teplug::reference::collective {
 namespace {
 
 // Fails when a buffer that must hold `bytes` bytes is null.
-absl::Status CheckBuffer(const void* buffer, size_t bytes, const char* what,
-                         const char* name) {
+absl::Status CheckBuffer(const void* buffer, size_t bytes,
+                         const std::string& what, const char* name) {
   if (bytes > 0 && buffer == nullptr) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: buffer `%s` is null but must hold %u bytes", what, name, bytes));
@@ -26,7 +26,7 @@ absl::Status CheckBuffer(const void* buffer, size_t bytes, const char* what,
 // Sum of per-rank counts, failing on overflow or a count vector whose length
 // is not the world size.
 absl::StatusOr<size_t> TotalCount(const std::vector<size_t>& counts, int world,
-                                  const char* what) {
+                                  const std::string& what) {
   if (counts.size() != static_cast<size_t>(world)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: counts has %u entries but the world size is %d (one count per "
@@ -249,7 +249,7 @@ absl::Status Communicator::AllReduce(const void* in, void* out, size_t count,
   if (!bytes.ok()) return bytes.status();
   for (auto [buffer, name] : {std::pair<const void*, const char*>{in, "in"},
                               {out, "out"}}) {
-    if (absl::Status s = CheckBuffer(buffer, *bytes, "AllReduce", name); !s.ok()) {
+    if (absl::Status s = CheckBuffer(buffer, *bytes, Context("AllReduce"), name); !s.ok()) {
       return s;
     }
   }
@@ -287,8 +287,8 @@ absl::Status Communicator::AllGather(const void* in, void* out, size_t count,
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: count %u times world overflows size_t", Context("AllGather"), count));
   }
-  if (absl::Status s = CheckBuffer(in, *bytes, "AllGather", "in"); !s.ok()) return s;
-  if (absl::Status s = CheckBuffer(out, *bytes * world(), "AllGather", "out");
+  if (absl::Status s = CheckBuffer(in, *bytes, Context("AllGather"), "in"); !s.ok()) return s;
+  if (absl::Status s = CheckBuffer(out, *bytes * world(), Context("AllGather"), "out");
       !s.ok()) {
     return s;
   }
@@ -306,7 +306,7 @@ absl::Status Communicator::AllGather(const void* in, void* out, size_t count,
 absl::Status Communicator::AllGatherV(const void* in, void* out,
                                       const std::vector<size_t>& counts,
                                       DataType type) {
-  absl::StatusOr<size_t> total = TotalCount(counts, world(), "AllGatherV");
+  absl::StatusOr<size_t> total = TotalCount(counts, world(), Context("AllGatherV"));
   if (!total.ok()) return total.status();
   absl::StatusOr<size_t> in_bytes =
       BufferBytes(type, counts[rank_], Context("AllGatherV input"));
@@ -319,10 +319,10 @@ absl::Status Communicator::AllGatherV(const void* in, void* out,
         type, counts[r], Context(absl::StrFormat("AllGatherV counts[%d]", r)));
     if (!part.ok()) return part.status();
   }
-  if (absl::Status s = CheckBuffer(in, *in_bytes, "AllGatherV", "in"); !s.ok()) {
+  if (absl::Status s = CheckBuffer(in, *in_bytes, Context("AllGatherV"), "in"); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, *out_bytes, "AllGatherV", "out");
+  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("AllGatherV"), "out");
       !s.ok()) {
     return s;
   }
@@ -383,11 +383,11 @@ absl::Status Communicator::ReduceScatter(const void* in, void* out,
       BufferBytes(type, count, Context("ReduceScatter"));
   if (!out_bytes.ok()) return out_bytes.status();
   if (absl::Status s =
-          CheckBuffer(in, *out_bytes * world(), "ReduceScatter", "in");
+          CheckBuffer(in, *out_bytes * world(), Context("ReduceScatter"), "in");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, *out_bytes, "ReduceScatter", "out");
+  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("ReduceScatter"), "out");
       !s.ok()) {
     return s;
   }
@@ -403,7 +403,7 @@ absl::Status Communicator::ReduceScatter(const void* in, void* out,
 absl::Status Communicator::ReduceScatterV(const void* in, void* out,
                                           const std::vector<size_t>& counts,
                                           DataType type, ReduceOp op) {
-  absl::StatusOr<size_t> total = TotalCount(counts, world(), "ReduceScatterV");
+  absl::StatusOr<size_t> total = TotalCount(counts, world(), Context("ReduceScatterV"));
   if (!total.ok()) return total.status();
   if (absl::Status s = CheckReducible(type, op, Context("ReduceScatterV"));
       !s.ok()) {
@@ -413,10 +413,10 @@ absl::Status Communicator::ReduceScatterV(const void* in, void* out,
       BufferBytes(type, *total, Context("ReduceScatterV input"));
   if (!in_bytes.ok()) return in_bytes.status();
   const size_t out_bytes = counts[rank_] * static_cast<size_t>(ElementBits(type) / 8);
-  if (absl::Status s = CheckBuffer(in, *in_bytes, "ReduceScatterV", "in"); !s.ok()) {
+  if (absl::Status s = CheckBuffer(in, *in_bytes, Context("ReduceScatterV"), "in"); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, out_bytes, "ReduceScatterV", "out");
+  if (absl::Status s = CheckBuffer(out, out_bytes, Context("ReduceScatterV"), "out");
       !s.ok()) {
     return s;
   }
@@ -475,11 +475,11 @@ absl::Status Communicator::Broadcast(const void* in, void* out, size_t count,
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Broadcast"));
   if (!bytes.ok()) return bytes.status();
   if (rank_ == root) {
-    if (absl::Status s = CheckBuffer(in, *bytes, "Broadcast", "in"); !s.ok()) {
+    if (absl::Status s = CheckBuffer(in, *bytes, Context("Broadcast"), "in"); !s.ok()) {
       return s;
     }
   }
-  if (absl::Status s = CheckBuffer(out, *bytes, "Broadcast", "out"); !s.ok()) {
+  if (absl::Status s = CheckBuffer(out, *bytes, Context("Broadcast"), "out"); !s.ok()) {
     return s;
   }
   const auto* source = static_cast<const unsigned char*>(in);
@@ -525,7 +525,7 @@ absl::Status Communicator::Send(const void* data, size_t count, DataType type,
   if (absl::Status s = CheckRank(peer, "Send", "peer"); !s.ok()) return s;
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Send"));
   if (!bytes.ok()) return bytes.status();
-  if (absl::Status s = CheckBuffer(data, *bytes, "Send", "data"); !s.ok()) return s;
+  if (absl::Status s = CheckBuffer(data, *bytes, Context("Send"), "data"); !s.ok()) return s;
   Transfer transfer;
   transfer.is_send = true;
   transfer.peer = peer;
@@ -540,7 +540,7 @@ absl::Status Communicator::Recv(void* data, size_t count, DataType type,
   if (absl::Status s = CheckRank(peer, "Recv", "peer"); !s.ok()) return s;
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Recv"));
   if (!bytes.ok()) return bytes.status();
-  if (absl::Status s = CheckBuffer(data, *bytes, "Recv", "data"); !s.ok()) return s;
+  if (absl::Status s = CheckBuffer(data, *bytes, Context("Recv"), "data"); !s.ok()) return s;
   Transfer transfer;
   transfer.is_send = false;
   transfer.peer = peer;
