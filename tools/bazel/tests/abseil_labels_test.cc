@@ -68,4 +68,35 @@ TEST(AbseilLabelsTest, MutexSerializesConcurrentUpdates) {
   EXPECT_EQ(counter.total(), 4000);
 }
 
+// A producer/consumer hand-off through Await and CondVar: the value written under the
+// mutex must be seen after the wait (also proves --config=tsan sees these waits).
+TEST(AbseilLabelsTest, AwaitAndCondVarHandOffAValue) {
+  absl::Mutex mutex;
+  absl::CondVar ready;
+  int value = 0;
+  bool published = false;
+  std::thread producer([&] {
+    absl::MutexLock lock(&mutex);
+    value = 42;
+    published = true;
+    ready.Signal();
+  });
+  {
+    absl::MutexLock lock(&mutex);
+    while (!published) ready.Wait(&mutex);
+    EXPECT_EQ(value, 42);
+  }
+  producer.join();
+
+  std::thread second([&] {
+    absl::MutexLock lock(&mutex);
+    value = 7;
+  });
+  mutex.LockWhen(absl::Condition(
+      +[](int* v) { return *v == 7; }, &value));
+  EXPECT_EQ(value, 7);
+  mutex.Unlock();
+  second.join();
+}
+
 }  // namespace

@@ -24,8 +24,9 @@ TEST(ProtoLabelsTest, BinaryRoundTripKeepsFields) {
 
 TEST(ProtoLabelsTest, TextFormatParsesAndRejects) {
   teplug::bazel_test::Stamped parsed;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
-      R"pb(name: "attn" at { seconds: 5 })pb", &parsed));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(name: "attn"
+                                                                 at { seconds: 5 })pb",
+                                                            &parsed));
   EXPECT_EQ(parsed.name(), "attn");
   EXPECT_EQ(parsed.at().seconds(), 5);
   EXPECT_FALSE(google::protobuf::TextFormat::ParseFromString("no_such_field: 1", &parsed));
