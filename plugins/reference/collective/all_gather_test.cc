@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/rank_launcher.h"
 
 namespace teplug::reference::collective {
 namespace {
@@ -21,9 +21,8 @@ using testing::RunRanks;
 using testing::Topology;
 using testing::TopologyName;
 
-constexpr DataType kTypes[] = {DataType::kFp32, DataType::kBf16,
-                               DataType::kFp8E4M3, DataType::kFp4E2M1,
-                               DataType::kInt64, DataType::kUint8};
+constexpr DataType kTypes[] = {DataType::kFp32,    DataType::kBf16,  DataType::kFp8E4M3,
+                               DataType::kFp4E2M1, DataType::kInt64, DataType::kUint8};
 
 CommunicatorOptions SmallChunks() {
   CommunicatorOptions options;
@@ -41,8 +40,7 @@ std::vector<size_t> UnevenCounts(int world) {
 }
 
 // inputs[type index][rank]
-std::vector<std::vector<std::vector<unsigned char>>> MakeInputs(
-    const std::vector<size_t>& counts) {
+std::vector<std::vector<std::vector<unsigned char>>> MakeInputs(const std::vector<size_t>& counts) {
   std::vector<std::vector<std::vector<unsigned char>>> inputs;
   uint64_t seed = 77;
   for (DataType type : kTypes) {
@@ -53,8 +51,7 @@ std::vector<std::vector<std::vector<unsigned char>>> MakeInputs(
   return inputs;
 }
 
-std::vector<unsigned char> Concatenate(
-    const std::vector<std::vector<unsigned char>>& parts) {
+std::vector<unsigned char> Concatenate(const std::vector<std::vector<unsigned char>>& parts) {
   std::vector<unsigned char> all;
   for (const auto& part : parts) all.insert(all.end(), part.begin(), part.end());
   return all;
@@ -62,15 +59,13 @@ std::vector<unsigned char> Concatenate(
 
 // Runs AllGather (even counts) or AllGatherV on every type, optionally in
 // place, and checks every rank's output against the concatenated inputs.
-void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
-                 bool uneven, bool in_place) {
+void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bool uneven,
+                 bool in_place) {
   const auto inputs = MakeInputs(counts);
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (size_t t = 0; t < std::size(kTypes); ++t) {
@@ -124,8 +119,8 @@ TEST_P(AllGatherTest, UnevenCountsInPlace) {
               /*in_place=*/true);
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, AllGatherTest,
-                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+INSTANTIATE_TEST_SUITE_P(Topologies, AllGatherTest, ::testing::ValuesIn(AllTopologies()),
+                         TopologyName);
 
 }  // namespace
 }  // namespace teplug::reference::collective

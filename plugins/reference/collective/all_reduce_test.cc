@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/reduction_oracle.h"
 
 namespace teplug::reference::collective {
@@ -23,11 +23,11 @@ using testing::RunRanks;
 using testing::Topology;
 using testing::TopologyName;
 
-constexpr DataType kReducibleTypes[] = {
-    DataType::kFp32, DataType::kFp64, DataType::kFp16, DataType::kBf16,
-    DataType::kInt8, DataType::kInt32, DataType::kInt64, DataType::kUint8};
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
-                             ReduceOp::kMax, ReduceOp::kAvg};
+constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64, DataType::kFp16,
+                                        DataType::kBf16,  DataType::kInt8, DataType::kInt32,
+                                        DataType::kInt64, DataType::kUint8};
+constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
+                             ReduceOp::kAvg};
 // Not a multiple of any chunk's element count, and several chunks long.
 constexpr size_t kCount = 301;
 
@@ -75,16 +75,14 @@ TEST_P(AllReduceTest, EveryTypeAndOperatorMatchesTheExactOracleOnEveryRank) {
   const std::vector<ReduceCase> cases = MakeCases(topology.world);
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
           std::vector<unsigned char> out(kCount * ElementBytes(c.type));
-          absl::Status status = (*communicator)->AllReduce(
-              c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
+          absl::Status status =
+              (*communicator)->AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
         }
@@ -100,9 +98,7 @@ TEST_P(AllReduceTest, EveryTypeAndOperatorMatchesTheExactOracleOnEveryRank) {
     std::vector<const unsigned char*> inputs;
     for (const auto& input : c.inputs) inputs.push_back(input.data());
     ASSERT_LE(offset + kCount * ElementBytes(c.type), results[0].output.size());
-    EXPECT_EQ(CheckReduction(inputs, kCount, c.type, c.op,
-                             results[0].output.data() + offset),
-              "");
+    EXPECT_EQ(CheckReduction(inputs, kCount, c.type, c.op, results[0].output.data() + offset), "");
     offset += kCount * ElementBytes(c.type);
   }
   EXPECT_EQ(offset, results[0].output.size());
@@ -115,20 +111,18 @@ TEST_P(AllReduceTest, InPlaceGivesTheSameBitsAsOutOfPlace) {
   // Output per rank: for every case, the out-of-place result then the
   // in-place one.
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
           std::vector<unsigned char> out(c.inputs[rank].size());
-          absl::Status status = (*communicator)->AllReduce(
-              c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
+          absl::Status status =
+              (*communicator)->AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           std::vector<unsigned char> in_place = c.inputs[rank];
-          status = (*communicator)->AllReduce(in_place.data(), in_place.data(),
-                                              kCount, c.type, c.op);
+          status =
+              (*communicator)->AllReduce(in_place.data(), in_place.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
           all_outputs.insert(all_outputs.end(), in_place.begin(), in_place.end());
@@ -144,12 +138,10 @@ TEST_P(AllReduceTest, InPlaceGivesTheSameBitsAsOutOfPlace) {
       const unsigned char* out_of_place = results[r].output.data() + offset;
       const unsigned char* in_place = out_of_place + bytes;
       EXPECT_EQ(std::memcmp(out_of_place, in_place, bytes), 0)
-          << "rank " << r << " " << DataTypeName(c.type) << " "
-          << ReduceOpName(c.op);
+          << "rank " << r << " " << DataTypeName(c.type) << " " << ReduceOpName(c.op);
       std::vector<const unsigned char*> inputs;
       for (const auto& input : c.inputs) inputs.push_back(input.data());
-      EXPECT_EQ(CheckReduction(inputs, kCount, c.type, c.op, in_place), "")
-          << "rank " << r;
+      EXPECT_EQ(CheckReduction(inputs, kCount, c.type, c.op, in_place), "") << "rank " << r;
       offset += 2 * bytes;
     }
   }
@@ -159,18 +151,15 @@ TEST_P(AllReduceTest, EmptyBufferIsANoOpThatKeepsRanksInStep) {
   const Topology topology = GetParam();
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
-        absl::Status status = (*communicator)->AllReduce(
-            nullptr, nullptr, 0, DataType::kFp32, ReduceOp::kSum);
+        absl::Status status =
+            (*communicator)->AllReduce(nullptr, nullptr, 0, DataType::kFp32, ReduceOp::kSum);
         if (!status.ok()) return status;
         // A real reduction after the empty one still lines up on all ranks.
         int32_t value = rank + 1;
-        status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt32,
-                                            ReduceOp::kSum);
+        status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt32, ReduceOp::kSum);
         if (!status.ok()) return status;
         std::vector<unsigned char> bytes(sizeof(value));
         std::memcpy(bytes.data(), &value, sizeof(value));
@@ -186,8 +175,8 @@ TEST_P(AllReduceTest, EmptyBufferIsANoOpThatKeepsRanksInStep) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceTest,
-                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+INSTANTIATE_TEST_SUITE_P(Topologies, AllReduceTest, ::testing::ValuesIn(AllTopologies()),
+                         TopologyName);
 
 }  // namespace
 }  // namespace teplug::reference::collective

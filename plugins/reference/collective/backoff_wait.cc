@@ -16,12 +16,9 @@ constexpr std::chrono::microseconds kMaxSleep(50);
 }  // namespace
 
 BackoffWait::BackoffWait(std::chrono::nanoseconds timeout)
-    : start_(std::chrono::steady_clock::now()),
-      deadline_(start_ + timeout) {}
+    : start_(std::chrono::steady_clock::now()), deadline_(start_ + timeout) {}
 
-bool BackoffWait::Expired() const {
-  return std::chrono::steady_clock::now() >= deadline_;
-}
+bool BackoffWait::Expired() const { return std::chrono::steady_clock::now() >= deadline_; }
 
 void BackoffWait::Pause() {
   ++polls_;

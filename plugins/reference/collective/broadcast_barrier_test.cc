@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/rank_launcher.h"
 
 namespace teplug::reference::collective {
 namespace {
@@ -46,21 +46,19 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
   const std::string path = FreshRegionPath();
   // Per root: out-of-place result, then in-place result.
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (int root = 0; root < topology.world; ++root) {
           const std::vector<unsigned char>& mine = payloads[root][rank];
           std::vector<unsigned char> out(mine.size(), 0x5A);
-          absl::Status status = (*communicator)->Broadcast(
-              mine.data(), out.data(), kCount, DataType::kFp32, root);
+          absl::Status status =
+              (*communicator)->Broadcast(mine.data(), out.data(), kCount, DataType::kFp32, root);
           if (!status.ok()) return status;
           std::vector<unsigned char> in_place = mine;
-          status = (*communicator)->Broadcast(in_place.data(), in_place.data(),
-                                              kCount, DataType::kFp32, root);
+          status = (*communicator)
+                       ->Broadcast(in_place.data(), in_place.data(), kCount, DataType::kFp32, root);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
           all_outputs.insert(all_outputs.end(), in_place.begin(), in_place.end());
@@ -70,8 +68,7 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
   std::vector<unsigned char> expected;
   for (int root = 0; root < topology.world; ++root) {
     for (int copy = 0; copy < 2; ++copy) {
-      expected.insert(expected.end(), payloads[root][root].begin(),
-                      payloads[root][root].end());
+      expected.insert(expected.end(), payloads[root][root].begin(), payloads[root][root].end());
     }
   }
   for (int r = 0; r < topology.world; ++r) {
@@ -87,14 +84,11 @@ TEST_P(BroadcastBarrierTest, NoRankLeavesBarrierBeforeTheLastArrives) {
   const Topology topology = GetParam();
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::this_thread::sleep_for(std::chrono::milliseconds(30 * rank));
-        const int64_t arrived =
-            std::chrono::steady_clock::now().time_since_epoch().count();
+        const int64_t arrived = std::chrono::steady_clock::now().time_since_epoch().count();
         absl::Status status = (*communicator)->Barrier();
         if (!status.ok()) return status;
         const int64_t left = std::chrono::steady_clock::now().time_since_epoch().count();
@@ -119,8 +113,8 @@ TEST_P(BroadcastBarrierTest, NoRankLeavesBarrierBeforeTheLastArrives) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, BroadcastBarrierTest,
-                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+INSTANTIATE_TEST_SUITE_P(Topologies, BroadcastBarrierTest, ::testing::ValuesIn(AllTopologies()),
+                         TopologyName);
 
 }  // namespace
 }  // namespace teplug::reference::collective

@@ -14,11 +14,11 @@ namespace teplug::reference::collective {
 namespace {
 
 // Fails when a buffer that must hold `bytes` bytes is null.
-absl::Status CheckBuffer(const void* buffer, size_t bytes,
-                         const std::string& what, const char* name) {
+absl::Status CheckBuffer(const void* buffer, size_t bytes, const std::string& what,
+                         const char* name) {
   if (bytes > 0 && buffer == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: buffer `%s` is null but must hold %u bytes", what, name, bytes));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: buffer `%s` is null but must hold %u bytes", what, name, bytes));
   }
   return absl::OkStatus();
 }
@@ -28,10 +28,10 @@ absl::Status CheckBuffer(const void* buffer, size_t bytes,
 absl::StatusOr<size_t> TotalCount(const std::vector<size_t>& counts, int world,
                                   const std::string& what) {
   if (counts.size() != static_cast<size_t>(world)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: counts has %u entries but the world size is %d (one count per "
-        "rank is required)",
-        what, counts.size(), world));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: counts has %u entries but the world size is %d (one count per "
+                        "rank is required)",
+                        what, counts.size(), world));
   }
   size_t total = 0;
   for (size_t count : counts) {
@@ -60,9 +60,8 @@ size_t PartInRound(size_t size, size_t round, size_t per_round) {
   return size > begin ? std::min(per_round, size - begin) : 0;
 }
 
-OpDescriptor MakeDescriptor(CollectiveKind kind, DataType type, ReduceOp op,
-                            int root, uint64_t count,
-                            uint64_t counts_fingerprint) {
+OpDescriptor MakeDescriptor(CollectiveKind kind, DataType type, ReduceOp op, int root,
+                            uint64_t count, uint64_t counts_fingerprint) {
   OpDescriptor descriptor;
   descriptor.kind = kind;
   descriptor.type = type;
@@ -77,48 +76,41 @@ OpDescriptor MakeDescriptor(CollectiveKind kind, DataType type, ReduceOp op,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Communicator>> Communicator::Create(
-    const std::string& region_path, int rank, int world,
-    const CommunicatorOptions& options) {
-  const std::string where = absl::StrFormat(
-      "Communicator::Create(rank %d, world %d, region %s)", rank, world,
-      region_path);
+    const std::string& region_path, int rank, int world, const CommunicatorOptions& options) {
+  const std::string where = absl::StrFormat("Communicator::Create(rank %d, world %d, region %s)",
+                                            rank, world, region_path);
   if (world < 1 || rank < 0 || rank >= world) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: rank must be in [0, world) and world at least 1", where));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: rank must be in [0, world) and world at least 1", where));
   }
   if (region_path.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: the region path is empty", where));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: the region path is empty", where));
   }
-  if (options.chunk_bytes % 8 != 0 ||
-      options.chunk_bytes < 8 * static_cast<size_t>(world)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: chunk_bytes %u must be a multiple of 8 and at least 8 * world = "
-        "%d",
-        where, options.chunk_bytes, 8 * world));
+  if (options.chunk_bytes % 8 != 0 || options.chunk_bytes < 8 * static_cast<size_t>(world)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: chunk_bytes %u must be a multiple of 8 and at least 8 * world = "
+                        "%d",
+                        where, options.chunk_bytes, 8 * world));
   }
   if (options.timeout <= std::chrono::nanoseconds::zero()) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: timeout must be positive", where));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: timeout must be positive", where));
   }
   absl::StatusOr<std::unique_ptr<SharedRegion>> region =
       SharedRegion::Map(region_path, world, options.chunk_bytes);
   if (!region.ok()) return region.status();
-  std::unique_ptr<Communicator> communicator(
-      new Communicator(std::move(*region), rank, options));
+  std::unique_ptr<Communicator> communicator(new Communicator(std::move(*region), rank, options));
 
   uint64_t not_joined = 0;
   if (!communicator->region_->rank_control(rank).joined.compare_exchange_strong(
           not_joined, 1, std::memory_order_acq_rel)) {
-    return absl::AlreadyExistsError(absl::StrFormat(
-        "%s: rank %d has already joined this region; two callers passed the "
-        "same rank, or the path names a region left by an earlier run (use a "
-        "fresh path, see rendezvous.h)",
-        where, rank));
+    return absl::AlreadyExistsError(
+        absl::StrFormat("%s: rank %d has already joined this region; two callers passed the "
+                        "same rank, or the path names a region left by an earlier run (use a "
+                        "fresh path, see rendezvous.h)",
+                        where, rank));
   }
   if (absl::Status joined = communicator->WaitForAllRanksToJoin(); !joined.ok()) {
-    return absl::DeadlineExceededError(
-        absl::StrFormat("%s: %s", where, joined.message()));
+    return absl::DeadlineExceededError(absl::StrFormat("%s: %s", where, joined.message()));
   }
   if (rank == 0 && options.unlink_region_after_join) {
     if (absl::Status unlinked = communicator->region_->Unlink(); !unlinked.ok()) {
@@ -146,8 +138,7 @@ absl::Status Communicator::WaitForAllRanksToJoin() {
         return absl::DeadlineExceededError(absl::StrFormat(
             "timed out after %.3f s waiting for rank(s) %s to join; they were "
             "never started, died, or were given a different region path",
-            std::chrono::duration<double>(wait.Elapsed()).count(),
-            absl::StrJoin(missing, ", ")));
+            std::chrono::duration<double>(wait.Elapsed()).count(), absl::StrJoin(missing, ", ")));
       }
       wait.Pause();
     }
@@ -156,8 +147,7 @@ absl::Status Communicator::WaitForAllRanksToJoin() {
 }
 
 std::string Communicator::Context(const std::string& what) const {
-  return absl::StrFormat("%s on rank %d of %d (region %s)", what, rank_,
-                         world(), region_->path());
+  return absl::StrFormat("%s on rank %d of %d (region %s)", what, rank_, world(), region_->path());
 }
 
 absl::Status Communicator::Fail(absl::Status status) {
@@ -167,44 +157,40 @@ absl::Status Communicator::Fail(absl::Status status) {
 
 absl::Status Communicator::CheckHealthy() const {
   if (failure_.ok()) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrFormat(
-      "communicator rank %d of %d failed earlier and cannot be used: %s",
-      rank_, world(), failure_.message()));
+  return absl::FailedPreconditionError(
+      absl::StrFormat("communicator rank %d of %d failed earlier and cannot be used: %s", rank_,
+                      world(), failure_.message()));
 }
 
-absl::Status Communicator::CheckRank(int peer, const char* what,
-                                     const char* role) const {
+absl::Status Communicator::CheckRank(int peer, const char* what, const char* role) const {
   if (peer < 0 || peer >= world()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: %s %d is not a rank (world size %d)", Context(what), role, peer,
-        world()));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: %s %d is not a rank (world size %d)",
+                                                      Context(what), role, peer, world()));
   }
   return absl::OkStatus();
 }
 
 absl::Status Communicator::BarrierStep(const std::string& what) {
   ++barrier_epoch_;
-  region_->rank_control(rank_).barrier_epoch.store(barrier_epoch_,
-                                                   std::memory_order_release);
+  region_->rank_control(rank_).barrier_epoch.store(barrier_epoch_, std::memory_order_release);
   BackoffWait wait(options_.timeout);
   for (int r = 0; r < world(); ++r) {
-    while (region_->rank_control(r).barrier_epoch.load(
-               std::memory_order_acquire) < barrier_epoch_) {
+    while (region_->rank_control(r).barrier_epoch.load(std::memory_order_acquire) <
+           barrier_epoch_) {
       if (wait.Expired()) {
         std::vector<int> lagging;
         for (int m = 0; m < world(); ++m) {
-          if (region_->rank_control(m).barrier_epoch.load(
-                  std::memory_order_acquire) < barrier_epoch_) {
+          if (region_->rank_control(m).barrier_epoch.load(std::memory_order_acquire) <
+              barrier_epoch_) {
             lagging.push_back(m);
           }
         }
-        return absl::DeadlineExceededError(absl::StrFormat(
-            "%s: timed out after %.3f s waiting for rank(s) %s to reach "
-            "synchronisation step %u; they died, hang, or are running a "
-            "different sequence of collective calls",
-            Context(what),
-            std::chrono::duration<double>(wait.Elapsed()).count(),
-            absl::StrJoin(lagging, ", "), barrier_epoch_));
+        return absl::DeadlineExceededError(
+            absl::StrFormat("%s: timed out after %.3f s waiting for rank(s) %s to reach "
+                            "synchronisation step %u; they died, hang, or are running a "
+                            "different sequence of collective calls",
+                            Context(what), std::chrono::duration<double>(wait.Elapsed()).count(),
+                            absl::StrJoin(lagging, ", "), barrier_epoch_));
       }
       wait.Pause();
     }
@@ -222,8 +208,7 @@ absl::Status Communicator::BeginCollective(OpDescriptor descriptor) {
     const std::string mismatch =
         DescribeMismatch(reference, region_->rank_control(r).descriptor, r);
     if (!mismatch.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s: %s", Context(what), mismatch));
+      return absl::InvalidArgumentError(absl::StrFormat("%s: %s", Context(what), mismatch));
     }
   }
   return absl::OkStatus();
@@ -240,15 +225,14 @@ absl::Status Communicator::RunOrQueue(std::function<absl::Status()> body) {
   return status;
 }
 
-absl::Status Communicator::AllReduce(const void* in, void* out, size_t count,
-                                     DataType type, ReduceOp op) {
+absl::Status Communicator::AllReduce(const void* in, void* out, size_t count, DataType type,
+                                     ReduceOp op) {
   if (absl::Status s = CheckReducible(type, op, Context("AllReduce")); !s.ok()) {
     return s;
   }
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("AllReduce"));
   if (!bytes.ok()) return bytes.status();
-  for (auto [buffer, name] : {std::pair<const void*, const char*>{in, "in"},
-                              {out, "out"}}) {
+  for (auto [buffer, name] : {std::pair<const void*, const char*>{in, "in"}, {out, "out"}}) {
     if (absl::Status s = CheckBuffer(buffer, *bytes, Context("AllReduce"), name); !s.ok()) {
       return s;
     }
@@ -268,28 +252,24 @@ absl::Status Communicator::AllReduce(const void* in, void* out, size_t count,
     for (size_t round = 0; round < rounds; ++round) {
       const size_t offset = round * per_round * element_bytes;
       const size_t elements = PartInRound(count, round, per_round);
-      std::memcpy(region_->rank_slot(rank_), source + offset,
-                  elements * element_bytes);
+      std::memcpy(region_->rank_slot(rank_), source + offset, elements * element_bytes);
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
-      ReduceInRankOrder(slots.data(), world(), elements, type, op,
-                        target + offset);
+      ReduceInRankOrder(slots.data(), world(), elements, type, op, target + offset);
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
     }
     return rounds == 0 ? BarrierStep(what) : absl::OkStatus();
   });
 }
 
-absl::Status Communicator::AllGather(const void* in, void* out, size_t count,
-                                     DataType type) {
+absl::Status Communicator::AllGather(const void* in, void* out, size_t count, DataType type) {
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("AllGather"));
   if (!bytes.ok()) return bytes.status();
   if (count > std::numeric_limits<size_t>::max() / world()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: count %u times world overflows size_t", Context("AllGather"), count));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: count %u times world overflows size_t", Context("AllGather"), count));
   }
   if (absl::Status s = CheckBuffer(in, *bytes, Context("AllGather"), "in"); !s.ok()) return s;
-  if (absl::Status s = CheckBuffer(out, *bytes * world(), Context("AllGather"), "out");
-      !s.ok()) {
+  if (absl::Status s = CheckBuffer(out, *bytes * world(), Context("AllGather"), "out"); !s.ok()) {
     return s;
   }
   const std::vector<size_t> counts(world(), count);
@@ -297,49 +277,41 @@ absl::Status Communicator::AllGather(const void* in, void* out, size_t count,
   auto* target = static_cast<unsigned char*>(out);
   return RunOrQueue([this, source, target, counts, count, type]() {
     return RunAllGather(
-        MakeDescriptor(CollectiveKind::kAllGather, type, ReduceOp::kSum, 0,
-                       count, 0),
-        source, target, counts);
+        MakeDescriptor(CollectiveKind::kAllGather, type, ReduceOp::kSum, 0, count, 0), source,
+        target, counts);
   });
 }
 
-absl::Status Communicator::AllGatherV(const void* in, void* out,
-                                      const std::vector<size_t>& counts,
+absl::Status Communicator::AllGatherV(const void* in, void* out, const std::vector<size_t>& counts,
                                       DataType type) {
   absl::StatusOr<size_t> total = TotalCount(counts, world(), Context("AllGatherV"));
   if (!total.ok()) return total.status();
-  absl::StatusOr<size_t> in_bytes =
-      BufferBytes(type, counts[rank_], Context("AllGatherV input"));
+  absl::StatusOr<size_t> in_bytes = BufferBytes(type, counts[rank_], Context("AllGatherV input"));
   if (!in_bytes.ok()) return in_bytes.status();
-  absl::StatusOr<size_t> out_bytes =
-      BufferBytes(type, *total, Context("AllGatherV output"));
+  absl::StatusOr<size_t> out_bytes = BufferBytes(type, *total, Context("AllGatherV output"));
   if (!out_bytes.ok()) return out_bytes.status();
   for (int r = 0; r < world(); ++r) {
-    absl::StatusOr<size_t> part = BufferBytes(
-        type, counts[r], Context(absl::StrFormat("AllGatherV counts[%d]", r)));
+    absl::StatusOr<size_t> part =
+        BufferBytes(type, counts[r], Context(absl::StrFormat("AllGatherV counts[%d]", r)));
     if (!part.ok()) return part.status();
   }
   if (absl::Status s = CheckBuffer(in, *in_bytes, Context("AllGatherV"), "in"); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("AllGatherV"), "out");
-      !s.ok()) {
+  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("AllGatherV"), "out"); !s.ok()) {
     return s;
   }
   const auto* source = static_cast<const unsigned char*>(in);
   auto* target = static_cast<unsigned char*>(out);
   return RunOrQueue([this, source, target, counts, type]() {
-    return RunAllGather(
-        MakeDescriptor(CollectiveKind::kAllGatherV, type, ReduceOp::kSum, 0, 0,
-                       FingerprintCounts(counts)),
-        source, target, counts);
+    return RunAllGather(MakeDescriptor(CollectiveKind::kAllGatherV, type, ReduceOp::kSum, 0, 0,
+                                       FingerprintCounts(counts)),
+                        source, target, counts);
   });
 }
 
-absl::Status Communicator::RunAllGather(const OpDescriptor& descriptor,
-                                        const unsigned char* in,
-                                        unsigned char* out,
-                                        const std::vector<size_t>& counts) {
+absl::Status Communicator::RunAllGather(const OpDescriptor& descriptor, const unsigned char* in,
+                                        unsigned char* out, const std::vector<size_t>& counts) {
   if (absl::Status s = BeginCollective(descriptor); !s.ok()) return s;
   const std::string what = DescribeOp(region_->rank_control(rank_).descriptor);
   // Sizes were validated before queueing, so BufferBytes cannot fail here.
@@ -355,8 +327,7 @@ absl::Status Communicator::RunAllGather(const OpDescriptor& descriptor,
   const size_t rounds = RoundsFor(bytes, per_round);
   for (size_t round = 0; round < rounds; ++round) {
     const size_t begin = round * per_round;
-    std::memcpy(region_->rank_slot(rank_), in + begin,
-                PartInRound(bytes[rank_], round, per_round));
+    std::memcpy(region_->rank_slot(rank_), in + begin, PartInRound(bytes[rank_], round, per_round));
     if (absl::Status s = BarrierStep(what); !s.ok()) return s;
     for (int r = 0; r < world(); ++r) {
       std::memcpy(out + offsets[r] + begin, region_->rank_slot(r),
@@ -367,73 +338,61 @@ absl::Status Communicator::RunAllGather(const OpDescriptor& descriptor,
   return rounds == 0 ? BarrierStep(what) : absl::OkStatus();
 }
 
-absl::Status Communicator::ReduceScatter(const void* in, void* out,
-                                         size_t count, DataType type,
+absl::Status Communicator::ReduceScatter(const void* in, void* out, size_t count, DataType type,
                                          ReduceOp op) {
   if (count > std::numeric_limits<size_t>::max() / world()) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: count %u times world overflows size_t", Context("ReduceScatter"),
-        count));
+    return absl::InvalidArgumentError(absl::StrFormat("%s: count %u times world overflows size_t",
+                                                      Context("ReduceScatter"), count));
   }
   const std::vector<size_t> counts(world(), count);
   if (absl::Status s = CheckReducible(type, op, Context("ReduceScatter")); !s.ok()) {
     return s;
   }
-  absl::StatusOr<size_t> out_bytes =
-      BufferBytes(type, count, Context("ReduceScatter"));
+  absl::StatusOr<size_t> out_bytes = BufferBytes(type, count, Context("ReduceScatter"));
   if (!out_bytes.ok()) return out_bytes.status();
-  if (absl::Status s =
-          CheckBuffer(in, *out_bytes * world(), Context("ReduceScatter"), "in");
+  if (absl::Status s = CheckBuffer(in, *out_bytes * world(), Context("ReduceScatter"), "in");
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("ReduceScatter"), "out");
-      !s.ok()) {
+  if (absl::Status s = CheckBuffer(out, *out_bytes, Context("ReduceScatter"), "out"); !s.ok()) {
     return s;
   }
   const auto* source = static_cast<const unsigned char*>(in);
   auto* target = static_cast<unsigned char*>(out);
   return RunOrQueue([this, source, target, counts, count, type, op]() {
-    return RunReduceScatter(
-        MakeDescriptor(CollectiveKind::kReduceScatter, type, op, 0, count, 0),
-        source, target, counts);
+    return RunReduceScatter(MakeDescriptor(CollectiveKind::kReduceScatter, type, op, 0, count, 0),
+                            source, target, counts);
   });
 }
 
 absl::Status Communicator::ReduceScatterV(const void* in, void* out,
-                                          const std::vector<size_t>& counts,
-                                          DataType type, ReduceOp op) {
+                                          const std::vector<size_t>& counts, DataType type,
+                                          ReduceOp op) {
   absl::StatusOr<size_t> total = TotalCount(counts, world(), Context("ReduceScatterV"));
   if (!total.ok()) return total.status();
-  if (absl::Status s = CheckReducible(type, op, Context("ReduceScatterV"));
-      !s.ok()) {
+  if (absl::Status s = CheckReducible(type, op, Context("ReduceScatterV")); !s.ok()) {
     return s;
   }
-  absl::StatusOr<size_t> in_bytes =
-      BufferBytes(type, *total, Context("ReduceScatterV input"));
+  absl::StatusOr<size_t> in_bytes = BufferBytes(type, *total, Context("ReduceScatterV input"));
   if (!in_bytes.ok()) return in_bytes.status();
   const size_t out_bytes = counts[rank_] * static_cast<size_t>(ElementBits(type) / 8);
   if (absl::Status s = CheckBuffer(in, *in_bytes, Context("ReduceScatterV"), "in"); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckBuffer(out, out_bytes, Context("ReduceScatterV"), "out");
-      !s.ok()) {
+  if (absl::Status s = CheckBuffer(out, out_bytes, Context("ReduceScatterV"), "out"); !s.ok()) {
     return s;
   }
   const auto* source = static_cast<const unsigned char*>(in);
   auto* target = static_cast<unsigned char*>(out);
   return RunOrQueue([this, source, target, counts, type, op]() {
     return RunReduceScatter(
-        MakeDescriptor(CollectiveKind::kReduceScatterV, type, op, 0, 0,
-                       FingerprintCounts(counts)),
+        MakeDescriptor(CollectiveKind::kReduceScatterV, type, op, 0, 0, FingerprintCounts(counts)),
         source, target, counts);
   });
 }
 
-absl::Status Communicator::RunReduceScatter(const OpDescriptor& descriptor,
-                                            const unsigned char* in,
-                                            unsigned char* out,
-                                            const std::vector<size_t>& counts) {
+absl::Status Communicator::RunReduceScatter(const OpDescriptor& descriptor, const unsigned char* in,
+                                            unsigned char* out, const std::vector<size_t>& counts) {
   if (absl::Status s = BeginCollective(descriptor); !s.ok()) return s;
   const std::string what = DescribeOp(region_->rank_control(rank_).descriptor);
   const size_t element_bytes = static_cast<size_t>(ElementBits(descriptor.type) / 8);
@@ -454,23 +413,20 @@ absl::Status Communicator::RunReduceScatter(const OpDescriptor& descriptor,
   for (size_t round = 0; round < rounds; ++round) {
     const size_t begin = round * per_round;
     for (int destination = 0; destination < world(); ++destination) {
-      std::memcpy(
-          region_->rank_slot(rank_) + static_cast<size_t>(destination) * part_bytes,
-          in + (offsets[destination] + begin) * element_bytes,
-          PartInRound(counts[destination], round, per_round) * element_bytes);
+      std::memcpy(region_->rank_slot(rank_) + static_cast<size_t>(destination) * part_bytes,
+                  in + (offsets[destination] + begin) * element_bytes,
+                  PartInRound(counts[destination], round, per_round) * element_bytes);
     }
     if (absl::Status s = BarrierStep(what); !s.ok()) return s;
-    ReduceInRankOrder(parts.data(), world(),
-                      PartInRound(counts[rank_], round, per_round),
-                      descriptor.type, descriptor.op,
-                      out + begin * element_bytes);
+    ReduceInRankOrder(parts.data(), world(), PartInRound(counts[rank_], round, per_round),
+                      descriptor.type, descriptor.op, out + begin * element_bytes);
     if (absl::Status s = BarrierStep(what); !s.ok()) return s;
   }
   return rounds == 0 ? BarrierStep(what) : absl::OkStatus();
 }
 
-absl::Status Communicator::Broadcast(const void* in, void* out, size_t count,
-                                     DataType type, int root) {
+absl::Status Communicator::Broadcast(const void* in, void* out, size_t count, DataType type,
+                                     int root) {
   if (absl::Status s = CheckRank(root, "Broadcast", "root"); !s.ok()) return s;
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Broadcast"));
   if (!bytes.ok()) return bytes.status();
@@ -485,10 +441,9 @@ absl::Status Communicator::Broadcast(const void* in, void* out, size_t count,
   const auto* source = static_cast<const unsigned char*>(in);
   auto* target = static_cast<unsigned char*>(out);
   const size_t total = *bytes;
-  return RunOrQueue([this, source, target, total, count, type,
-                     root]() -> absl::Status {
-    const OpDescriptor descriptor = MakeDescriptor(
-        CollectiveKind::kBroadcast, type, ReduceOp::kSum, root, count, 0);
+  return RunOrQueue([this, source, target, total, count, type, root]() -> absl::Status {
+    const OpDescriptor descriptor =
+        MakeDescriptor(CollectiveKind::kBroadcast, type, ReduceOp::kSum, root, count, 0);
     if (absl::Status s = BeginCollective(descriptor); !s.ok()) return s;
     const std::string what = DescribeOp(region_->rank_control(rank_).descriptor);
     const size_t per_round = region_->chunk_bytes();
@@ -511,8 +466,8 @@ absl::Status Communicator::Broadcast(const void* in, void* out, size_t count,
 
 absl::Status Communicator::Barrier() {
   return RunOrQueue([this]() -> absl::Status {
-    const OpDescriptor descriptor = MakeDescriptor(
-        CollectiveKind::kBarrier, DataType::kUint8, ReduceOp::kSum, 0, 0, 0);
+    const OpDescriptor descriptor =
+        MakeDescriptor(CollectiveKind::kBarrier, DataType::kUint8, ReduceOp::kSum, 0, 0, 0);
     if (absl::Status s = BeginCollective(descriptor); !s.ok()) return s;
     // A second step so that no rank overwrites its descriptor (next call)
     // before every rank has checked this one.
@@ -520,8 +475,7 @@ absl::Status Communicator::Barrier() {
   });
 }
 
-absl::Status Communicator::Send(const void* data, size_t count, DataType type,
-                                int peer) {
+absl::Status Communicator::Send(const void* data, size_t count, DataType type, int peer) {
   if (absl::Status s = CheckRank(peer, "Send", "peer"); !s.ok()) return s;
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Send"));
   if (!bytes.ok()) return bytes.status();
@@ -535,8 +489,7 @@ absl::Status Communicator::Send(const void* data, size_t count, DataType type,
   return SubmitTransfer(transfer);
 }
 
-absl::Status Communicator::Recv(void* data, size_t count, DataType type,
-                                int peer) {
+absl::Status Communicator::Recv(void* data, size_t count, DataType type, int peer) {
   if (absl::Status s = CheckRank(peer, "Recv", "peer"); !s.ok()) return s;
   absl::StatusOr<size_t> bytes = BufferBytes(type, count, Context("Recv"));
   if (!bytes.ok()) return bytes.status();
@@ -556,11 +509,9 @@ absl::Status Communicator::SubmitTransfer(Transfer transfer) {
     return absl::OkStatus();
   }
   std::vector<Transfer> single = {transfer};
-  const std::string what = absl::StrFormat(
-      "%s %s rank %d", transfer.is_send ? "Send" : "Recv",
-      transfer.is_send ? "to" : "from", transfer.peer);
-  absl::Status status = RunTransfers(*region_, rank_, single, options_.timeout,
-                                     Context(what));
+  const std::string what = absl::StrFormat("%s %s rank %d", transfer.is_send ? "Send" : "Recv",
+                                           transfer.is_send ? "to" : "from", transfer.peer);
+  absl::Status status = RunTransfers(*region_, rank_, single, options_.timeout, Context(what));
   if (!status.ok()) return Fail(status);
   return status;
 }
@@ -572,12 +523,11 @@ absl::Status Communicator::GroupStart() {
 
 absl::Status Communicator::GroupEnd() {
   if (group_depth_ == 0) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "%s: GroupEnd without a matching GroupStart", Context("GroupEnd")));
+    return absl::FailedPreconditionError(
+        absl::StrFormat("%s: GroupEnd without a matching GroupStart", Context("GroupEnd")));
   }
   if (--group_depth_ > 0) return absl::OkStatus();
-  std::vector<std::function<absl::Status()>> collectives =
-      std::move(queued_collectives_);
+  std::vector<std::function<absl::Status()>> collectives = std::move(queued_collectives_);
   std::vector<Transfer> transfers = std::move(queued_transfers_);
   queued_collectives_.clear();
   queued_transfers_.clear();
@@ -585,8 +535,8 @@ absl::Status Communicator::GroupEnd() {
   for (const auto& collective : collectives) {
     if (absl::Status s = collective(); !s.ok()) return Fail(s);
   }
-  absl::Status status = RunTransfers(*region_, rank_, transfers,
-                                     options_.timeout, Context("GroupEnd"));
+  absl::Status status =
+      RunTransfers(*region_, rank_, transfers, options_.timeout, Context("GroupEnd"));
   if (!status.ok()) return Fail(status);
   return status;
 }

@@ -66,30 +66,25 @@ class Communicator {
 
   // out[i] = reduction of in[i] over all ranks. `in == out` (in place) is
   // allowed. Types and operators: see reduction.h.
-  absl::Status AllReduce(const void* in, void* out, size_t count,
-                         DataType type, ReduceOp op);
+  absl::Status AllReduce(const void* in, void* out, size_t count, DataType type, ReduceOp op);
   // Every rank contributes `count` elements; out holds world * count, rank
   // r's at offset r * count. In place: in == out + rank * count.
-  absl::Status AllGather(const void* in, void* out, size_t count,
-                         DataType type);
+  absl::Status AllGather(const void* in, void* out, size_t count, DataType type);
   // Uneven all-gather: rank r contributes counts[r] elements (counts has
   // world entries, identical on every rank); out is their concatenation in
   // rank order. In place: in == out + (counts[0] + ... + counts[rank-1]).
-  absl::Status AllGatherV(const void* in, void* out,
-                          const std::vector<size_t>& counts, DataType type);
+  absl::Status AllGatherV(const void* in, void* out, const std::vector<size_t>& counts,
+                          DataType type);
   // in holds world * count elements; out gets block `rank` of the element-wise
   // reduction. In place: out == in + rank * count.
-  absl::Status ReduceScatter(const void* in, void* out, size_t count,
-                             DataType type, ReduceOp op);
+  absl::Status ReduceScatter(const void* in, void* out, size_t count, DataType type, ReduceOp op);
   // Uneven reduce-scatter: in holds counts[0] + ... + counts[world-1]
   // elements; rank r gets the reduction of its block of counts[r] elements.
-  absl::Status ReduceScatterV(const void* in, void* out,
-                              const std::vector<size_t>& counts, DataType type,
-                              ReduceOp op);
+  absl::Status ReduceScatterV(const void* in, void* out, const std::vector<size_t>& counts,
+                              DataType type, ReduceOp op);
   // Copies `count` elements of root's `in` into every rank's `out` (`in` is
   // read on the root only; in == out is allowed).
-  absl::Status Broadcast(const void* in, void* out, size_t count,
-                         DataType type, int root);
+  absl::Status Broadcast(const void* in, void* out, size_t count, DataType type, int root);
   // Sends `count` elements to `peer`, which must post a Recv of the same size.
   // Outside a group it returns once the data is staged in the channel.
   absl::Status Send(const void* data, size_t count, DataType type, int peer);
@@ -106,8 +101,7 @@ class Communicator {
   absl::Status GroupEnd();
 
  private:
-  Communicator(std::unique_ptr<SharedRegion> region, int rank,
-               const CommunicatorOptions& options);
+  Communicator(std::unique_ptr<SharedRegion> region, int rank, const CommunicatorOptions& options);
 
   // Waits until every rank has joined the region (in Create).
   absl::Status WaitForAllRanksToJoin();
@@ -118,13 +112,11 @@ class Communicator {
   // the same call. Returns the error, which also fails the communicator.
   absl::Status BeginCollective(OpDescriptor descriptor);
   // Shared body of AllGather and AllGatherV, byte-based.
-  absl::Status RunAllGather(const OpDescriptor& descriptor,
-                            const unsigned char* in, unsigned char* out,
-                            const std::vector<size_t>& counts);
+  absl::Status RunAllGather(const OpDescriptor& descriptor, const unsigned char* in,
+                            unsigned char* out, const std::vector<size_t>& counts);
   // Shared body of ReduceScatter and ReduceScatterV.
-  absl::Status RunReduceScatter(const OpDescriptor& descriptor,
-                                const unsigned char* in, unsigned char* out,
-                                const std::vector<size_t>& counts);
+  absl::Status RunReduceScatter(const OpDescriptor& descriptor, const unsigned char* in,
+                                unsigned char* out, const std::vector<size_t>& counts);
   // Runs `body` now, or queues it when inside a group. Any error it returns
   // fails the communicator.
   absl::Status RunOrQueue(std::function<absl::Status()> body);
@@ -142,8 +134,8 @@ class Communicator {
   std::unique_ptr<SharedRegion> region_;
   int rank_;
   CommunicatorOptions options_;
-  uint64_t barrier_epoch_ = 0;    // barriers this rank has entered
-  uint64_t collective_calls_ = 0; // collectives started (for descriptors)
+  uint64_t barrier_epoch_ = 0;     // barriers this rank has entered
+  uint64_t collective_calls_ = 0;  // collectives started (for descriptors)
   int group_depth_ = 0;
   std::vector<std::function<absl::Status()>> queued_collectives_;
   std::vector<Transfer> queued_transfers_;

@@ -47,8 +47,7 @@ int ElementBits(DataType type);
 // Bytes occupied by `count` elements of `type`. Fails (naming `what`, e.g.
 // "AllGather send buffer") for an unknown type, an odd fp4 count, or a size
 // that overflows size_t.
-absl::StatusOr<size_t> BufferBytes(DataType type, size_t count,
-                                   absl::string_view what);
+absl::StatusOr<size_t> BufferBytes(DataType type, size_t count, absl::string_view what);
 
 }  // namespace teplug::reference::collective
 

@@ -44,8 +44,7 @@ bool FileExists(const std::string& path) {
 }
 
 TEST(FailureTest, CreateTimesOutNamingRanksThatNeverJoin) {
-  const auto communicator =
-      Communicator::Create(FreshRegionPath(), 0, 3, ShortTimeout());
+  const auto communicator = Communicator::Create(FreshRegionPath(), 0, 3, ShortTimeout());
   ExpectError(communicator.status(), absl::StatusCode::kDeadlineExceeded,
               {"Create", "rank(s) 1, 2", "join"});
 }
@@ -57,19 +56,18 @@ class DeadPeerTest : public ::testing::TestWithParam<Launch> {};
 // 2, and the failed communicator must refuse later calls.
 TEST_P(DeadPeerTest, CollectiveTimesOutNamingTheOperationAndTheMissingRank) {
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      GetParam(), 3, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(GetParam(), 3, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, 3, ShortTimeout());
         if (!communicator.ok()) return communicator.status();
         if (rank == 2) return std::vector<unsigned char>{};  // "dies"
         float value = 1.5f;
-        absl::Status first = (*communicator)->AllReduce(
-            &value, &value, 1, DataType::kFp32, ReduceOp::kSum);
+        absl::Status first =
+            (*communicator)->AllReduce(&value, &value, 1, DataType::kFp32, ReduceOp::kSum);
         absl::Status later = (*communicator)->Barrier();
-        return absl::Status(
-            first.code(), std::string(first.message()) + " || " +
-                              absl::StatusCodeToString(later.code()) + ": " +
-                              std::string(later.message()));
+        return absl::Status(first.code(), std::string(first.message()) + " || " +
+                                              absl::StatusCodeToString(later.code()) + ": " +
+                                              std::string(later.message()));
       });
   ASSERT_TRUE(results[2].status.ok()) << results[2].status;
   for (int r = 0; r < 2; ++r) {
@@ -90,8 +88,8 @@ std::vector<absl::Status> RunPair(
     const CommunicatorOptions& options,
     const std::function<absl::Status(Communicator&, int rank)>& body) {
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      Launch::kThreads, 2, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(Launch::kThreads, 2, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, 2, options);
         if (!communicator.ok()) return communicator.status();
         absl::Status status = body(**communicator, rank);
@@ -121,8 +119,7 @@ TEST(FailureTest, UngroupedLargeExchangeTimesOutInsteadOfHanging) {
   const std::vector<absl::Status> statuses =
       RunPair(ShortTimeout(), [](Communicator& communicator, int rank) {
         std::vector<double> out(96, 1.25 + rank), in(96);  // 768 bytes
-        absl::Status status =
-            communicator.Send(out.data(), out.size(), DataType::kFp64, 1 - rank);
+        absl::Status status = communicator.Send(out.data(), out.size(), DataType::kFp64, 1 - rank);
         if (!status.ok()) return status;
         return communicator.Recv(in.data(), in.size(), DataType::kFp64, 1 - rank);
       });
@@ -134,13 +131,12 @@ TEST(FailureTest, UngroupedLargeExchangeTimesOutInsteadOfHanging) {
 }
 
 TEST(FailureTest, MismatchedCountsAreReportedOnEveryRank) {
-  const std::vector<absl::Status> statuses =
-      RunPair(ShortTimeout(), [](Communicator& communicator, int rank) {
-        const size_t count = rank == 0 ? 10 : 12;
-        std::vector<float> data(count, 0.75f);
-        return communicator.AllReduce(data.data(), data.data(), count,
-                                      DataType::kFp32, ReduceOp::kMax);
-      });
+  const std::vector<absl::Status> statuses = RunPair(ShortTimeout(), [](Communicator& communicator,
+                                                                        int rank) {
+    const size_t count = rank == 0 ? 10 : 12;
+    std::vector<float> data(count, 0.75f);
+    return communicator.AllReduce(data.data(), data.data(), count, DataType::kFp32, ReduceOp::kMax);
+  });
   for (const absl::Status& status : statuses) {
     ExpectError(status, absl::StatusCode::kInvalidArgument,
                 {"rank 1 called AllReduce #1 (fp32 max, count 12)",
@@ -153,8 +149,7 @@ TEST(FailureTest, DifferentCollectivesAreReportedOnEveryRank) {
       RunPair(ShortTimeout(), [](Communicator& communicator, int rank) {
         std::vector<int8_t> in(4, 3), out(8);
         if (rank == 0) {
-          return communicator.AllReduce(in.data(), out.data(), 4, DataType::kInt8,
-                                        ReduceOp::kSum);
+          return communicator.AllReduce(in.data(), out.data(), 4, DataType::kInt8, ReduceOp::kSum);
         }
         return communicator.AllGather(in.data(), out.data(), 4, DataType::kInt8);
       });
@@ -170,8 +165,7 @@ TEST(FailureTest, DifferentPerRankCountsInAllGatherVAreReported) {
         const std::vector<size_t> counts =
             rank == 0 ? std::vector<size_t>{2, 3} : std::vector<size_t>{2, 4};
         std::vector<int32_t> in(counts[rank], 5), out(counts[0] + counts[1]);
-        return communicator.AllGatherV(in.data(), out.data(), counts,
-                                       DataType::kInt32);
+        return communicator.AllGatherV(in.data(), out.data(), counts, DataType::kInt32);
       });
   for (const absl::Status& status : statuses) {
     ExpectError(status, absl::StatusCode::kInvalidArgument,
@@ -216,33 +210,29 @@ TEST(FailureTest, BadArgumentsAreRejectedWithoutFailingTheCommunicator) {
   ASSERT_TRUE(created.ok()) << created.status();
   Communicator& communicator = **created;
   float values[4] = {1.5f, -2.0f, 3.25f, 0.5f};
-  ExpectError(communicator.Send(values, 4, DataType::kFp32, 1),
-              absl::StatusCode::kInvalidArgument, {"Send", "peer 1 is not a rank"});
+  ExpectError(communicator.Send(values, 4, DataType::kFp32, 1), absl::StatusCode::kInvalidArgument,
+              {"Send", "peer 1 is not a rank"});
   ExpectError(communicator.Broadcast(values, values, 4, DataType::kFp32, -1),
               absl::StatusCode::kInvalidArgument, {"Broadcast", "root -1"});
-  ExpectError(communicator.AllReduce(nullptr, values, 4, DataType::kFp32,
-                                     ReduceOp::kSum),
+  ExpectError(communicator.AllReduce(nullptr, values, 4, DataType::kFp32, ReduceOp::kSum),
               absl::StatusCode::kInvalidArgument, {"AllReduce", "`in` is null"});
   ExpectError(communicator.AllGather(values, values, 3, DataType::kFp4E2M1),
               absl::StatusCode::kInvalidArgument, {"fp4_e2m1", "even"});
-  ExpectError(communicator.AllReduce(values, values, 4, DataType::kFp8E4M3,
-                                     ReduceOp::kSum),
+  ExpectError(communicator.AllReduce(values, values, 4, DataType::kFp8E4M3, ReduceOp::kSum),
               absl::StatusCode::kInvalidArgument, {"cannot reduce fp8_e4m3"});
   ExpectError(communicator.AllGatherV(values, values, {1, 2}, DataType::kFp32),
               absl::StatusCode::kInvalidArgument, {"counts has 2 entries"});
   ExpectError(communicator.GroupEnd(), absl::StatusCode::kFailedPrecondition,
               {"GroupEnd without a matching GroupStart"});
   // None of these touched peers, so the communicator still works.
-  ASSERT_TRUE(communicator.AllReduce(values, values, 4, DataType::kFp32,
-                                     ReduceOp::kSum)
-                  .ok());
+  ASSERT_TRUE(communicator.AllReduce(values, values, 4, DataType::kFp32, ReduceOp::kSum).ok());
   EXPECT_EQ(values[1], -2.0f);  // one rank: the reduction is the identity
 }
 
 TEST(FailureTest, BadCreateArgumentsNameTheProblem) {
   const std::string path = FreshRegionPath();
-  ExpectError(Communicator::Create(path, 2, 2).status(),
-              absl::StatusCode::kInvalidArgument, {"rank 2, world 2"});
+  ExpectError(Communicator::Create(path, 2, 2).status(), absl::StatusCode::kInvalidArgument,
+              {"rank 2, world 2"});
   CommunicatorOptions odd_chunk;
   odd_chunk.chunk_bytes = 100;
   ExpectError(Communicator::Create(path, 0, 2, odd_chunk).status(),

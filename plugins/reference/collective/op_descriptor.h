@@ -34,11 +34,11 @@ const char* CollectiveKindName(CollectiveKind kind);
 struct OpDescriptor {
   CollectiveKind kind;
   DataType type;
-  ReduceOp op;          // meaningful for AllReduce / ReduceScatter(V) only
-  int32_t root;         // meaningful for Broadcast only
-  uint64_t count;       // per-rank count (even variants), 0 for V variants
+  ReduceOp op;                  // meaningful for AllReduce / ReduceScatter(V) only
+  int32_t root;                 // meaningful for Broadcast only
+  uint64_t count;               // per-rank count (even variants), 0 for V variants
   uint64_t counts_fingerprint;  // FingerprintCounts() of V-variant counts
-  uint64_t call_number;  // 1-based index of this collective on the communicator
+  uint64_t call_number;         // 1-based index of this collective on the communicator
 };
 
 // FNV-1a over the per-rank counts of a V variant; equal vectors give equal
@@ -50,8 +50,8 @@ std::string DescribeOp(const OpDescriptor& op);
 
 // Empty when `other` (published by `other_rank`) agrees with `reference`
 // (rank 0's); otherwise a sentence naming both calls.
-std::string DescribeMismatch(const OpDescriptor& reference,
-                             const OpDescriptor& other, int other_rank);
+std::string DescribeMismatch(const OpDescriptor& reference, const OpDescriptor& other,
+                             int other_rank);
 
 }  // namespace teplug::reference::collective
 

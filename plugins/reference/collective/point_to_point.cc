@@ -19,10 +19,9 @@ Step TrySendChunk(const SharedRegion& region, int rank, Transfer& transfer) {
   if (channel.consumed.load(std::memory_order_acquire) != posted) {
     return Step::kIdle;  // receiver has not emptied the buffer yet
   }
-  const size_t bytes = std::min(region.chunk_bytes(),
-                                transfer.bytes - transfer.done_bytes);
-  std::memcpy(region.channel_buffer(rank, transfer.peer),
-              transfer.buffer + transfer.done_bytes, bytes);
+  const size_t bytes = std::min(region.chunk_bytes(), transfer.bytes - transfer.done_bytes);
+  std::memcpy(region.channel_buffer(rank, transfer.peer), transfer.buffer + transfer.done_bytes,
+              bytes);
   channel.chunk_bytes = bytes;
   channel.message_bytes = transfer.bytes;
   channel.posted.store(posted + 1, std::memory_order_release);
@@ -32,9 +31,8 @@ Step TrySendChunk(const SharedRegion& region, int rank, Transfer& transfer) {
 
 // Copies out the chunk waiting in the channel, if any. Fails when the sender's
 // message size differs from the receive's.
-absl::Status TryRecvChunk(const SharedRegion& region, int rank,
-                          Transfer& transfer, const std::string& context,
-                          Step& step) {
+absl::Status TryRecvChunk(const SharedRegion& region, int rank, Transfer& transfer,
+                          const std::string& context, Step& step) {
   step = Step::kIdle;
   ChannelControl& channel = region.channel(transfer.peer, rank);
   const uint64_t consumed = channel.consumed.load(std::memory_order_relaxed);
@@ -42,16 +40,14 @@ absl::Status TryRecvChunk(const SharedRegion& region, int rank,
     return absl::OkStatus();  // nothing posted yet
   }
   const size_t remaining = transfer.bytes - transfer.done_bytes;
-  if (channel.message_bytes != transfer.bytes ||
-      channel.chunk_bytes > remaining) {
+  if (channel.message_bytes != transfer.bytes || channel.chunk_bytes > remaining) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s: Recv from rank %d expects a %u-byte message but rank %d sent "
         "%u bytes; matching Send and Recv must have the same count and type",
-        context, transfer.peer, transfer.bytes, transfer.peer,
-        channel.message_bytes));
+        context, transfer.peer, transfer.bytes, transfer.peer, channel.message_bytes));
   }
-  std::memcpy(transfer.buffer + transfer.done_bytes,
-              region.channel_buffer(transfer.peer, rank), channel.chunk_bytes);
+  std::memcpy(transfer.buffer + transfer.done_bytes, region.channel_buffer(transfer.peer, rank),
+              channel.chunk_bytes);
   transfer.done_bytes += channel.chunk_bytes;
   channel.consumed.store(consumed + 1, std::memory_order_release);
   step = Step::kAdvanced;
@@ -59,19 +55,17 @@ absl::Status TryRecvChunk(const SharedRegion& region, int rank,
 }
 
 std::string DescribeStuck(const Transfer& transfer, size_t index) {
-  return absl::StrFormat("%s of %u bytes %s rank %d (transfer %u of the batch) "
-                         "had moved %u bytes",
-                         transfer.is_send ? "Send" : "Recv", transfer.bytes,
-                         transfer.is_send ? "to" : "from", transfer.peer,
-                         index + 1, transfer.done_bytes);
+  return absl::StrFormat(
+      "%s of %u bytes %s rank %d (transfer %u of the batch) "
+      "had moved %u bytes",
+      transfer.is_send ? "Send" : "Recv", transfer.bytes, transfer.is_send ? "to" : "from",
+      transfer.peer, index + 1, transfer.done_bytes);
 }
 
 }  // namespace
 
-absl::Status RunTransfers(const SharedRegion& region, int rank,
-                          std::vector<Transfer>& transfers,
-                          std::chrono::nanoseconds timeout,
-                          const std::string& context) {
+absl::Status RunTransfers(const SharedRegion& region, int rank, std::vector<Transfer>& transfers,
+                          std::chrono::nanoseconds timeout, const std::string& context) {
   const int world = region.world();
   BackoffWait wait(timeout);
   while (true) {
@@ -108,14 +102,13 @@ absl::Status RunTransfers(const SharedRegion& region, int rank,
         if (!stuck.empty()) stuck += "; ";
         stuck += DescribeStuck(transfers[i], i);
       }
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "%s: no send/recv progress for %.3f s (timeout); unfinished: %s. "
-          "The peer died, hung or never posted the matching call; or two ranks "
-          "each Send more than one chunk to the other before receiving outside "
-          "a group, which waits forever (put such pairs in "
-          "GroupStart/GroupEnd)",
-          context,
-          std::chrono::duration<double>(wait.Elapsed()).count(), stuck));
+      return absl::DeadlineExceededError(
+          absl::StrFormat("%s: no send/recv progress for %.3f s (timeout); unfinished: %s. "
+                          "The peer died, hung or never posted the matching call; or two ranks "
+                          "each Send more than one chunk to the other before receiving outside "
+                          "a group, which waits forever (put such pairs in "
+                          "GroupStart/GroupEnd)",
+                          context, std::chrono::duration<double>(wait.Elapsed()).count(), stuck));
     }
     wait.Pause();
   }

@@ -32,10 +32,8 @@ struct Transfer {
 // `timeout`, or when a received message's size differs from the size the
 // receiver posted. `context` (e.g. "GroupEnd on rank 1 of 2") starts every
 // error message.
-absl::Status RunTransfers(const SharedRegion& region, int rank,
-                          std::vector<Transfer>& transfers,
-                          std::chrono::nanoseconds timeout,
-                          const std::string& context);
+absl::Status RunTransfers(const SharedRegion& region, int rank, std::vector<Transfer>& transfers,
+                          std::chrono::nanoseconds timeout, const std::string& context);
 
 }  // namespace teplug::reference::collective
 

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <random>
+#include <string>
 
 #include "plugins/reference/numerics/float_formats.h"
 
@@ -35,28 +35,38 @@ T NonZeroInteger(std::mt19937_64& engine, int64_t low, int64_t high) {
 }  // namespace
 
 bool IsFloating(DataType type) {
-  return type == DataType::kFp32 || type == DataType::kFp64 ||
-         type == DataType::kFp16 || type == DataType::kBf16;
+  return type == DataType::kFp32 || type == DataType::kFp64 || type == DataType::kFp16 ||
+         type == DataType::kBf16;
 }
 
-std::vector<unsigned char> RandomElements(DataType type, size_t count,
-                                          uint64_t seed) {
+std::vector<unsigned char> RandomElements(DataType type, size_t count, uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> magnitude(0.5, 2.0);
   std::bernoulli_distribution negative(0.5);
   auto floating = [&] { return negative(engine) ? -magnitude(engine) : magnitude(engine); };
-  const size_t bytes = type == DataType::kFp4E2M1
-                           ? count / 2
-                           : count * static_cast<size_t>(ElementBits(type) / 8);
+  const size_t bytes =
+      type == DataType::kFp4E2M1 ? count / 2 : count * static_cast<size_t>(ElementBits(type) / 8);
   std::vector<unsigned char> buffer(bytes);
   for (size_t i = 0; i < count; ++i) {
     switch (type) {
-      case DataType::kFp32: Put(buffer, i, static_cast<float>(floating())); break;
-      case DataType::kFp64: Put(buffer, i, floating()); break;
-      case DataType::kFp16: Put(buffer, i, EncodeFp16(floating())); break;
-      case DataType::kBf16: Put(buffer, i, EncodeBf16(floating())); break;
-      case DataType::kInt8: Put(buffer, i, NonZeroInteger<int8_t>(engine, -128, 127)); break;
-      case DataType::kUint8: Put(buffer, i, NonZeroInteger<uint8_t>(engine, 1, 255)); break;
+      case DataType::kFp32:
+        Put(buffer, i, static_cast<float>(floating()));
+        break;
+      case DataType::kFp64:
+        Put(buffer, i, floating());
+        break;
+      case DataType::kFp16:
+        Put(buffer, i, EncodeFp16(floating()));
+        break;
+      case DataType::kBf16:
+        Put(buffer, i, EncodeBf16(floating()));
+        break;
+      case DataType::kInt8:
+        Put(buffer, i, NonZeroInteger<int8_t>(engine, -128, 127));
+        break;
+      case DataType::kUint8:
+        Put(buffer, i, NonZeroInteger<uint8_t>(engine, 1, 255));
+        break;
       case DataType::kInt32:
         Put(buffer, i, NonZeroInteger<int32_t>(engine, INT32_MIN, INT32_MAX));
         break;
@@ -76,28 +86,36 @@ std::vector<unsigned char> RandomElements(DataType type, size_t count,
   return buffer;
 }
 
-long double FloatingElement(const unsigned char* buffer, DataType type,
-                            size_t index) {
+long double FloatingElement(const unsigned char* buffer, DataType type, size_t index) {
   switch (type) {
-    case DataType::kFp32: return Get<float>(buffer, index);
-    case DataType::kFp64: return Get<double>(buffer, index);
-    case DataType::kFp16: return DecodeFp16(Get<uint16_t>(buffer, index));
-    case DataType::kBf16: return DecodeBf16(Get<uint16_t>(buffer, index));
-    default: break;
+    case DataType::kFp32:
+      return Get<float>(buffer, index);
+    case DataType::kFp64:
+      return Get<double>(buffer, index);
+    case DataType::kFp16:
+      return DecodeFp16(Get<uint16_t>(buffer, index));
+    case DataType::kBf16:
+      return DecodeBf16(Get<uint16_t>(buffer, index));
+    default:
+      break;
   }
   std::fprintf(stderr, "FloatingElement: %s is not a floating type\n",
                std::string(DataTypeName(type)).c_str());
   std::abort();
 }
 
-__int128 IntegerElement(const unsigned char* buffer, DataType type,
-                        size_t index) {
+__int128 IntegerElement(const unsigned char* buffer, DataType type, size_t index) {
   switch (type) {
-    case DataType::kInt8: return Get<int8_t>(buffer, index);
-    case DataType::kUint8: return Get<uint8_t>(buffer, index);
-    case DataType::kInt32: return Get<int32_t>(buffer, index);
-    case DataType::kInt64: return Get<int64_t>(buffer, index);
-    default: break;
+    case DataType::kInt8:
+      return Get<int8_t>(buffer, index);
+    case DataType::kUint8:
+      return Get<uint8_t>(buffer, index);
+    case DataType::kInt32:
+      return Get<int32_t>(buffer, index);
+    case DataType::kInt64:
+      return Get<int64_t>(buffer, index);
+    default:
+      break;
   }
   std::fprintf(stderr, "IntegerElement: %s is not an integer type\n",
                std::string(DataTypeName(type)).c_str());

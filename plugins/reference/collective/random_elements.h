@@ -16,17 +16,14 @@ namespace teplug::reference::collective::testing {
 // +-[0.5, 2) (no overflow or underflow in sums/products of a few ranks);
 // integers cover their full range except 0; fp8/e8m0/fp4 are random non-zero
 // bytes. fp4 counts must be even.
-std::vector<unsigned char> RandomElements(DataType type, size_t count,
-                                          uint64_t seed);
+std::vector<unsigned char> RandomElements(DataType type, size_t count, uint64_t seed);
 
 // Element `index` of a floating buffer (fp32, fp64, fp16, bf16) as an exact
 // long double.
-long double FloatingElement(const unsigned char* buffer, DataType type,
-                            size_t index);
+long double FloatingElement(const unsigned char* buffer, DataType type, size_t index);
 
 // Element `index` of an integer buffer (int8, int32, int64, uint8), exact.
-__int128 IntegerElement(const unsigned char* buffer, DataType type,
-                        size_t index);
+__int128 IntegerElement(const unsigned char* buffer, DataType type, size_t index);
 
 // True for fp32, fp64, fp16, bf16.
 bool IsFloating(DataType type);

@@ -49,14 +49,13 @@ RankResult ReadResult(const std::string& path, int rank) {
   std::string message(length, '\0');
   file.read(message.data(), static_cast<std::streamsize>(length));
   if (!file) {
-    return {absl::InternalError(absl::StrFormat(
-                "rank %d: result file %s is missing or truncated", rank, path)),
+    return {absl::InternalError(
+                absl::StrFormat("rank %d: result file %s is missing or truncated", rank, path)),
             {}};
   }
   RankResult result;
   result.status = absl::Status(static_cast<absl::StatusCode>(code), message);
-  result.output.assign(std::istreambuf_iterator<char>(file),
-                       std::istreambuf_iterator<char>());
+  result.output.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
   return result;
 }
 
@@ -82,13 +81,11 @@ std::vector<RankResult> RunAsProcesses(int world, const RankBody& body) {
     std::fflush(nullptr);  // no buffered output duplicated into the child
     const pid_t pid = fork();
     if (pid == 0) {
-      const bool written =
-          WriteResult(prefix + std::to_string(rank), body(rank));
+      const bool written = WriteResult(prefix + std::to_string(rank), body(rank));
       _exit(written ? 0 : 3);
     }
     if (pid < 0) {
-      results[rank].status = absl::InternalError(
-          absl::StrFormat("rank %d: fork failed", rank));
+      results[rank].status = absl::InternalError(absl::StrFormat("rank %d: fork failed", rank));
     }
     children[rank] = pid;
   }
@@ -96,20 +93,18 @@ std::vector<RankResult> RunAsProcesses(int world, const RankBody& body) {
     if (children[rank] < 0) continue;
     int wait_status = 0;
     if (waitpid(children[rank], &wait_status, 0) != children[rank]) {
-      results[rank].status = absl::InternalError(
-          absl::StrFormat("rank %d: waitpid failed", rank));
+      results[rank].status = absl::InternalError(absl::StrFormat("rank %d: waitpid failed", rank));
       continue;
     }
     const std::string path = prefix + std::to_string(rank);
     if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) {
       results[rank] = ReadResult(path, rank);
     } else if (WIFSIGNALED(wait_status)) {
-      results[rank].status = absl::InternalError(absl::StrFormat(
-          "rank %d process was killed by signal %d", rank, WTERMSIG(wait_status)));
+      results[rank].status = absl::InternalError(
+          absl::StrFormat("rank %d process was killed by signal %d", rank, WTERMSIG(wait_status)));
     } else {
       results[rank].status = absl::InternalError(absl::StrFormat(
-          "rank %d process exited with code %d without a result", rank,
-          WEXITSTATUS(wait_status)));
+          "rank %d process exited with code %d without a result", rank, WEXITSTATUS(wait_status)));
     }
     std::remove(path.c_str());
   }
@@ -122,10 +117,12 @@ const char* LaunchName(Launch launch) {
   return launch == Launch::kThreads ? "threads" : "processes";
 }
 
-std::vector<RankResult> RunRanks(Launch launch, int world,
-                                 const RankBody& body) {
-  return launch == Launch::kThreads ? RunAsThreads(world, body)
-                                    : RunAsProcesses(world, body);
+std::vector<RankResult> RunRanks(Launch launch, int world, const RankBody& body) {
+  return launch == Launch::kThreads ? RunAsThreads(world, body) : RunAsProcesses(world, body);
+}
+
+void PrintTo(const Topology& topology, std::ostream* out) {
+  *out << LaunchName(topology.launch) << ", world " << topology.world;
 }
 
 std::vector<Topology> AllTopologies() {
@@ -137,8 +134,7 @@ std::vector<Topology> AllTopologies() {
 }
 
 std::string TopologyName(const ::testing::TestParamInfo<Topology>& info) {
-  return absl::StrFormat("%s_world%d", LaunchName(info.param.launch),
-                         info.param.world);
+  return absl::StrFormat("%s_world%d", LaunchName(info.param.launch), info.param.world);
 }
 
 std::string FreshRegionPath() { return MakeUniqueRegionPath(TestDirectory()); }

@@ -7,6 +7,7 @@
 #define TEPLUG_PLUGINS_REFERENCE_COLLECTIVE_RANK_LAUNCHER_H_
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,7 @@ struct RankResult {
 };
 
 // The work of one rank; returns the bytes the test will check.
-using RankBody =
-    std::function<absl::StatusOr<std::vector<unsigned char>>(int rank)>;
+using RankBody = std::function<absl::StatusOr<std::vector<unsigned char>>(int rank)>;
 
 // Runs body(0) .. body(world-1) concurrently as `launch` says and waits for
 // all. A child process that crashes or exits without a result yields an
@@ -41,6 +41,9 @@ struct Topology {
   Launch launch;
   int world;
 };
+
+// Prints "threads, world 3" in gtest failure messages.
+void PrintTo(const Topology& topology, std::ostream* out);
 
 // Every topology the suites run: 2, 3 and 4 ranks, as threads and processes.
 std::vector<Topology> AllTopologies();

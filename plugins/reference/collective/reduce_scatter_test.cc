@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/reduction_oracle.h"
 
 namespace teplug::reference::collective {
@@ -23,11 +23,11 @@ using testing::RunRanks;
 using testing::Topology;
 using testing::TopologyName;
 
-constexpr DataType kReducibleTypes[] = {
-    DataType::kFp32, DataType::kFp64, DataType::kFp16, DataType::kBf16,
-    DataType::kInt8, DataType::kInt32, DataType::kInt64, DataType::kUint8};
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
-                             ReduceOp::kMax, ReduceOp::kAvg};
+constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64, DataType::kFp16,
+                                        DataType::kBf16,  DataType::kInt8, DataType::kInt32,
+                                        DataType::kInt64, DataType::kUint8};
+constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
+                             ReduceOp::kAvg};
 
 CommunicatorOptions SmallChunks() {
   CommunicatorOptions options;
@@ -66,8 +66,8 @@ std::vector<ScatterCase> MakeCases(int world, size_t total_count) {
   return cases;
 }
 
-void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
-                 bool uneven, bool in_place) {
+void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bool uneven,
+                 bool in_place) {
   std::vector<size_t> offsets;
   size_t total = 0;
   for (size_t count : counts) {
@@ -77,10 +77,8 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
   const std::vector<ScatterCase> cases = MakeCases(topology.world, total);
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunks());
+      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ScatterCase& c : cases) {
@@ -88,13 +86,10 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
           std::vector<unsigned char> in = c.inputs[rank];
           std::vector<unsigned char> separate_out(bytes);
           unsigned char* out =
-              in_place ? in.data() + offsets[rank] * ElementBytes(c.type)
-                       : separate_out.data();
+              in_place ? in.data() + offsets[rank] * ElementBytes(c.type) : separate_out.data();
           absl::Status status =
-              uneven ? (*communicator)->ReduceScatterV(in.data(), out, counts,
-                                                       c.type, c.op)
-                     : (*communicator)->ReduceScatter(in.data(), out, counts[0],
-                                                      c.type, c.op);
+              uneven ? (*communicator)->ReduceScatterV(in.data(), out, counts, c.type, c.op)
+                     : (*communicator)->ReduceScatter(in.data(), out, counts[0], c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out, out + bytes);
         }
@@ -110,9 +105,9 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts,
         block_inputs.push_back(input.data() + offsets[r] * element_bytes);
       }
       ASSERT_LE(offset + counts[r] * element_bytes, results[r].output.size());
-      EXPECT_EQ(CheckReduction(block_inputs, counts[r], c.type, c.op,
-                               results[r].output.data() + offset),
-                "")
+      EXPECT_EQ(
+          CheckReduction(block_inputs, counts[r], c.type, c.op, results[r].output.data() + offset),
+          "")
           << "rank " << r;
       offset += counts[r] * element_bytes;
     }
@@ -142,8 +137,8 @@ TEST_P(ReduceScatterTest, UnevenBlocksInPlace) {
               /*in_place=*/true);
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, ReduceScatterTest,
-                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+INSTANTIATE_TEST_SUITE_P(Topologies, ReduceScatterTest, ::testing::ValuesIn(AllTopologies()),
+                         TopologyName);
 
 }  // namespace
 }  // namespace teplug::reference::collective

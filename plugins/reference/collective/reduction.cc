@@ -17,15 +17,13 @@ namespace {
 template <typename T>
 T LoadElement(const void* buffer, size_t index) {
   T value;
-  std::memcpy(&value, static_cast<const unsigned char*>(buffer) + index * sizeof(T),
-              sizeof(T));
+  std::memcpy(&value, static_cast<const unsigned char*>(buffer) + index * sizeof(T), sizeof(T));
   return value;
 }
 
 template <typename T>
 void StoreElement(void* buffer, size_t index, T value) {
-  std::memcpy(static_cast<unsigned char*>(buffer) + index * sizeof(T), &value,
-              sizeof(T));
+  std::memcpy(static_cast<unsigned char*>(buffer) + index * sizeof(T), &value, sizeof(T));
 }
 
 // NaN-propagating min/max; on ties the accumulator (lower rank) is kept.
@@ -46,24 +44,32 @@ uint16_t StoreFp16(float value) { return EncodeFp16(value); }
 float LoadBf16(uint16_t bits) { return DecodeBf16(bits); }
 uint16_t StoreBf16(float value) { return EncodeBf16(value); }
 template <typename T>
-T Identity(T value) { return value; }
+T Identity(T value) {
+  return value;
+}
 
 // Floating reduction: Storage is the element type in memory, Acc the type the
 // arithmetic runs in; Load/Store convert (Store rounds exactly once).
-template <typename Storage, typename Acc, Acc (*Load)(Storage),
-          Storage (*Store)(Acc)>
-void ReduceFloating(const void* const* inputs, int world, size_t count,
-                    ReduceOp op, void* out) {
+template <typename Storage, typename Acc, Acc (*Load)(Storage), Storage (*Store)(Acc)>
+void ReduceFloating(const void* const* inputs, int world, size_t count, ReduceOp op, void* out) {
   for (size_t i = 0; i < count; ++i) {
     Acc acc = Load(LoadElement<Storage>(inputs[0], i));
     for (int r = 1; r < world; ++r) {
       const Acc next = Load(LoadElement<Storage>(inputs[r], i));
       switch (op) {
         case ReduceOp::kSum:
-        case ReduceOp::kAvg: acc = acc + next; break;
-        case ReduceOp::kProd: acc = acc * next; break;
-        case ReduceOp::kMin: acc = FloatingMin(acc, next); break;
-        case ReduceOp::kMax: acc = FloatingMax(acc, next); break;
+        case ReduceOp::kAvg:
+          acc = acc + next;
+          break;
+        case ReduceOp::kProd:
+          acc = acc * next;
+          break;
+        case ReduceOp::kMin:
+          acc = FloatingMin(acc, next);
+          break;
+        case ReduceOp::kMax:
+          acc = FloatingMax(acc, next);
+          break;
       }
     }
     if (op == ReduceOp::kAvg) acc = acc / static_cast<Acc>(world);
@@ -74,8 +80,7 @@ void ReduceFloating(const void* const* inputs, int world, size_t count,
 // Integer reduction: sum/prod wrap (done in the unsigned type, where wrapping
 // is defined), avg divides the exact 128-bit sum, truncating toward zero.
 template <typename T>
-void ReduceInteger(const void* const* inputs, int world, size_t count,
-                   ReduceOp op, void* out) {
+void ReduceInteger(const void* const* inputs, int world, size_t count, ReduceOp op, void* out) {
   using Unsigned = std::make_unsigned_t<T>;
   for (size_t i = 0; i < count; ++i) {
     const T first = LoadElement<T>(inputs[0], i);
@@ -96,8 +101,7 @@ void ReduceInteger(const void* const* inputs, int world, size_t count,
       Wide wrapped = static_cast<Unsigned>(first);
       for (int r = 1; r < world; ++r) {
         const Wide next = static_cast<Unsigned>(LoadElement<T>(inputs[r], i));
-        wrapped = static_cast<Unsigned>(op == ReduceOp::kSum ? wrapped + next
-                                                             : wrapped * next);
+        wrapped = static_cast<Unsigned>(op == ReduceOp::kSum ? wrapped + next : wrapped * next);
       }
       result = static_cast<T>(static_cast<Unsigned>(wrapped));
     }
@@ -109,10 +113,10 @@ void ReduceInteger(const void* const* inputs, int world, size_t count,
 
 absl::Status CheckReducible(DataType type, ReduceOp op, absl::string_view what) {
   if (ReduceOpName(op) == "unknown") {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: unknown reduction operator code %u (expected sum, prod, min, max "
-        "or avg)",
-        what, static_cast<uint32_t>(op)));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: unknown reduction operator code %u (expected sum, prod, min, max "
+                        "or avg)",
+                        what, static_cast<uint32_t>(op)));
   }
   switch (type) {
     case DataType::kFp32:
@@ -125,32 +129,29 @@ absl::Status CheckReducible(DataType type, ReduceOp op, absl::string_view what) 
     case DataType::kUint8:
       return absl::OkStatus();
     default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s: the reference collectives cannot reduce %s with %s; reducible "
-          "types are fp32, fp64, fp16, bf16, int8, int32, int64 and uint8 (fp8 "
-          "and fp4 data is moved with all_gather/broadcast/send, not reduced)",
-          what, DataTypeName(type), ReduceOpName(op)));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: the reference collectives cannot reduce %s with %s; reducible "
+                          "types are fp32, fp64, fp16, bf16, int8, int32, int64 and uint8 (fp8 "
+                          "and fp4 data is moved with all_gather/broadcast/send, not reduced)",
+                          what, DataTypeName(type), ReduceOpName(op)));
   }
 }
 
-void ReduceInRankOrder(const void* const* inputs, int world, size_t count,
-                       DataType type, ReduceOp op, void* out) {
+void ReduceInRankOrder(const void* const* inputs, int world, size_t count, DataType type,
+                       ReduceOp op, void* out) {
   switch (type) {
     case DataType::kFp32:
-      ReduceFloating<float, float, Identity<float>, Identity<float>>(
-          inputs, world, count, op, out);
+      ReduceFloating<float, float, Identity<float>, Identity<float>>(inputs, world, count, op, out);
       return;
     case DataType::kFp64:
-      ReduceFloating<double, double, Identity<double>, Identity<double>>(
-          inputs, world, count, op, out);
+      ReduceFloating<double, double, Identity<double>, Identity<double>>(inputs, world, count, op,
+                                                                         out);
       return;
     case DataType::kFp16:
-      ReduceFloating<uint16_t, float, LoadFp16, StoreFp16>(inputs, world, count,
-                                                           op, out);
+      ReduceFloating<uint16_t, float, LoadFp16, StoreFp16>(inputs, world, count, op, out);
       return;
     case DataType::kBf16:
-      ReduceFloating<uint16_t, float, LoadBf16, StoreBf16>(inputs, world, count,
-                                                           op, out);
+      ReduceFloating<uint16_t, float, LoadBf16, StoreBf16>(inputs, world, count, op, out);
       return;
     case DataType::kInt8:
       ReduceInteger<int8_t>(inputs, world, count, op, out);

@@ -35,8 +35,8 @@ absl::Status CheckReducible(DataType type, ReduceOp op, absl::string_view what);
 // out[i] = reduction over r of inputs[r][i], for i < count, with the
 // semantics above. `out` may alias any input: element i of every input is read
 // before out[i] is written. Precondition: CheckReducible(type, op) is ok.
-void ReduceInRankOrder(const void* const* inputs, int world, size_t count,
-                       DataType type, ReduceOp op, void* out);
+void ReduceInRankOrder(const void* const* inputs, int world, size_t count, DataType type,
+                       ReduceOp op, void* out);
 
 }  // namespace teplug::reference::collective
 

@@ -16,10 +16,14 @@ long double AccumulatorRoundoff(DataType type) {
 
 long double OutputRoundoff(DataType type) {
   switch (type) {
-    case DataType::kFp16: return std::ldexp(1.0L, -11);
-    case DataType::kBf16: return std::ldexp(1.0L, -8);
-    case DataType::kFp64: return std::ldexp(1.0L, -53);
-    default: return std::ldexp(1.0L, -24);
+    case DataType::kFp16:
+      return std::ldexp(1.0L, -11);
+    case DataType::kBf16:
+      return std::ldexp(1.0L, -8);
+    case DataType::kFp64:
+      return std::ldexp(1.0L, -53);
+    default:
+      return std::ldexp(1.0L, -24);
   }
 }
 
@@ -39,8 +43,7 @@ __int128 WrapToType(unsigned __int128 value, DataType type) {
 std::string Int128ToString(__int128 value) {
   if (value == 0) return "0";
   const bool negative = value < 0;
-  unsigned __int128 magnitude =
-      negative ? -static_cast<unsigned __int128>(value) : value;
+  unsigned __int128 magnitude = negative ? -static_cast<unsigned __int128>(value) : value;
   std::string digits;
   while (magnitude != 0) {
     digits.insert(digits.begin(), static_cast<char>('0' + magnitude % 10));
@@ -49,9 +52,8 @@ std::string Int128ToString(__int128 value) {
   return negative ? "-" + digits : digits;
 }
 
-std::string CheckFloatingElement(const std::vector<const unsigned char*>& inputs,
-                                 size_t index, DataType type, ReduceOp op,
-                                 const unsigned char* got_buffer) {
+std::string CheckFloatingElement(const std::vector<const unsigned char*>& inputs, size_t index,
+                                 DataType type, ReduceOp op, const unsigned char* got_buffer) {
   const long double world = static_cast<long double>(inputs.size());
   std::vector<long double> values;
   long double sum = 0, sum_abs = 0, product = 1;
@@ -82,8 +84,7 @@ std::string CheckFloatingElement(const std::vector<const unsigned char*>& inputs
     case ReduceOp::kMax:
       expected = values[0];
       for (long double value : values) {
-        expected = op == ReduceOp::kMin ? std::fmin(expected, value)
-                                        : std::fmax(expected, value);
+        expected = op == ReduceOp::kMin ? std::fmin(expected, value) : std::fmax(expected, value);
       }
       break;
   }
@@ -94,16 +95,14 @@ std::string CheckFloatingElement(const std::vector<const unsigned char*>& inputs
       "%s %s element %u: inputs [%s] gave %.10Lg, expected %.10Lg within "
       "%.3Lg (error %.3Lg)",
       DataTypeName(type), ReduceOpName(op), index,
-      absl::StrJoin(values, ", ",
-                    [](std::string* out, long double v) {
-                      absl::StrAppendFormat(out, "%.10Lg", v);
-                    }),
+      absl::StrJoin(
+          values, ", ",
+          [](std::string* out, long double v) { absl::StrAppendFormat(out, "%.10Lg", v); }),
       got, expected, bound, std::fabs(got - expected));
 }
 
-std::string CheckIntegerElement(const std::vector<const unsigned char*>& inputs,
-                                size_t index, DataType type, ReduceOp op,
-                                const unsigned char* got_buffer) {
+std::string CheckIntegerElement(const std::vector<const unsigned char*>& inputs, size_t index,
+                                DataType type, ReduceOp op, const unsigned char* got_buffer) {
   std::vector<__int128> values;
   __int128 sum = 0;
   unsigned __int128 product = 1;
@@ -115,9 +114,15 @@ std::string CheckIntegerElement(const std::vector<const unsigned char*>& inputs,
   }
   __int128 expected = values[0];
   switch (op) {
-    case ReduceOp::kSum: expected = WrapToType(static_cast<unsigned __int128>(sum), type); break;
-    case ReduceOp::kProd: expected = WrapToType(product, type); break;
-    case ReduceOp::kAvg: expected = sum / static_cast<__int128>(inputs.size()); break;
+    case ReduceOp::kSum:
+      expected = WrapToType(static_cast<unsigned __int128>(sum), type);
+      break;
+    case ReduceOp::kProd:
+      expected = WrapToType(product, type);
+      break;
+    case ReduceOp::kAvg:
+      expected = sum / static_cast<__int128>(inputs.size());
+      break;
     case ReduceOp::kMin:
     case ReduceOp::kMax:
       for (__int128 value : values) {
@@ -128,24 +133,20 @@ std::string CheckIntegerElement(const std::vector<const unsigned char*>& inputs,
   const __int128 got = IntegerElement(got_buffer, type, index);
   if (got == expected) return "";
   return absl::StrFormat(
-      "%s %s element %u: inputs [%s] gave %s, expected %s", DataTypeName(type),
-      ReduceOpName(op), index,
+      "%s %s element %u: inputs [%s] gave %s, expected %s", DataTypeName(type), ReduceOpName(op),
+      index,
       absl::StrJoin(values, ", ",
-                    [](std::string* out, __int128 v) {
-                      out->append(Int128ToString(v));
-                    }),
+                    [](std::string* out, __int128 v) { out->append(Int128ToString(v)); }),
       Int128ToString(got), Int128ToString(expected));
 }
 
 }  // namespace
 
-std::string CheckReduction(const std::vector<const unsigned char*>& inputs,
-                           size_t count, DataType type, ReduceOp op,
-                           const unsigned char* got) {
+std::string CheckReduction(const std::vector<const unsigned char*>& inputs, size_t count,
+                           DataType type, ReduceOp op, const unsigned char* got) {
   for (size_t i = 0; i < count; ++i) {
-    const std::string failure =
-        IsFloating(type) ? CheckFloatingElement(inputs, i, type, op, got)
-                         : CheckIntegerElement(inputs, i, type, op, got);
+    const std::string failure = IsFloating(type) ? CheckFloatingElement(inputs, i, type, op, got)
+                                                 : CheckIntegerElement(inputs, i, type, op, got);
     if (!failure.empty()) return failure;
   }
   return "";

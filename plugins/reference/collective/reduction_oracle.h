@@ -25,9 +25,8 @@ namespace teplug::reference::collective::testing {
 // Checks got[i] for i < count against the reduction of inputs[r][i] over all
 // ranks r. Returns "" when every element is within bounds, otherwise a
 // description of the first failing element (index, inputs, got, expected).
-std::string CheckReduction(const std::vector<const unsigned char*>& inputs,
-                           size_t count, DataType type, ReduceOp op,
-                           const unsigned char* got);
+std::string CheckReduction(const std::vector<const unsigned char*>& inputs, size_t count,
+                           DataType type, ReduceOp op, const unsigned char* got);
 
 }  // namespace teplug::reference::collective::testing
 

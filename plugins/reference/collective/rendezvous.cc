@@ -19,10 +19,9 @@ std::string MakeUniqueRegionPath(const std::string& directory) {
   const uint64_t random_bits =
       (static_cast<uint64_t>(entropy()) << 32) ^ static_cast<uint64_t>(entropy());
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
-  return absl::StrFormat(
-      "%s/teplug-collective-%d-%d-%016x", directory, static_cast<int>(getpid()),
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(),
-      random_bits);
+  return absl::StrFormat("%s/teplug-collective-%d-%d-%016x", directory, static_cast<int>(getpid()),
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(now).count(),
+                         random_bits);
 }
 
 std::string EncodeBootstrapBlob(const std::string& region_path) {
@@ -31,10 +30,10 @@ std::string EncodeBootstrapBlob(const std::string& region_path) {
 
 absl::StatusOr<std::string> DecodeBootstrapBlob(const std::string& blob) {
   if (!absl::StartsWith(blob, kBlobPrefix)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "bootstrap blob of %u bytes does not start with \"%s\"; it was not "
-        "made by this collective provider (or version)",
-        blob.size(), kBlobPrefix));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("bootstrap blob of %u bytes does not start with \"%s\"; it was not "
+                        "made by this collective provider (or version)",
+                        blob.size(), kBlobPrefix));
   }
   std::string path = blob.substr(sizeof(kBlobPrefix) - 1);
   if (path.empty()) {
@@ -47,26 +46,27 @@ absl::StatusOr<std::unique_ptr<Communicator>> CreateWithKeyValueStore(
     const KeyValueStore& store, const std::string& key, int rank, int world,
     const std::string& directory, const CommunicatorOptions& options) {
   if (!store.put || !store.get) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "CreateWithKeyValueStore(rank %d, key %s): the store's put and get "
-        "callbacks must both be set",
-        rank, key));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("CreateWithKeyValueStore(rank %d, key %s): the store's put and get "
+                        "callbacks must both be set",
+                        rank, key));
   }
   std::string blob;
   if (rank == 0) {
     blob = EncodeBootstrapBlob(MakeUniqueRegionPath(directory));
     if (absl::Status put = store.put(key, blob); !put.ok()) {
-      return absl::Status(put.code(), absl::StrFormat(
-          "CreateWithKeyValueStore: rank 0 could not put key %s: %s", key,
-          put.message()));
+      return absl::Status(
+          put.code(), absl::StrFormat("CreateWithKeyValueStore: rank 0 could not put key %s: %s",
+                                      key, put.message()));
     }
   } else {
     absl::StatusOr<std::string> got = store.get(key, options.timeout);
     if (!got.ok()) {
-      return absl::Status(got.status().code(), absl::StrFormat(
-          "CreateWithKeyValueStore: rank %d could not get key %s (rank 0 puts "
-          "it): %s",
-          rank, key, got.status().message()));
+      return absl::Status(
+          got.status().code(),
+          absl::StrFormat("CreateWithKeyValueStore: rank %d could not get key %s (rank 0 puts "
+                          "it): %s",
+                          rank, key, got.status().message()));
     }
     blob = *std::move(got);
   }

@@ -38,8 +38,7 @@ absl::StatusOr<std::string> DecodeBootstrapBlob(const std::string& blob);
 // A host-provided key-value store (the ABI's rendezvous callbacks).
 struct KeyValueStore {
   // Stores `value` under `key`.
-  std::function<absl::Status(const std::string& key, const std::string& value)>
-      put;
+  std::function<absl::Status(const std::string& key, const std::string& value)> put;
   // Returns the value under `key`, waiting up to `timeout` for it to appear.
   std::function<absl::StatusOr<std::string>(const std::string& key,
                                             std::chrono::nanoseconds timeout)>
@@ -52,8 +51,7 @@ struct KeyValueStore {
 // rank added.
 absl::StatusOr<std::unique_ptr<Communicator>> CreateWithKeyValueStore(
     const KeyValueStore& store, const std::string& key, int rank, int world,
-    const std::string& directory,
-    const CommunicatorOptions& options = CommunicatorOptions());
+    const std::string& directory, const CommunicatorOptions& options = CommunicatorOptions());
 
 }  // namespace teplug::reference::collective
 

@@ -36,8 +36,7 @@ TEST(RendezvousTest, UniquePathsDifferAndLiveInTheDirectory) {
 
 TEST(RendezvousTest, BootstrapBlobRoundTripsAndRejectsForeignBytes) {
   const std::string path = MakeUniqueRegionPath(kDefaultRegionDirectory);
-  const absl::StatusOr<std::string> decoded =
-      DecodeBootstrapBlob(EncodeBootstrapBlob(path));
+  const absl::StatusOr<std::string> decoded = DecodeBootstrapBlob(EncodeBootstrapBlob(path));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(*decoded, path);
   EXPECT_EQ(DecodeBootstrapBlob("nccl-unique-id-bytes").status().code(),
@@ -57,8 +56,8 @@ class MemoryStore {
       changed_.notify_all();
       return absl::OkStatus();
     };
-    store.get = [this](const std::string& key, std::chrono::nanoseconds timeout)
-        -> absl::StatusOr<std::string> {
+    store.get = [this](const std::string& key,
+                       std::chrono::nanoseconds timeout) -> absl::StatusOr<std::string> {
       std::unique_lock<std::mutex> lock(mutex_);
       if (!changed_.wait_for(lock, timeout, [&] { return values_.count(key) > 0; })) {
         return absl::DeadlineExceededError("key " + key + " never appeared");
@@ -77,14 +76,13 @@ class MemoryStore {
 TEST(RendezvousTest, KeyValueStoreConnectsThreeRanks) {
   MemoryStore memory;
   const KeyValueStore store = memory.Callbacks();
-  const std::vector<RankResult> results = RunRanks(
-      Launch::kThreads, 3, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = CreateWithKeyValueStore(store, "group/7", rank, 3,
-                                                    TestDirectory());
+  const std::vector<RankResult> results =
+      RunRanks(Launch::kThreads, 3, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        auto communicator = CreateWithKeyValueStore(store, "group/7", rank, 3, TestDirectory());
         if (!communicator.ok()) return communicator.status();
         int32_t value = 7 * (rank + 2);
-        absl::Status status = (*communicator)->AllReduce(
-            &value, &value, 1, DataType::kInt32, ReduceOp::kMax);
+        absl::Status status =
+            (*communicator)->AllReduce(&value, &value, 1, DataType::kInt32, ReduceOp::kMax);
         if (!status.ok()) return status;
         std::vector<unsigned char> bytes(sizeof(value));
         std::memcpy(bytes.data(), &value, sizeof(value));
@@ -103,15 +101,13 @@ TEST(RendezvousTest, StoreErrorsNameTheKeyAndRank) {
   MemoryStore memory;  // rank 0 never puts
   CommunicatorOptions options;
   options.timeout = std::chrono::milliseconds(50);
-  const auto communicator = CreateWithKeyValueStore(
-      memory.Callbacks(), "group/missing", 2, 3, TestDirectory(), options);
+  const auto communicator =
+      CreateWithKeyValueStore(memory.Callbacks(), "group/missing", 2, 3, TestDirectory(), options);
   EXPECT_EQ(communicator.status().code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_TRUE(absl::StrContains(communicator.status().message(),
-                                "rank 2 could not get key group/missing"))
+  EXPECT_TRUE(
+      absl::StrContains(communicator.status().message(), "rank 2 could not get key group/missing"))
       << communicator.status();
-  EXPECT_EQ(CreateWithKeyValueStore(KeyValueStore{}, "k", 0, 1, TestDirectory())
-                .status()
-                .code(),
+  EXPECT_EQ(CreateWithKeyValueStore(KeyValueStore{}, "k", 0, 1, TestDirectory()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 

@@ -7,8 +7,8 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/random_elements.h"
+#include "plugins/reference/collective/rank_launcher.h"
 
 namespace teplug::reference::collective {
 namespace {
@@ -29,8 +29,8 @@ CommunicatorOptions SmallChunks() {
 }
 
 // Random message from `sender` to `receiver` (number `index` between them).
-std::vector<unsigned char> Message(int sender, int receiver, int index,
-                                   size_t count, DataType type) {
+std::vector<unsigned char> Message(int sender, int receiver, int index, size_t count,
+                                   DataType type) {
   return RandomElements(type, count, 1000 * sender + 100 * receiver + index + 1);
 }
 
@@ -51,9 +51,8 @@ TEST_P(SendRecvTest, UngroupedRingOfSmallMessages) {
   const int world = topology.world;
   constexpr size_t kCount = 50;  // 200 bytes < one 256-byte chunk
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         const int next = (rank + 1) % world;
@@ -64,8 +63,7 @@ TEST_P(SendRecvTest, UngroupedRingOfSmallMessages) {
           return (*communicator)->Send(outgoing.data(), kCount, DataType::kInt32, next);
         };
         auto recv = [&] {
-          return (*communicator)->Recv(incoming.data(), kCount, DataType::kInt32,
-                                       previous);
+          return (*communicator)->Recv(incoming.data(), kCount, DataType::kInt32, previous);
         };
         absl::Status first = rank % 2 == 0 ? send() : recv();
         if (!first.ok()) return first;
@@ -89,9 +87,8 @@ TEST_P(SendRecvTest, GroupedAllToAllOfLargeMessagesNeverDeadlocks) {
   const int world = topology.world;
   constexpr size_t kCount = 777;  // 1554 bf16 bytes: 7 chunks of 256 bytes
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         std::vector<std::vector<unsigned char>> outgoing, incoming;
@@ -101,12 +98,10 @@ TEST_P(SendRecvTest, GroupedAllToAllOfLargeMessagesNeverDeadlocks) {
         }
         absl::Status status = (*communicator)->GroupStart();
         for (int peer = 0; peer < world && status.ok(); ++peer) {
-          status = (*communicator)->Send(outgoing[peer].data(), kCount,
-                                         DataType::kBf16, peer);
+          status = (*communicator)->Send(outgoing[peer].data(), kCount, DataType::kBf16, peer);
         }
         for (int peer = 0; peer < world && status.ok(); ++peer) {
-          status = (*communicator)->Recv(incoming[peer].data(), kCount,
-                                         DataType::kBf16, peer);
+          status = (*communicator)->Recv(incoming[peer].data(), kCount, DataType::kBf16, peer);
         }
         if (!status.ok()) return status;
         status = (*communicator)->GroupEnd();
@@ -132,9 +127,8 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
   const int world = topology.world;
   const size_t kCounts[] = {300, 7, 129};
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         const int next = (rank + 1) % world;
@@ -146,12 +140,10 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
         }
         absl::Status status = (*communicator)->GroupStart();
         for (int i = 0; i < 3 && status.ok(); ++i) {
-          status = (*communicator)->Recv(incoming[i].data(), kCounts[i],
-                                         DataType::kFp64, previous);
+          status = (*communicator)->Recv(incoming[i].data(), kCounts[i], DataType::kFp64, previous);
         }
         for (int i = 0; i < 3 && status.ok(); ++i) {
-          status = (*communicator)->Send(outgoing[i].data(), kCounts[i],
-                                         DataType::kFp64, next);
+          status = (*communicator)->Send(outgoing[i].data(), kCounts[i], DataType::kFp64, next);
         }
         if (!status.ok()) return status;
         status = (*communicator)->GroupEnd();
@@ -176,24 +168,22 @@ TEST_P(SendRecvTest, GroupQueuesCollectivesUntilGroupEnd) {
   const Topology topology = GetParam();
   const int world = topology.world;
   const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, world,
-      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+  const std::vector<RankResult> results =
+      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
         auto communicator = Communicator::Create(path, rank, world, SmallChunks());
         if (!communicator.ok()) return communicator.status();
         int64_t value = 10 + rank;
         int64_t sent = 1000 + rank, received = 0;
         absl::Status status = (*communicator)->GroupStart();
         if (status.ok()) {
-          status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt64,
-                                              ReduceOp::kSum);
+          status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt64, ReduceOp::kSum);
         }
         if (status.ok()) {
           status = (*communicator)->Send(&sent, 1, DataType::kInt64, (rank + 1) % world);
         }
         if (status.ok()) {
-          status = (*communicator)->Recv(&received, 1, DataType::kInt64,
-                                         (rank + world - 1) % world);
+          status =
+              (*communicator)->Recv(&received, 1, DataType::kInt64, (rank + world - 1) % world);
         }
         if (!status.ok()) return status;
         const int64_t value_before_group_end = value;
@@ -218,8 +208,8 @@ TEST_P(SendRecvTest, GroupQueuesCollectivesUntilGroupEnd) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, SendRecvTest,
-                         ::testing::ValuesIn(AllTopologies()), TopologyName);
+INSTANTIATE_TEST_SUITE_P(Topologies, SendRecvTest, ::testing::ValuesIn(AllTopologies()),
+                         TopologyName);
 
 }  // namespace
 }  // namespace teplug::reference::collective

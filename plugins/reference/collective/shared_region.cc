@@ -35,9 +35,7 @@ struct Layout {
   size_t total;
 };
 
-size_t AlignUp(size_t value) {
-  return (value + kBlockAlign - 1) / kBlockAlign * kBlockAlign;
-}
+size_t AlignUp(size_t value) { return (value + kBlockAlign - 1) / kBlockAlign * kBlockAlign; }
 
 Layout ComputeLayout(int world, size_t chunk_bytes) {
   const size_t ranks = static_cast<size_t>(world);
@@ -53,9 +51,8 @@ Layout ComputeLayout(int world, size_t chunk_bytes) {
 
 absl::Status ErrnoError(const std::string& what, const std::string& path) {
   const int saved_errno = errno;
-  return absl::InternalError(absl::StrFormat(
-      "shared collective region %s: %s failed: %s", path, what,
-      std::strerror(saved_errno)));
+  return absl::InternalError(absl::StrFormat("shared collective region %s: %s failed: %s", path,
+                                             what, std::strerror(saved_errno)));
 }
 
 // Grows the file to at least `size` bytes under an exclusive flock, so that
@@ -77,17 +74,15 @@ absl::Status GrowFile(int fd, size_t size, const std::string& path) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Map(
-    const std::string& path, int world, size_t chunk_bytes) {
+absl::StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Map(const std::string& path, int world,
+                                                                size_t chunk_bytes) {
   if (world < 1 || world > 0xFFFF) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "shared collective region %s: world size %d is outside 1..65535", path,
-        world));
+        "shared collective region %s: world size %d is outside 1..65535", path, world));
   }
   if (chunk_bytes == 0 || chunk_bytes > 0xFFFFFFFFull) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "shared collective region %s: chunk size %u is outside 1..2^32-1",
-        path, chunk_bytes));
+        "shared collective region %s: chunk size %u is outside 1..2^32-1", path, chunk_bytes));
   }
   const Layout layout = ComputeLayout(world, chunk_bytes);
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -97,11 +92,9 @@ absl::StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Map(
     close(fd);
     return grown;
   }
-  void* base =
-      mmap(nullptr, layout.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* base = mmap(nullptr, layout.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base == MAP_FAILED) {
-    absl::Status status = ErrnoError(
-        absl::StrFormat("mmap of %u bytes", layout.total), path);
+    absl::Status status = ErrnoError(absl::StrFormat("mmap of %u bytes", layout.total), path);
     close(fd);
     return status;
   }
@@ -110,30 +103,27 @@ absl::StatusOr<std::unique_ptr<SharedRegion>> SharedRegion::Map(
       new SharedRegion(path, world, chunk_bytes, base, layout.total));
 
   auto* header = reinterpret_cast<RegionHeader*>(base);
-  const uint64_t tag = kLayoutMagic | (static_cast<uint64_t>(world) << 32) |
-                       static_cast<uint64_t>(chunk_bytes);
+  const uint64_t tag =
+      kLayoutMagic | (static_cast<uint64_t>(world) << 32) | static_cast<uint64_t>(chunk_bytes);
   uint64_t existing = 0;
-  if (!header->layout_tag.compare_exchange_strong(existing, tag,
-                                                  std::memory_order_acq_rel) &&
+  if (!header->layout_tag.compare_exchange_strong(existing, tag, std::memory_order_acq_rel) &&
       existing != tag) {
     if ((existing & (0xFFFFull << 48)) != kLayoutMagic) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "shared collective region %s: the file holds something else (tag "
-          "%016x); pass a fresh path",
-          path, existing));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("shared collective region %s: the file holds something else (tag "
+                          "%016x); pass a fresh path",
+                          path, existing));
     }
     return absl::InvalidArgumentError(absl::StrFormat(
         "shared collective region %s was created for world %u with chunk "
         "bytes %u, but this rank opened it with world %d and chunk bytes %u; "
         "all ranks must pass the same world size and options",
-        path, (existing >> 32) & 0xFFFF, existing & 0xFFFFFFFFull, world,
-        chunk_bytes));
+        path, (existing >> 32) & 0xFFFF, existing & 0xFFFFFFFFull, world, chunk_bytes));
   }
   return region;
 }
 
-SharedRegion::SharedRegion(std::string path, int world, size_t chunk_bytes,
-                           void* base, size_t size)
+SharedRegion::SharedRegion(std::string path, int world, size_t chunk_bytes, void* base, size_t size)
     : path_(std::move(path)),
       world_(world),
       chunk_bytes_(chunk_bytes),

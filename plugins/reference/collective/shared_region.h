@@ -56,8 +56,8 @@ class SharedRegion {
   // layout needs, maps it and claims or checks the layout tag. Fails with the
   // path and errno text on any system-call error, or InvalidArgument when the
   // region was already claimed with a different world or chunk size.
-  static absl::StatusOr<std::unique_ptr<SharedRegion>> Map(
-      const std::string& path, int world, size_t chunk_bytes);
+  static absl::StatusOr<std::unique_ptr<SharedRegion>> Map(const std::string& path, int world,
+                                                           size_t chunk_bytes);
 
   ~SharedRegion();  // unmaps; the file itself is left for Unlink()
   SharedRegion(const SharedRegion&) = delete;
@@ -79,8 +79,7 @@ class SharedRegion {
   size_t chunk_bytes() const { return chunk_bytes_; }
 
  private:
-  SharedRegion(std::string path, int world, size_t chunk_bytes, void* base,
-               size_t size);
+  SharedRegion(std::string path, int world, size_t chunk_bytes, void* base, size_t size);
 
   std::string path_;
   int world_;
