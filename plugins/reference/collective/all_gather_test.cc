@@ -18,18 +18,15 @@ using testing::FreshRegionPath;
 using testing::RandomElements;
 using testing::RankResult;
 using testing::RunRanks;
+using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
 
+// Staging size per round: uneven counts span up to 6 rounds.
+constexpr size_t kChunkBytes = 512;
+
 constexpr DataType kTypes[] = {DataType::kFp32,    DataType::kBf16,  DataType::kFp8E4M3,
                                DataType::kFp4E2M1, DataType::kInt64, DataType::kUint8};
-
-CommunicatorOptions SmallChunks() {
-  CommunicatorOptions options;
-  options.chunk_bytes = 512;
-  options.timeout = std::chrono::seconds(30);
-  return options;
-}
 
 // Uneven per-rank counts: rank 1 sends nothing, the others differ and span
 // several chunks; all even so fp4 (two per byte) works.
@@ -65,7 +62,8 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bo
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (size_t t = 0; t < std::size(kTypes); ++t) {

@@ -17,26 +17,20 @@ namespace {
 using testing::AllTopologies;
 using testing::CheckReduction;
 using testing::FreshRegionPath;
+using testing::kReduceOps;
+using testing::kReducibleTypes;
 using testing::RandomElements;
 using testing::RankResult;
 using testing::RunRanks;
+using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
 
-constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64, DataType::kFp16,
-                                        DataType::kBf16,  DataType::kInt8, DataType::kInt32,
-                                        DataType::kInt64, DataType::kUint8};
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
-                             ReduceOp::kAvg};
+// Staging size per round: kCount fp64 elements span 5 chunks.
+constexpr size_t kChunkBytes = 512;
+
 // Not a multiple of any chunk's element count, and several chunks long.
 constexpr size_t kCount = 301;
-
-CommunicatorOptions SmallChunks() {
-  CommunicatorOptions options;
-  options.chunk_bytes = 512;  // kCount fp64 elements span 5 chunks
-  options.timeout = std::chrono::seconds(30);
-  return options;
-}
 
 size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
 
@@ -51,7 +45,7 @@ std::vector<ReduceCase> MakeCases(int world) {
   std::vector<ReduceCase> cases;
   uint64_t seed = 1000 * world;
   for (DataType type : kReducibleTypes) {
-    for (ReduceOp op : kOps) {
+    for (ReduceOp op : kReduceOps) {
       ReduceCase c{type, op, {}};
       for (int r = 0; r < world; ++r) {
         c.inputs.push_back(RandomElements(type, kCount, ++seed));
@@ -76,7 +70,8 @@ TEST_P(AllReduceTest, EveryTypeAndOperatorMatchesTheExactOracleOnEveryRank) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
@@ -112,7 +107,8 @@ TEST_P(AllReduceTest, InPlaceGivesTheSameBitsAsOutOfPlace) {
   // in-place one.
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
@@ -152,7 +148,8 @@ TEST_P(AllReduceTest, EmptyBufferIsANoOpThatKeepsRanksInStep) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         absl::Status status =
             (*communicator)->AllReduce(nullptr, nullptr, 0, DataType::kFp32, ReduceOp::kSum);

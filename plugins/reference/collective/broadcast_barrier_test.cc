@@ -18,18 +18,15 @@ using testing::FreshRegionPath;
 using testing::RandomElements;
 using testing::RankResult;
 using testing::RunRanks;
+using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
 
+// Staging size per round: kCount fp32 elements span 8 chunks.
+constexpr size_t kChunkBytes = 512;
+
 // Spans several 512-byte chunks and ends in a partial one.
 constexpr size_t kCount = 1001;
-
-CommunicatorOptions SmallChunks() {
-  CommunicatorOptions options;
-  options.chunk_bytes = 512;
-  options.timeout = std::chrono::seconds(30);
-  return options;
-}
 
 class BroadcastBarrierTest : public ::testing::TestWithParam<Topology> {};
 
@@ -47,7 +44,8 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
   // Per root: out-of-place result, then in-place result.
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (int root = 0; root < topology.world; ++root) {
@@ -85,7 +83,8 @@ TEST_P(BroadcastBarrierTest, NoRankLeavesBarrierBeforeTheLastArrives) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::this_thread::sleep_for(std::chrono::milliseconds(30 * rank));
         const int64_t arrived = std::chrono::steady_clock::now().time_since_epoch().count();

@@ -137,6 +137,13 @@ std::string TopologyName(const ::testing::TestParamInfo<Topology>& info) {
   return absl::StrFormat("%s_world%d", LaunchName(info.param.launch), info.param.world);
 }
 
+CommunicatorOptions SmallChunkOptions(size_t chunk_bytes) {
+  CommunicatorOptions options;
+  options.chunk_bytes = chunk_bytes;
+  options.timeout = std::chrono::seconds(30);
+  return options;
+}
+
 std::string FreshRegionPath() { return MakeUniqueRegionPath(TestDirectory()); }
 
 }  // namespace teplug::reference::collective::testing

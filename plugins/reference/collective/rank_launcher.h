@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
+#include "plugins/reference/collective/communicator.h"
 
 namespace teplug::reference::collective::testing {
 
@@ -50,6 +51,10 @@ std::vector<Topology> AllTopologies();
 
 // gtest parameter name, e.g. "processes_world3".
 std::string TopologyName(const ::testing::TestParamInfo<Topology>& info);
+
+// Options for multi-rank tests: small chunks (so modest buffers span several
+// rounds) and a 30 s timeout (generous for 4 processes on 2 loaded cores).
+CommunicatorOptions SmallChunkOptions(size_t chunk_bytes);
 
 // A fresh region path in $TEST_TMPDIR (or /tmp outside Bazel).
 std::string FreshRegionPath();

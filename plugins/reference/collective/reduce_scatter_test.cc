@@ -17,24 +17,17 @@ namespace {
 using testing::AllTopologies;
 using testing::CheckReduction;
 using testing::FreshRegionPath;
+using testing::kReduceOps;
+using testing::kReducibleTypes;
 using testing::RandomElements;
 using testing::RankResult;
 using testing::RunRanks;
+using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
 
-constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64, DataType::kFp16,
-                                        DataType::kBf16,  DataType::kInt8, DataType::kInt32,
-                                        DataType::kInt64, DataType::kUint8};
-constexpr ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
-                             ReduceOp::kAvg};
-
-CommunicatorOptions SmallChunks() {
-  CommunicatorOptions options;
-  options.chunk_bytes = 256;  // 4 ranks: 64-byte parts, 8 fp64 per round
-  options.timeout = std::chrono::seconds(30);
-  return options;
-}
+// Staging size per round: 4 ranks: 64-byte parts, 8 fp64 per round.
+constexpr size_t kChunkBytes = 256;
 
 size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
 
@@ -55,7 +48,7 @@ std::vector<ScatterCase> MakeCases(int world, size_t total_count) {
   std::vector<ScatterCase> cases;
   uint64_t seed = 500 * world;
   for (DataType type : kReducibleTypes) {
-    for (ReduceOp op : kOps) {
+    for (ReduceOp op : kReduceOps) {
       ScatterCase c{type, op, {}};
       for (int r = 0; r < world; ++r) {
         c.inputs.push_back(RandomElements(type, total_count, ++seed));
@@ -78,7 +71,8 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bo
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results = RunRanks(
       topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, topology.world, SmallChunks());
+        auto communicator =
+            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<unsigned char> all_outputs;
         for (const ScatterCase& c : cases) {

@@ -22,6 +22,13 @@
 
 namespace teplug::reference::collective::testing {
 
+// Every type and operator the reductions accept, for exhaustive tests.
+inline constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64, DataType::kFp16,
+                                               DataType::kBf16,  DataType::kInt8, DataType::kInt32,
+                                               DataType::kInt64, DataType::kUint8};
+inline constexpr ReduceOp kReduceOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
+                                          ReduceOp::kMax, ReduceOp::kAvg};
+
 // Checks got[i] for i < count against the reduction of inputs[r][i] over all
 // ranks r. Returns "" when every element is within bounds, otherwise a
 // description of the first failing element (index, inputs, got, expected).

@@ -98,14 +98,10 @@ TEST(ReductionTest, RejectsTypesWithoutArithmetic) {
 // Every reducible type and operator on random data, 1 to 4 ranks, in place
 // into the first input (the aliasing the header allows).
 TEST(ReductionTest, RandomInputsMatchTheExactOracleInPlace) {
-  const DataType types[] = {DataType::kFp32, DataType::kFp64,  DataType::kFp16,  DataType::kBf16,
-                            DataType::kInt8, DataType::kInt32, DataType::kInt64, DataType::kUint8};
-  const ReduceOp ops[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
-                          ReduceOp::kAvg};
   constexpr size_t kCount = 257;
   uint64_t seed = 1;
-  for (DataType type : types) {
-    for (ReduceOp op : ops) {
+  for (DataType type : testing::kReducibleTypes) {
+    for (ReduceOp op : testing::kReduceOps) {
       for (int world = 1; world <= 4; ++world) {
         std::vector<std::vector<unsigned char>> buffers;
         for (int r = 0; r < world; ++r) {

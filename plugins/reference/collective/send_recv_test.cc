@@ -18,15 +18,12 @@ using testing::FreshRegionPath;
 using testing::RandomElements;
 using testing::RankResult;
 using testing::RunRanks;
+using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
 
-CommunicatorOptions SmallChunks() {
-  CommunicatorOptions options;
-  options.chunk_bytes = 256;
-  options.timeout = std::chrono::seconds(30);
-  return options;
-}
+// Staging size per round: channel buffer size; large messages span several.
+constexpr size_t kChunkBytes = 256;
 
 // Random message from `sender` to `receiver` (number `index` between them).
 std::vector<unsigned char> Message(int sender, int receiver, int index, size_t count,
@@ -53,7 +50,7 @@ TEST_P(SendRecvTest, UngroupedRingOfSmallMessages) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results =
       RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunks());
+        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         const int next = (rank + 1) % world;
         const int previous = (rank + world - 1) % world;
@@ -89,7 +86,7 @@ TEST_P(SendRecvTest, GroupedAllToAllOfLargeMessagesNeverDeadlocks) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results =
       RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunks());
+        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         std::vector<std::vector<unsigned char>> outgoing, incoming;
         for (int peer = 0; peer < world; ++peer) {
@@ -129,7 +126,7 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results =
       RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunks());
+        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         const int next = (rank + 1) % world;
         const int previous = (rank + world - 1) % world;
@@ -170,7 +167,7 @@ TEST_P(SendRecvTest, GroupQueuesCollectivesUntilGroupEnd) {
   const std::string path = FreshRegionPath();
   const std::vector<RankResult> results =
       RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunks());
+        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
         if (!communicator.ok()) return communicator.status();
         int64_t value = 10 + rank;
         int64_t sent = 1000 + rank, received = 0;
