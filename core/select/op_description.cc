@@ -1,0 +1,495 @@
+#include "core/select/op_description.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "teplug/sdk/names.hpp"
+
+namespace teplug::core {
+namespace {
+
+constexpr size_t kTensorV1 = TEPLUG_STRUCT_SIZE(TeplugTensor, quant);
+
+bool TensorOk(const TeplugTensor* t) { return t != nullptr && t->struct_size >= kTensorV1; }
+
+absl::Status CheckArgsSize(const void* args, size_t have, size_t need, const char* name) {
+  if (args == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is NULL"));
+  if (have < need) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ".struct_size ", have, " < ", need, " (the v1 layout)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTensor(const TeplugTensor* t, const char* args_name, const char* field,
+                         bool required) {
+  if (t == nullptr) {
+    if (!required) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(args_name, ".", field, " is NULL"));
+  }
+  if (t->struct_size < kTensorV1) {
+    return absl::InvalidArgumentError(absl::StrCat(args_name, ".", field, ".struct_size ",
+                                                   t->struct_size, " < ", kTensorV1));
+  }
+  if (t->rank < 0 || t->rank > TEPLUG_MAX_RANK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(args_name, ".", field, ".rank ", t->rank, " not in [0, 8]"));
+  }
+  return absl::OkStatus();
+}
+
+// Alignment class of a pointer: log2 of its alignment, capped at 8 (256 B).
+int64_t AlignClass(const void* p) {
+  auto v = reinterpret_cast<uintptr_t>(p) | uintptr_t{256};
+  return __builtin_ctzll(v);
+}
+
+void AddTensor(OpSignature* sig, const TeplugTensor* t) {
+  if (!TensorOk(t)) {
+    sig->Add(-1);
+    return;
+  }
+  sig->Add(t->dtype | (int64_t{t->rank} << 8) | (AlignClass(t->data) << 16) |
+           (int64_t{t->quant != nullptr ? t->quant->mode + 1 : 0} << 24));
+  for (int i = 0; i < t->rank; ++i) sig->Add(t->shape[i]);
+  for (int i = 0; i < t->rank; ++i) sig->Add(t->strides[i]);
+  if (t->device != nullptr) {
+    sig->Add(int64_t{t->device->kind} | (int64_t{t->device->vendor_id} << 32));
+    sig->Add(int64_t{t->device->ordinal} | (int64_t{t->device->arch} << 32));
+  } else {
+    sig->Add(TEPLUG_DEVICE_CPU);
+    sig->Add(0);
+  }
+}
+
+int64_t FloatBits(float f) {
+  int32_t b;
+  static_assert(sizeof b == sizeof f, "float is 32-bit");
+  __builtin_memcpy(&b, &f, sizeof b);
+  return b;
+}
+
+std::string Shape(const TeplugTensor* t) {
+  if (t == nullptr) return "-";
+  std::string s = absl::StrCat(sdk::DTypeName(t->dtype), "[");
+  for (int i = 0; i < t->rank; ++i) absl::StrAppend(&s, i ? "," : "", t->shape[i]);
+  return s + "]";
+}
+
+TeplugDevice FirstDevice(std::initializer_list<const TeplugTensor*> tensors) {
+  for (const TeplugTensor* t : tensors) {
+    if (TensorOk(t) && t->device != nullptr) return DeviceOf(t);
+  }
+  return DeviceOf(nullptr);
+}
+
+void FinishDevice(OpDescription* d) {
+  d->device_kind = sdk::DeviceKindName(d->device.kind);
+  d->vendor = VendorName(d->device.vendor_id);
+}
+
+int Clamp(int64_t v) { return static_cast<int>(std::min<int64_t>(v, INT32_MAX)); }
+
+// ------------------------------------------------------------------ GEMM
+absl::StatusOr<OpDescription> DescribeGemm(const TeplugGemmArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream), "TeplugGemmArgs");
+  if (!s.ok()) return s;
+  for (auto [t, name, req] : {std::tuple{static_cast<const TeplugTensor*>(a->a), "a", true},
+                              {a->b, "b", true}, {a->c, "c", false}, {a->d, "d", true},
+                              {a->bias, "bias", false}, {a->pre_gelu_out, "pre_gelu_out", false}}) {
+    s = CheckTensor(t, "TeplugGemmArgs", name, req);
+    if (!s.ok()) return s;
+  }
+  if (a->a->rank != 2 || a->b->rank != 2 || a->d->rank != 2) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugGemmArgs: a, b and d must be rank 2 (got ",
+                                                   a->a->rank, ", ", a->b->rank, ", ", a->d->rank, ")"));
+  }
+  OpDescription d;
+  d.kind = InterfaceKind::kGemm;
+  d.op = TEPLUG_OP_GEMM;
+  d.args = a;
+  d.op_name = "gemm";
+  d.device = FirstDevice({a->a, a->b, a->d});
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(a->a->dtype);
+  const int64_t m = a->trans_a ? a->a->shape[1] : a->a->shape[0];
+  const int64_t k = a->trans_a ? a->a->shape[0] : a->a->shape[1];
+  const int64_t n = a->trans_b ? a->b->shape[0] : a->b->shape[1];
+  d.summary = absl::StrCat("gemm ", Shape(a->a), a->trans_a ? "^T" : "", " x ", Shape(a->b),
+                           a->trans_b ? "^T" : "", " -> ", Shape(a->d), " M=", m, " N=", n, " K=", k,
+                           a->bias ? " +bias" : "", a->epilogue == TEPLUG_EPILOGUE_GELU ? " gelu" : "",
+                           a->accumulate ? " accumulate" : "", " on ", DeviceLabel(d.device));
+  return d;
+}
+
+void GemmSignature(const TeplugGemmArgs* a, OpSignature* sig) {
+  AddTensor(sig, a->a);
+  AddTensor(sig, a->b);
+  AddTensor(sig, a->c);
+  AddTensor(sig, a->d);
+  AddTensor(sig, a->bias);
+  AddTensor(sig, a->pre_gelu_out);
+  sig->Add(int64_t{a->trans_a != 0} | int64_t{a->trans_b != 0} << 1 | int64_t{a->accumulate != 0} << 2 |
+           int64_t{a->use_split_accumulator != 0} << 3 | int64_t{a->epilogue} << 8);
+  sig->Add(AlignClass(a->workspace) | (static_cast<int64_t>(a->workspace_size) << 8));
+}
+
+// -------------------------------------------------------------- attention
+const char* const kAttnFwd = "TeplugAttentionFwdArgs";
+const char* const kAttnBwd = "TeplugAttentionBwdArgs";
+
+absl::Status CheckParams(const TeplugAttentionParams* p, const char* args_name) {
+  if (p == nullptr) return absl::InvalidArgumentError(absl::StrCat(args_name, ".params is NULL"));
+  if (p->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionParams, reserved0)) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugAttentionParams.struct_size ", p->struct_size,
+                                                   " < ", TEPLUG_STRUCT_SIZE(TeplugAttentionParams, reserved0)));
+  }
+  if (p->layout < 0 || p->layout >= TEPLUG_LAYOUT_COUNT_) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugAttentionParams.layout ", p->layout, " is not a TeplugQkvLayout"));
+  }
+  if (p->mask_type < 0 || p->mask_type >= TEPLUG_MASK_COUNT_) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugAttentionParams.mask_type ", p->mask_type, " is not a TeplugMaskType"));
+  }
+  if (p->bias_type < 0 || p->bias_type >= TEPLUG_BIAS_COUNT_) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugAttentionParams.bias_type ", p->bias_type, " is not a TeplugBiasType"));
+  }
+  for (auto [t, name] : {std::pair{p->cu_seqlens_q, "cu_seqlens_q"}, {p->cu_seqlens_kv, "cu_seqlens_kv"},
+                         {p->alibi_slopes, "alibi_slopes"}}) {
+    absl::Status s = CheckTensor(t, "TeplugAttentionParams", name, false);
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+void DescribeParams(const TeplugAttentionParams* p, OpDescription* d) {
+  d->layout = sdk::LayoutName(p->layout);
+  d->mask_type = sdk::MaskName(p->mask_type);
+  d->head_dim = Clamp(std::max(p->head_dim_qk, p->head_dim_v));
+  d->seq_len = Clamp(std::max(p->max_seqlen_q, p->max_seqlen_kv));
+}
+
+std::string ParamsSummary(const TeplugAttentionParams* p) {
+  std::string s = absl::StrCat(sdk::LayoutName(p->layout), " b=", p->batch, " hq=", p->num_heads_q,
+                               " hkv=", p->num_heads_kv, " d=", p->head_dim_qk, "/", p->head_dim_v,
+                               " sq=", p->max_seqlen_q, " skv=", p->max_seqlen_kv,
+                               " mask=", sdk::MaskName(p->mask_type));
+  if (p->bias_type != TEPLUG_BIAS_NONE) absl::StrAppend(&s, " bias=", sdk::BiasName(p->bias_type));
+  if (p->is_training && p->dropout > 0) absl::StrAppend(&s, " dropout=", p->dropout);
+  if (p->window_left >= 0 || p->window_right >= 0) {
+    absl::StrAppend(&s, " window=(", p->window_left, ",", p->window_right, ")");
+  }
+  if (p->deterministic) absl::StrAppend(&s, " deterministic");
+  return s;
+}
+
+void ParamsSignature(const TeplugAttentionParams* p, OpSignature* sig) {
+  if (p == nullptr) {
+    sig->Add(-1);
+    return;
+  }
+  sig->Add(int64_t{p->layout} | int64_t{p->mask_type} << 8 | int64_t{p->bias_type} << 16 |
+           int64_t{p->is_training != 0} << 24 | int64_t{p->deterministic != 0} << 25 |
+           int64_t{p->cu_seqlens_q != nullptr} << 26 | int64_t{p->cu_seqlens_kv != nullptr} << 27 |
+           int64_t{p->alibi_slopes != nullptr} << 28);
+  sig->Add(p->batch);
+  sig->Add(p->num_heads_q);
+  sig->Add(p->num_heads_kv);
+  sig->Add(p->head_dim_qk);
+  sig->Add(p->head_dim_v);
+  sig->Add(p->max_seqlen_q);
+  sig->Add(p->max_seqlen_kv);
+  sig->Add(p->window_left);
+  sig->Add(p->window_right);
+  sig->Add(FloatBits(p->dropout));
+}
+
+absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream), kAttnFwd);
+  if (s.ok()) s = CheckParams(a->params, kAttnFwd);
+  for (auto [t, name, req] : {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
+                              {a ? a->v : nullptr, "v", true}, {a ? a->bias : nullptr, "bias", false},
+                              {a ? static_cast<const TeplugTensor*>(a->o) : nullptr, "o", true},
+                              {a ? static_cast<const TeplugTensor*>(a->softmax_lse) : nullptr, "softmax_lse", false}}) {
+    if (s.ok()) s = CheckTensor(t, kAttnFwd, name, req);
+  }
+  if (!s.ok()) return s;
+  OpDescription d;
+  d.kind = InterfaceKind::kAttention;
+  d.op = TEPLUG_OP_ATTENTION_FORWARD;
+  d.args = a;
+  d.op_name = "forward";
+  d.device = FirstDevice({a->q, a->k, a->v, a->o});
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(a->q->dtype);
+  DescribeParams(a->params, &d);
+  d.summary = absl::StrCat("attention_forward ", d.dtype, " ", ParamsSummary(a->params), " on ",
+                           DeviceLabel(d.device));
+  return d;
+}
+
+absl::StatusOr<OpDescription> DescribeAttentionBwd(const TeplugAttentionBwdArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream), kAttnBwd);
+  if (s.ok()) s = CheckParams(a->params, kAttnBwd);
+  for (auto [t, name, req] :
+       {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
+        {a ? a->v : nullptr, "v", true}, {a ? a->o : nullptr, "o", true}, {a ? a->d_o : nullptr, "d_o", true},
+        {a ? a->softmax_lse : nullptr, "softmax_lse", true}, {a ? a->bias : nullptr, "bias", false},
+        {a ? static_cast<const TeplugTensor*>(a->dq) : nullptr, "dq", true},
+        {a ? static_cast<const TeplugTensor*>(a->dk) : nullptr, "dk", true},
+        {a ? static_cast<const TeplugTensor*>(a->dv) : nullptr, "dv", true},
+        {a ? static_cast<const TeplugTensor*>(a->dbias) : nullptr, "dbias", false}}) {
+    if (s.ok()) s = CheckTensor(t, kAttnBwd, name, req);
+  }
+  if (!s.ok()) return s;
+  OpDescription d;
+  d.kind = InterfaceKind::kAttention;
+  d.op = TEPLUG_OP_ATTENTION_BACKWARD;
+  d.args = a;
+  d.op_name = "backward";
+  d.device = FirstDevice({a->q, a->k, a->v, a->d_o});
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(a->q->dtype);
+  DescribeParams(a->params, &d);
+  d.summary = absl::StrCat("attention_backward ", d.dtype, " ", ParamsSummary(a->params), " on ",
+                           DeviceLabel(d.device));
+  return d;
+}
+
+// -------------------------------------------------------------- quantizer
+absl::StatusOr<OpDescription> DescribeQuantize(const TeplugQuantizeArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream), "TeplugQuantizeArgs");
+  if (s.ok()) s = CheckTensor(a->input, "TeplugQuantizeArgs", "input", true);
+  if (s.ok()) s = CheckTensor(a->output, "TeplugQuantizeArgs", "output", true);
+  if (!s.ok()) return s;
+  if (a->output->quant == nullptr) {
+    return absl::InvalidArgumentError("TeplugQuantizeArgs.output.quant is NULL (the scaling mode and scale "
+                                      "tensors are required)");
+  }
+  OpDescription d;
+  d.kind = InterfaceKind::kQuantizer;
+  d.op = TEPLUG_OP_QUANTIZE;
+  d.args = a;
+  d.op_name = "quantize";
+  d.device = FirstDevice({a->input, a->output});
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(a->output->dtype);
+  d.summary = absl::StrCat("quantize ", Shape(a->input), " -> ", Shape(a->output), " ",
+                           sdk::ScalingName(a->output->quant->mode),
+                           a->output->quant->mode == TEPLUG_SCALING_PER_TENSOR
+                               ? (a->recipe == TEPLUG_RECIPE_CURRENT ? " current" : " delayed")
+                               : "",
+                           a->rowwise ? " rowwise" : "", a->columnwise ? " columnwise" : "", " on ",
+                           DeviceLabel(d.device));
+  return d;
+}
+
+absl::StatusOr<OpDescription> DescribeDequantize(const TeplugDequantizeArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s =
+      CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugDequantizeArgs, stream), "TeplugDequantizeArgs");
+  if (s.ok()) s = CheckTensor(a->input, "TeplugDequantizeArgs", "input", true);
+  if (s.ok()) s = CheckTensor(a->output, "TeplugDequantizeArgs", "output", true);
+  if (!s.ok()) return s;
+  OpDescription d;
+  d.kind = InterfaceKind::kQuantizer;
+  d.op = TEPLUG_OP_DEQUANTIZE;
+  d.args = a;
+  d.op_name = "dequantize";
+  d.device = FirstDevice({a->input, a->output});
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(a->input->dtype);
+  d.summary = absl::StrCat("dequantize ", Shape(a->input), " ",
+                           sdk::ScalingName(a->input->quant ? a->input->quant->mode : TEPLUG_SCALING_NONE),
+                           " -> ", Shape(a->output), " on ", DeviceLabel(d.device));
+  return d;
+}
+
+void QuantSignature(const TeplugQuantizeArgs* a, OpSignature* sig) {
+  AddTensor(sig, a->input);
+  AddTensor(sig, a->output);
+  sig->Add(int64_t{a->recipe} | int64_t{a->force_pow2_scales != 0} << 8 | int64_t{a->rowwise != 0} << 9 |
+           int64_t{a->columnwise != 0} << 10);
+  sig->Add(FloatBits(a->amax_epsilon));
+}
+
+// ------------------------------------------------------------- collective
+absl::StatusOr<OpDescription> DescribeCollective(int32_t op, const TeplugCollectiveArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s =
+      CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugCollectiveArgs, stream), "TeplugCollectiveArgs");
+  if (s.ok()) s = CheckTensor(a->send, "TeplugCollectiveArgs", "send", false);
+  if (s.ok()) s = CheckTensor(a->recv, "TeplugCollectiveArgs", "recv", false);
+  if (!s.ok()) return s;
+  if (op < TEPLUG_OP_ALL_REDUCE || op > TEPLUG_OP_BARRIER) {
+    return absl::InvalidArgumentError(absl::StrCat("collective op ", op, " is not one of all_reduce..barrier"));
+  }
+  OpDescription d;
+  d.kind = InterfaceKind::kCollective;
+  d.op = op;
+  d.args = a;
+  d.op_name = sdk::OpName(op);
+  d.device = FirstDevice({a->send, a->recv});
+  FinishDevice(&d);
+  const TeplugTensor* t = a->send != nullptr ? a->send : a->recv;
+  d.dtype = t != nullptr ? sdk::DTypeName(t->dtype) : "";
+  d.summary = absl::StrCat(d.op_name, " ", t != nullptr ? Shape(t) : "",
+                           (op == TEPLUG_OP_ALL_REDUCE || op == TEPLUG_OP_REDUCE_SCATTER)
+                               ? absl::StrCat(" ", sdk::ReduceName(a->reduce_op))
+                               : "",
+                           " on ", DeviceLabel(d.device));
+  return d;
+}
+
+absl::StatusOr<OpDescription> DescribeCommCreate(const TeplugCommCreateArgs* a) {
+  const size_t have = a == nullptr ? 0 : a->struct_size;
+  absl::Status s =
+      CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device), "TeplugCommCreateArgs");
+  if (!s.ok()) return s;
+  OpDescription d;
+  d.kind = InterfaceKind::kCollective;
+  d.op = kOpCommCreate;
+  d.args = a;
+  d.op_name = "comm_create";
+  d.device = a->device != nullptr ? *a->device : DeviceOf(nullptr);
+  FinishDevice(&d);
+  d.world_size = a->world_size;
+  d.summary = absl::StrCat("comm_create rank ", a->rank, " of ", a->world_size, " on ", DeviceLabel(d.device));
+  return d;
+}
+
+}  // namespace
+
+config::OpFacts OpDescription::Facts() const {
+  config::OpFacts f;
+  f.interface_name = InterfaceName(kind);
+  f.op = op_name;
+  f.device_kind = device_kind;
+  f.vendor = vendor;
+  f.dtype = dtype;
+  f.layout = layout;
+  f.mask_type = mask_type;
+  f.head_dim = head_dim;
+  f.seq_len = seq_len;
+  return f;
+}
+
+TeplugDevice DeviceOf(const TeplugTensor* t) {
+  TeplugDevice d{};
+  d.struct_size = sizeof(TeplugDevice);
+  d.kind = TEPLUG_DEVICE_CPU;
+  if (t != nullptr && t->device != nullptr &&
+      t->device->struct_size >= TEPLUG_STRUCT_SIZE(TeplugDevice, arch)) {
+    d = *t->device;
+  }
+  return d;
+}
+
+std::string VendorName(uint32_t vendor_id) {
+  switch (vendor_id) {
+    case TEPLUG_VENDOR_ANY: return "";
+    case TEPLUG_VENDOR_NVIDIA: return "nvidia";
+    case TEPLUG_VENDOR_AMD: return "amd";
+    case TEPLUG_VENDOR_INTEL: return "intel";
+    default: return absl::StrFormat("0x%04x", vendor_id);
+  }
+}
+
+std::string DeviceLabel(const TeplugDevice& d) {
+  std::string s = absl::StrCat(sdk::DeviceKindName(d.kind), ":", d.ordinal);
+  std::string vendor = VendorName(d.vendor_id);
+  if (!vendor.empty() || d.arch != 0) {
+    absl::StrAppend(&s, " (", vendor.empty() ? "any vendor" : vendor);
+    if (d.arch != 0) absl::StrAppend(&s, ", arch ", d.arch);
+    absl::StrAppend(&s, ")");
+  }
+  return s;
+}
+
+absl::StatusOr<OpDescription> DescribeOp(InterfaceKind kind, int32_t op, const void* args) {
+  switch (kind) {
+    case InterfaceKind::kGemm:
+      if (op != TEPLUG_OP_GEMM) break;
+      return DescribeGemm(static_cast<const TeplugGemmArgs*>(args));
+    case InterfaceKind::kAttention:
+      if (op == TEPLUG_OP_ATTENTION_FORWARD) {
+        return DescribeAttentionFwd(static_cast<const TeplugAttentionFwdArgs*>(args));
+      }
+      if (op == TEPLUG_OP_ATTENTION_BACKWARD) {
+        return DescribeAttentionBwd(static_cast<const TeplugAttentionBwdArgs*>(args));
+      }
+      break;
+    case InterfaceKind::kQuantizer:
+      if (op == TEPLUG_OP_QUANTIZE) return DescribeQuantize(static_cast<const TeplugQuantizeArgs*>(args));
+      if (op == TEPLUG_OP_DEQUANTIZE) {
+        return DescribeDequantize(static_cast<const TeplugDequantizeArgs*>(args));
+      }
+      break;
+    case InterfaceKind::kCollective:
+      if (op == kOpCommCreate) return DescribeCommCreate(static_cast<const TeplugCommCreateArgs*>(args));
+      return DescribeCollective(op, static_cast<const TeplugCollectiveArgs*>(args));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("op ", sdk::OpName(op), " (", op, ") is not an op of ", InterfaceDisplayName(kind)));
+}
+
+bool BuildSignature(InterfaceKind kind, int32_t op, const void* args, OpSignature* sig) {
+  if (args == nullptr) return false;
+  sig->Add(static_cast<int64_t>(kind) << 32 | op);
+  switch (kind) {
+    case InterfaceKind::kGemm: {
+      auto* a = static_cast<const TeplugGemmArgs*>(args);
+      if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream)) return false;
+      GemmSignature(a, sig);
+      break;
+    }
+    case InterfaceKind::kAttention:
+      if (op == TEPLUG_OP_ATTENTION_FORWARD) {
+        auto* a = static_cast<const TeplugAttentionFwdArgs*>(args);
+        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream)) return false;
+        ParamsSignature(a->params, sig);
+        for (const TeplugTensor* t : {a->q, a->k, a->v, a->bias, static_cast<const TeplugTensor*>(a->o),
+                                      static_cast<const TeplugTensor*>(a->softmax_lse)}) {
+          AddTensor(sig, t);
+        }
+        sig->Add(int64_t{a->s_quant != nullptr} | AlignClass(a->workspace) << 1 |
+                 static_cast<int64_t>(a->workspace_size) << 16);
+      } else {
+        auto* a = static_cast<const TeplugAttentionBwdArgs*>(args);
+        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream)) return false;
+        ParamsSignature(a->params, sig);
+        for (const TeplugTensor* t : {a->q, a->k, a->v, a->o, a->d_o, a->softmax_lse, a->bias,
+                                      static_cast<const TeplugTensor*>(a->dq), static_cast<const TeplugTensor*>(a->dk),
+                                      static_cast<const TeplugTensor*>(a->dv),
+                                      static_cast<const TeplugTensor*>(a->dbias)}) {
+          AddTensor(sig, t);
+        }
+        sig->Add(int64_t{a->s_quant != nullptr} | int64_t{a->dp_quant != nullptr} << 1 |
+                 AlignClass(a->workspace) << 2 | static_cast<int64_t>(a->workspace_size) << 16);
+      }
+      break;
+    case InterfaceKind::kQuantizer:
+      if (op == TEPLUG_OP_QUANTIZE) {
+        auto* a = static_cast<const TeplugQuantizeArgs*>(args);
+        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream)) return false;
+        QuantSignature(a, sig);
+      } else {
+        auto* a = static_cast<const TeplugDequantizeArgs*>(args);
+        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugDequantizeArgs, stream)) return false;
+        AddTensor(sig, a->input);
+        AddTensor(sig, a->output);
+      }
+      break;
+    case InterfaceKind::kCollective:
+      return false;  // collectives are bound to their communicator's implementation
+  }
+  return !sig->overflow();
+}
+
+}  // namespace teplug::core
