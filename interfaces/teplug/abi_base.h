@@ -54,6 +54,13 @@ extern "C" {
   typedef char teplug_last_field_check_##type[(sizeof(type) == TEPLUG_STRUCT_SIZE(type, field)) ? 1 : -1]
 #endif
 
+/* True when the function table of interface object `obj` (whose table type is
+ * `vtbl_type`, e.g. TeplugGemmV1Vtbl) is large enough to hold `method`: the
+ * table's struct_size sits in its `base`, so TEPLUG_HAS_FIELD does not apply. */
+#define TEPLUG_HAS_METHOD(obj, vtbl_type, method) \
+  ((obj) != NULL && (obj)->vtbl != NULL &&       \
+   (obj)->vtbl->base.struct_size >= TEPLUG_STRUCT_SIZE(vtbl_type, method))
+
 /* Booleans across the ABI are 32-bit integers: 0 false, anything else true. */
 typedef int32_t TeplugBool;
 

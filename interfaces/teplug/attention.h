@@ -79,7 +79,7 @@ typedef enum TeplugBiasType {
  *    required for THD layouts and padding masks, otherwise NULL (every
  *    sequence has the max length).
  *  - window_left/right: sliding window, -1 = unbounded; causal masks imply
- *    window_right = 0.
+ *    window_right = 0 (the caller may pass -1 or 0 there).
  *  - dropout in [0, 1); applied only when is_training; rng_seed/rng_offset
  *    key the Philox stream (README "Dropout RNG").
  *  - alibi_slopes: optional fp32 [num_heads_q] for TEPLUG_BIAS_ALIBI (NULL =

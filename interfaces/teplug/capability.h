@@ -4,7 +4,10 @@
  * A capability descriptor is STATIC and DECLARATIVE: the core evaluates it and
  * explains a rejection ("head_dim_qk 320 > max 256") without calling the
  * plugin. Each interface header defines its descriptor (TeplugGemmCaps, ...),
- * which starts with struct_size and a TeplugDeviceSupport list. Descriptors
+ * which starts with struct_size and a TeplugDeviceSupport list of at least
+ * one entry. The host reads that array with a stride of devices[0].struct_size
+ * (every element must carry the same struct_size), so the list stays readable
+ * when TeplugDeviceSupport grows. Descriptors
  * and everything they point to must stay valid and unchanged until the plugin
  * is unloaded (static storage is the normal choice). */
 #ifndef TEPLUG_CAPABILITY_H_
@@ -52,7 +55,12 @@ typedef enum TeplugOp {
  * nonzero if the implementation will serve the op. When it returns 0 it MUST
  * write a NUL-terminated reason of at most `reason_size` bytes (including the
  * NUL) into `reason`, naming the value it rejects ("k=7 not a multiple of 8").
- * Must not block, allocate device memory or launch work; may run concurrently. */
+ * Must not block, allocate device memory, launch work or read tensor data
+ * (`data` may be NULL when the host only asks, e.g. `teplug explain`); may run
+ * concurrently. The host caches the answer per op signature: every dtype,
+ * shape, stride, scalar parameter, device and pointer alignment class (up to
+ * 256 bytes) of the args, but not data addresses or values, so decide from
+ * those only. */
 typedef TeplugBool (*TeplugSupportsFn)(TeplugObject* self, int32_t op, const void* args,
                                        char* reason, size_t reason_size);
 

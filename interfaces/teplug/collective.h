@@ -5,7 +5,11 @@
  * implementation defines its content and documents how rank 0 makes one), or a
  * key-value store offered as callbacks. Ops are ordered on the given stream;
  * on the CPU (stream NULL) they complete before returning. Every rank must
- * issue the same collectives in the same order. */
+ * issue the same collectives in the same order. Calls on one communicator are
+ * serialized by the caller (one thread at a time); different communicators
+ * may be used concurrently. A bootstrap blob's format is defined by each
+ * implementation (see its documentation); the key-value store is the portable
+ * rendezvous. */
 #ifndef TEPLUG_COLLECTIVE_H_
 #define TEPLUG_COLLECTIVE_H_
 
@@ -32,8 +36,9 @@ typedef enum TeplugReduceOp {
 /* A key-value store the host offers for rendezvous. `put` publishes bytes
  * under a key (visible to every rank); `get` blocks up to timeout_ms until the
  * key exists, then copies at most `capacity` bytes into `buffer` and writes the
- * stored size to `*size` (an error if the value is larger than capacity).
- * Callbacks may be called from any thread of the calling rank. */
+ * stored size to `*size`; when the value is larger than capacity it still
+ * writes `*size` and returns TEPLUG_INVALID_ARGUMENT. Callbacks may be called
+ * from any thread of the calling rank. */
 typedef struct TeplugKvStore {
   size_t struct_size;
   void* ctx;
@@ -72,7 +77,7 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugCommCreateArgs, device);
 /* Every op's args. Which members an op reads:
  *  all_reduce:     send [count] -> recv [count], reduce_op (recv may alias send)
  *  all_gather:     send [count] -> recv [world*count] in rank order; with
- *                  counts (int64 [world]) rank r sends counts[r] elements and
+ *                  counts (host int64 array [world]) rank r sends counts[r] elements and
  *                  recv holds their concatenation
  *  reduce_scatter: send [world*count] -> recv [count] (rank r gets block r),
  *                  reduce_op; counts as for all_gather

@@ -35,13 +35,15 @@ typedef enum TeplugGemmEpilogue {
 /* One GEMM call. Ownership: every pointer is borrowed for the duration of the
  * call (and, on an asynchronous device, until the work on `stream` finishes).
  *  - a, b: inputs. fp8 operands carry quant->scale_inv (per-tensor fp32[1], or
- *    the block scales of their scaling mode); real = code * scale_inv.
+ *    the block scales of their scaling mode); real = code * scale_inv. The
+ *    GEMM reads `data` with its row-wise scales as the tensor describes it.
  *  - c: optional (NULL = no C term; beta ignored). May alias d.
  *  - d: output. fp8 output carries quant->scale (applied before the cast) and
  *    quant->amax (receives max |result| before scaling), quant->scale_inv is
  *    written as 1/scale when present.
  *  - bias: optional [N], dtype of D (or bf16/fp32 for fp8 D).
- *  - pre_gelu_out: optional, [M, N], receives the pre-GELU result.
+ *  - pre_gelu_out: optional, [M, N], receives the pre-GELU result, i.e.
+ *    alpha*op(A)op(B) + beta*C + bias; GELU is applied to that sum.
  *  - accumulate: when set, D += alpha*op(A)op(B) (+bias), i.e. C is D, beta=1.
  *  - use_split_accumulator: fp8 hint (promote partial sums to fp32 regularly);
  *    implementations without the distinction ignore it.

@@ -78,10 +78,13 @@ typedef struct TeplugHostApi {
   uint32_t abi_min; /* oldest ABI version the host accepts */
   uint32_t abi_max; /* newest ABI version the host implements */
   void* log_ctx;
-  /* Logs one line (no trailing newline needed) through the host's logger. */
+  /* Logs one line (no trailing newline needed) through the host's logger.
+   * The host copies `message` before returning. */
   void (*log)(void* log_ctx, int32_t level, const char* message);
   TeplugRegistrar* registrar;
-  /* Directory and file of the library being loaded (for finding data files). */
+  /* The resolved path of the library file being loaded (its directory holds
+   * any data files the plugin ships), or "built-in". Valid during the entry
+   * call only. */
   const char* plugin_path;
 } TeplugHostApi;
 TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);

@@ -22,7 +22,9 @@ typedef enum TeplugScaleRecipe {
   TEPLUG_RECIPE_DELAYED = 0,
   /* Current scaling: compute amax of the input, then
    * scale = fp8_max / max(amax, amax_epsilon) (pow2-rounded down when
-   * force_pow2_scales; 1 when amax is 0; FLT_MAX when the quotient is inf),
+   * force_pow2_scales; 1 when amax is 0, inf or NaN; the input dtype's
+   * largest finite value when the quotient is inf, as TransformerEngine's
+   * compute_scale_from_amax does),
    * write scale, scale_inv and amax, then quantize. */
   TEPLUG_RECIPE_CURRENT = 1,
   TEPLUG_RECIPE_COUNT_ = 2
@@ -36,7 +38,14 @@ typedef enum TeplugScaleRecipe {
  *  - columnwise: write quant->columnwise_data (the transpose, [cols, rows]) and
  *    columnwise_scale_inv; at least one of the two must be set.
  *  - recipe: per-tensor only (ignored by block modes, which always compute
- *    their scales from the block amax). */
+ *    their scales from the block amax). amax_epsilon and force_pow2_scales
+ *    apply to per-tensor current scaling and to the block_1d128/block_2d128
+ *    modes.
+ *  - MXFP8 scales follow OCP Microscaling v1.0: shared exponent =
+ *    floor(log2(block amax)) - emax of the element type (TransformerEngine
+ *    rounds some scales up instead; see plugins/reference/numerics/README.md).
+ *  - fp4_e2m1 output is served only in the scaling modes an implementation's
+ *    capability descriptor pairs with it. */
 typedef struct TeplugQuantizeArgs {
   size_t struct_size;
   const TeplugTensor* input;

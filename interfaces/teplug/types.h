@@ -77,7 +77,8 @@ typedef struct TeplugQuantization TeplugQuantization;
 
 /* A tensor view. Does not own `data`. Shapes and strides count ELEMENTS (for
  * fp4_e2m1 the innermost stride must be 1 and the element count even).
- * Row-major contiguous strides may be given as all zeros ("contiguous"). */
+ * Strides are all given, or all zero meaning row-major contiguous; a mix is
+ * invalid. */
 typedef struct TeplugTensor {
   size_t struct_size;
   void* data;
@@ -103,7 +104,12 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugTensor, quant);
  *                [ceil(rows/128), ceil(cols/128)].
  *  - amax:       fp32[1]; max |x| of the real values, written by producers.
  *  - columnwise_data / columnwise_scale_inv: the same values quantized along
- *                columns (the transposed copy GEMMs need), optional. */
+ *                columns (the copy GEMMs need for the other operand order),
+ *                optional. Per-tensor and block modes: the exact transpose,
+ *                [cols, rows], with the transposed scale grid. MXFP8 (as in
+ *                TransformerEngine): NOT transposed, [rows, cols], with blocks
+ *                of 32 running down the columns and e8m0 scales
+ *                [ceil(rows/32), cols]. */
 struct TeplugQuantization {
   size_t struct_size;
   int32_t mode;     /* TeplugScalingMode */

@@ -26,6 +26,7 @@ static uint32_t minimal_release(TeplugObject* self) {
   return __atomic_sub_fetch(&((MinimalGemm*)self)->refs, 1, __ATOMIC_ACQ_REL);
 }
 static TeplugObject* minimal_query(TeplugObject* self, const TeplugIID* iid) {
+  if (iid == NULL) return NULL;
   if (teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid)) {
     minimal_add_ref(self);
     return self;
@@ -54,8 +55,8 @@ static TeplugBool minimal_supports(TeplugObject* self, int32_t op, const void* a
                                    size_t reason_size) {
   const TeplugGemmArgs* a = (const TeplugGemmArgs*)args;
   (void)self;
-  if (op != TEPLUG_OP_GEMM) {
-    snprintf(reason, reason_size, "op %d is not gemm", (int)op);
+  if (op != TEPLUG_OP_GEMM || a == NULL || a->struct_size < TEPLUG_STRUCT_SIZE(TeplugGemmArgs, epilogue)) {
+    snprintf(reason, reason_size, "op %d is not gemm, or its args are NULL or too small", (int)op);
     return 0;
   }
   if (a->epilogue != TEPLUG_EPILOGUE_NONE) {
@@ -68,7 +69,9 @@ static TeplugBool minimal_supports(TeplugObject* self, int32_t op, const void* a
 static TeplugError* minimal_workspace(TeplugGemmV1* self, const TeplugGemmArgs* args,
                                       size_t* bytes) {
   (void)self;
-  (void)args;
+  if (args == NULL || bytes == NULL) {
+    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "minimal: workspace_size needs args and bytes");
+  }
   *bytes = 0;
   return NULL;
 }
