@@ -1,0 +1,170 @@
+#include "core/loader/entry_transaction.h"
+
+#include <cstring>
+#include <exception>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "core/loader/abi_range.h"
+#include "core/loader/staging_registrar.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::core {
+namespace {
+
+constexpr size_t kMaxProviderName = 63;
+constexpr size_t kMaxInfoString = 255;
+
+bool ValidProviderName(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxProviderName) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) return false;
+  }
+  return true;
+}
+
+// A string field of TeplugPluginInfo: non-NULL and at most `max` bytes (read
+// with strnlen, so an unterminated string cannot run us off its end).
+absl::StatusOr<std::string> InfoString(const char* field, const char* value, size_t max) {
+  if (value == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.", field, " is NULL"));
+  }
+  const size_t length = strnlen(value, max + 1);
+  if (length > max) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.", field, " \"",
+                                                   absl::CHexEscape(absl::string_view(value, max)),
+                                                   "...\" is longer than ", max, " bytes"));
+  }
+  return std::string(value, length);
+}
+
+// Runs the entry; a C++ exception escaping it becomes the returned reason.
+std::optional<std::string> CallEntry(TeplugPluginEntryFn entry, const TeplugHostApi* api,
+                                     TeplugPluginInfo* info, sdk::OwnedError* error) {
+  try {
+    *error = sdk::OwnedError(entry(api, info));
+  } catch (const std::exception& e) {
+    return absl::StrCat("C++ exception escaped teplug_plugin_entry: ", e.what());
+  } catch (...) {
+    return std::string("C++ exception escaped teplug_plugin_entry: (not a std::exception)");
+  }
+  return std::nullopt;
+}
+
+absl::StatusCode CodeOf(TeplugCode code) {
+  switch (code) {
+    case TEPLUG_INVALID_ARGUMENT: return absl::StatusCode::kInvalidArgument;
+    case TEPLUG_UNSUPPORTED: return absl::StatusCode::kUnimplemented;
+    case TEPLUG_UNAVAILABLE: return absl::StatusCode::kUnavailable;
+    case TEPLUG_OUT_OF_MEMORY: return absl::StatusCode::kResourceExhausted;
+    case TEPLUG_ABI_MISMATCH: return absl::StatusCode::kFailedPrecondition;
+    case TEPLUG_NOT_FOUND: return absl::StatusCode::kNotFound;
+    case TEPLUG_DEADLINE_EXCEEDED: return absl::StatusCode::kDeadlineExceeded;
+    case TEPLUG_FAILED_PRECONDITION: return absl::StatusCode::kFailedPrecondition;
+    default: return absl::StatusCode::kInternal;
+  }
+}
+
+// What the plugin said about itself, validated.
+struct ProviderInfo {
+  std::string name;
+  std::string vendor;
+  std::string version;
+};
+
+absl::StatusOr<ProviderInfo> ValidateInfo(const TeplugPluginInfo& info, const LoadPolicy& policy) {
+  if (!AbiRangesOverlap(info.abi_min, info.abi_max, policy.host_abi_min, policy.host_abi_max)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("ABI mismatch: the plugin supports ", AbiRangeString(info.abi_min, info.abi_max),
+                     " but the host supports ",
+                     AbiRangeString(policy.host_abi_min, policy.host_abi_max)));
+  }
+  ProviderInfo out;
+  absl::StatusOr<std::string> name = InfoString("name", info.name, kMaxProviderName);
+  if (!name.ok()) return name.status();
+  if (!ValidProviderName(*name)) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.name \"",
+                                                   absl::CHexEscape(*name),
+                                                   "\" must match [a-z0-9_-]{1,63}"));
+  }
+  absl::StatusOr<std::string> vendor = InfoString("vendor", info.vendor, kMaxInfoString);
+  if (!vendor.ok()) return vendor.status();
+  absl::StatusOr<std::string> version = InfoString("version", info.version, kMaxInfoString);
+  if (!version.ok()) return version.status();
+  out.name = std::move(*name);
+  out.vendor = std::move(*vendor);
+  out.version = std::move(*version);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
+                                                   const LoadPolicy& policy,
+                                                   const ProviderNameTaken& provider_name_taken) {
+  TeplugPluginInfo info = sdk::Versioned<TeplugPluginInfo>();
+  StagingRegistrar registrar(&info, policy.host_abi_min, policy.host_abi_max);
+  TeplugHostApi api = sdk::Versioned<TeplugHostApi>();
+  api.abi_min = policy.host_abi_min;
+  api.abi_max = policy.host_abi_max;
+  api.log_ctx = subject.log_context.get();
+  api.log = &PluginLogContext::LogThunk;
+  api.registrar = registrar.c_registrar();
+  api.plugin_path = subject.plugin_path.c_str();
+
+  // From here on, any return releases the staged references (registrar's
+  // destructor) before the caller drops the library.
+  sdk::OwnedError entry_error;
+  std::optional<std::string> thrown = CallEntry(subject.entry, &api, &info, &entry_error);
+  registrar.Close();
+  if (thrown.has_value()) return absl::InternalError(*thrown);
+  if (!entry_error.ok()) {
+    return absl::Status(CodeOf(entry_error.code()),
+                        absl::StrCat("teplug_plugin_entry returned ",
+                                     teplug_code_name(entry_error.code()), ": ",
+                                     entry_error.message()));
+  }
+  absl::StatusOr<ProviderInfo> provider_info = ValidateInfo(info, policy);
+  if (!provider_info.ok()) return provider_info.status();
+  if (registrar.failed()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("teplug_plugin_entry returned success although ", registrar.error_count(),
+                     " registration(s) were refused; first: ", registrar.first_error()));
+  }
+  if (provider_name_taken && provider_name_taken(provider_info->name)) {
+    return absl::AlreadyExistsError(absl::StrCat("duplicate provider name \"", provider_info->name,
+                                                 "\": a provider of that name is already loaded"));
+  }
+
+  auto provider = std::make_shared<Provider>();
+  provider->library = subject.library;
+  provider->name = provider_info->name;
+  provider->vendor = provider_info->vendor;
+  provider->version = provider_info->version;
+  provider->abi_min = info.abi_min;
+  provider->abi_max = info.abi_max;
+  provider->builtin = subject.builtin;
+  provider->source = subject.source;
+  provider->log_context = subject.log_context;
+  subject.log_context->set_label(provider_info->name);
+
+  LoadedProvider loaded;
+  loaded.provider = provider;
+  for (StagedImplementation& staged : registrar.staged()) {
+    auto impl = std::make_shared<Implementation>();
+    impl->provider = provider;
+    impl->kind = staged.kind;
+    impl->name = staged.name;
+    impl->default_priority = staged.priority;
+    impl->capability = staged.capability;
+    impl->supports = staged.supports;
+    impl->object = std::move(staged.object);
+    loaded.implementations.push_back(std::move(impl));
+  }
+  return loaded;
+}
+
+}  // namespace teplug::core

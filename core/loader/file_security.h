@@ -1,0 +1,24 @@
+// The permission rule for plugin files (issue requirement 10): code we are
+// about to dlopen must not be replaceable by anyone but root or us.
+#ifndef TEPLUG_CORE_LOADER_FILE_SECURITY_H_
+#define TEPLUG_CORE_LOADER_FILE_SECURITY_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace teplug::core {
+
+// Checks `resolved_path` (a realpath: no symlinks left) and the directory
+// holding it: each must be owned by root or by geteuid(), and neither may be
+// writable by group or others; the file must be a regular file. Only the
+// immediate directory is checked (ancestors such as /tmp are commonly
+// world-writable with the sticky bit). Errors (PermissionDenied, or NotFound
+// when stat fails) name the path, its mode in octal and its owner uid, e.g.
+// "plugin file /x/libteplug_a.so is writable by group or others (mode 0666,
+// owner uid 1000)".
+absl::Status CheckPluginFileSecurity(const std::string& resolved_path);
+
+}  // namespace teplug::core
+
+#endif  // TEPLUG_CORE_LOADER_FILE_SECURITY_H_

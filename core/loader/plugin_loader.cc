@@ -1,0 +1,185 @@
+#include "core/loader/plugin_loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/loader/entry_transaction.h"
+#include "core/loader/file_security.h"
+#include "core/loader/plugin_log_context.h"
+#include "core/loader/sha256.h"
+
+namespace teplug::core {
+namespace {
+
+constexpr absl::string_view kRefused = " refused: ";
+
+std::shared_ptr<Logger> OrDefault(std::shared_ptr<Logger> logger) {
+  return logger != nullptr ? logger : std::make_shared<Logger>(LogLevel::kWarn);
+}
+
+// The one place a refusal is logged: "<who> refused: <reason>", one WARN.
+absl::Status Refuse(const std::string& who, const absl::Status& reason, const Logger& logger) {
+  absl::Status refusal(reason.code(), absl::StrCat(who, kRefused, reason.message()));
+  logger.Log(LogLevel::kWarn, refusal.message());
+  return refusal;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool IsHexDigest(absl::string_view pin) {
+  if (pin.size() != 64) return false;
+  for (char c : pin) {
+    if (!absl::ascii_isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+// Security and pin checks on the resolved file. Logs the override WARN when
+// the policy allows an insecure file.
+absl::Status CheckFile(const std::string& who, const std::string& resolved,
+                       const PluginCandidate& candidate, const LoadPolicy& policy,
+                       const Logger& logger) {
+  absl::Status security = CheckPluginFileSecurity(resolved);
+  if (!security.ok()) {
+    if (!policy.allow_insecure_permissions) return security;
+    logger.Log(LogLevel::kWarn,
+               absl::StrCat(who, ": loading despite failed security check because "
+                                 "allow_insecure_plugin_permissions is set: ",
+                            security.message()));
+  }
+  if (!candidate.sha256.empty()) {
+    if (!IsHexDigest(candidate.sha256)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "sha256 pin \"", candidate.sha256, "\" is not 64 hex digits"));
+    }
+    absl::StatusOr<std::string> digest = Sha256OfFile(resolved);
+    if (!digest.ok()) return digest.status();
+    if (!absl::EqualsIgnoreCase(*digest, candidate.sha256)) {
+      return absl::PermissionDeniedError(absl::StrCat("sha256 mismatch: the file's digest is ",
+                                                      *digest, " but the pin is ",
+                                                      absl::AsciiStrToLower(candidate.sha256)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string LastDlError() {
+  const char* e = dlerror();
+  return e != nullptr ? e : "no dlerror message";
+}
+
+}  // namespace
+
+absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
+                                              const LoadPolicy& policy,
+                                              const ProviderNameTaken& provider_name_taken,
+                                              std::shared_ptr<Logger> logger) {
+  logger = OrDefault(std::move(logger));
+  char buffer[PATH_MAX];
+  if (::realpath(candidate.path.c_str(), buffer) == nullptr) {
+    const std::string who = absl::StrCat("plugin ", candidate.path, " (", candidate.origin, ")");
+    return Refuse(who, absl::NotFoundError(absl::StrCat("cannot resolve the path: ",
+                                                        std::strerror(errno))),
+                  *logger);
+  }
+  const std::string resolved = buffer;
+  const std::string who = absl::StrCat("plugin ", resolved, " (", candidate.origin, ")");
+  if (absl::Status file = CheckFile(who, resolved, candidate, policy, *logger); !file.ok()) {
+    return Refuse(who, file, *logger);
+  }
+
+  EntrySubject subject;
+  subject.log_context = std::make_shared<PluginLogContext>(logger, BaseName(resolved));
+  subject.plugin_path = resolved;
+  subject.source = resolved;
+
+  dlerror();
+  void* handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    return Refuse(who, absl::FailedPreconditionError(absl::StrCat("dlopen failed: ", LastDlError())),
+                  *logger);
+  }
+  subject.library = std::make_shared<PluginLibrary>(handle, resolved);
+  dlerror();
+  void* symbol = dlsym(handle, TEPLUG_PLUGIN_ENTRY_SYMBOL);
+  if (symbol == nullptr) {
+    const std::string why = LastDlError();
+    subject.library.reset();  // dlclose before logging, as for every refusal
+    return Refuse(who,
+                  absl::NotFoundError(absl::StrCat("the library does not export ",
+                                                   TEPLUG_PLUGIN_ENTRY_SYMBOL, " (", why, ")")),
+                  *logger);
+  }
+  subject.entry = reinterpret_cast<TeplugPluginEntryFn>(symbol);
+
+  absl::StatusOr<LoadedProvider> loaded = RunEntryTransaction(subject, policy, provider_name_taken);
+  if (!loaded.ok()) {
+    subject.library.reset();  // the last reference: dlclose
+    return Refuse(who, loaded.status(), *logger);
+  }
+  return loaded;
+}
+
+absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
+                                           const LoadPolicy& policy,
+                                           const ProviderNameTaken& provider_name_taken,
+                                           std::shared_ptr<Logger> logger) {
+  logger = OrDefault(std::move(logger));
+  const std::string who = absl::StrCat("built-in provider ", builtin.label);
+  if (builtin.entry == nullptr) {
+    return Refuse(who, absl::InvalidArgumentError("its entry function is NULL"), *logger);
+  }
+  EntrySubject subject;
+  subject.entry = builtin.entry;
+  subject.builtin = true;
+  subject.source = "built-in";
+  subject.log_context = std::make_shared<PluginLogContext>(logger, builtin.label);
+  absl::StatusOr<LoadedProvider> loaded = RunEntryTransaction(subject, policy, provider_name_taken);
+  if (!loaded.ok()) return Refuse(who, loaded.status(), *logger);
+  return loaded;
+}
+
+LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const LoadedProvider& loaded) {
+  LoadReportEntry e;
+  e.path = loaded.provider->source;
+  e.origin = candidate.origin;
+  e.loaded = true;
+  e.required = candidate.required;
+  e.provider = loaded.provider->name;
+  for (const auto& impl : loaded.implementations) {
+    e.implementations.push_back(absl::StrCat(InterfaceName(impl->kind), "/", impl->name));
+  }
+  return e;
+}
+
+LoadReportEntry RefusedReportEntry(const PluginCandidate& candidate, const absl::Status& status) {
+  LoadReportEntry e;
+  e.path = candidate.path;
+  e.origin = candidate.origin;
+  e.required = candidate.required;
+  absl::string_view message = status.message();
+  const size_t at = message.find(kRefused);
+  e.reason = std::string(at == absl::string_view::npos ? message
+                                                        : message.substr(at + kRefused.size()));
+  return e;
+}
+
+PluginCandidate BuiltinCandidate(const BuiltinProvider& builtin) {
+  PluginCandidate c;
+  c.path = "built-in";
+  c.origin = absl::StrCat("built-in ", builtin.label);
+  return c;
+}
+
+}  // namespace teplug::core

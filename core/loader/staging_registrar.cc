@@ -1,0 +1,158 @@
+#include "core/loader/staging_registrar.h"
+
+#include <cstring>
+#include <new>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/loader/abi_range.h"
+#include "core/loader/interface_table.h"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::core {
+namespace {
+
+// Implementation names: short, printable, usable in "provider/name".
+constexpr size_t kMaxNameLength = 63;
+
+bool ValidImplementationName(absl::string_view name) {
+  if (name.empty() || name.size() > kMaxNameLength) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string IidString(const TeplugIID& iid) {
+  return absl::StrFormat("{0x%016x, 0x%016x}", iid.hi, iid.lo);
+}
+
+}  // namespace
+
+StagingRegistrar::StagingRegistrar(const TeplugPluginInfo* info, uint32_t host_abi_min,
+                                   uint32_t host_abi_max)
+    : info_(info), host_abi_min_(host_abi_min), host_abi_max_(host_abi_max) {
+  box_.c.struct_size = sizeof(TeplugRegistrar);
+  box_.c.register_implementation = &RegisterThunk;
+  box_.self = this;
+}
+
+TeplugError* StagingRegistrar::RegisterThunk(TeplugRegistrar* registrar,
+                                             const TeplugImplementationDesc* desc) noexcept {
+  if (registrar == nullptr) {
+    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "register_implementation: self is NULL");
+  }
+  StagingRegistrar* self = reinterpret_cast<Box*>(registrar)->self;
+  try {
+    std::optional<Refusal> refusal = self->Stage(desc);
+    if (!refusal.has_value()) return nullptr;
+    self->errors_.push_back(refusal->message);
+    return teplug_error_create(refusal->code, refusal->message.c_str());
+  } catch (const std::bad_alloc&) {
+    self->out_of_memory_ = true;  // remembered without allocating
+    return teplug_error_create(TEPLUG_OUT_OF_MEMORY, "out of memory while staging a registration");
+  } catch (const std::exception& e) {
+    std::string message = std::string("internal error while staging a registration: ") + e.what();
+    self->errors_.push_back(message);
+    return teplug_error_create(TEPLUG_INTERNAL, message.c_str());
+  }
+}
+
+std::string StagingRegistrar::first_error() const {
+  if (!errors_.empty()) return errors_.front();
+  return out_of_memory_ ? "out of memory while staging a registration" : "";
+}
+
+std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
+    const TeplugImplementationDesc* desc) {
+  if (closed_) {
+    return Refusal{TEPLUG_FAILED_PRECONDITION,
+                   "register_implementation called after teplug_plugin_entry returned"};
+  }
+  if (!AbiRangesOverlap(info_->abi_min, info_->abi_max, host_abi_min_, host_abi_max_)) {
+    return Refusal{TEPLUG_ABI_MISMATCH,
+                   absl::StrCat("register_implementation called before TeplugPluginInfo names "
+                                "an ABI range overlapping the host's ",
+                                AbiRangeString(host_abi_min_, host_abi_max_), " (info says ",
+                                AbiRangeString(info_->abi_min, info_->abi_max), ")")};
+  }
+  if (desc == nullptr) return Refusal{TEPLUG_INVALID_ARGUMENT, "TeplugImplementationDesc is NULL"};
+  constexpr size_t kRequired = TEPLUG_STRUCT_SIZE(TeplugImplementationDesc, priority);
+  TeplugImplementationDesc d;
+  if (!sdk::ReadVersioned(desc, &d, kRequired)) {
+    return Refusal{TEPLUG_ABI_MISMATCH, absl::StrCat("TeplugImplementationDesc.struct_size ",
+                                                     desc->struct_size, " < ", kRequired,
+                                                     " required")};
+  }
+
+  std::string name = "default";
+  if (d.name != nullptr) {
+    const size_t length = strnlen(d.name, kMaxNameLength + 1);
+    name.assign(d.name, length);
+    if (!ValidImplementationName(name)) {
+      return Refusal{TEPLUG_INVALID_ARGUMENT,
+                     absl::StrCat("TeplugImplementationDesc.name \"", absl::CHexEscape(name),
+                                  length > kMaxNameLength ? "...\"" : "\"",
+                                  " must be 1-63 characters of [A-Za-z0-9_.-]")};
+    }
+  }
+  const std::string who = absl::StrCat("implementation \"", name, "\"");
+
+  const std::optional<InterfaceKind> kind = KindOfIid(d.iid);
+  if (!kind.has_value()) {
+    return Refusal{TEPLUG_UNSUPPORTED,
+                   absl::StrCat(who, ": unknown interface id ", IidString(d.iid),
+                                " (this host serves IGemm/1, IAttention/1, IQuantizer/1, "
+                                "ICollective/1)")};
+  }
+  const std::string who_kind = absl::StrCat(who, " (", InterfaceDisplayName(*kind), ")");
+
+  for (const StagedImplementation& s : staged_) {
+    if (s.name == name) {
+      return Refusal{TEPLUG_INVALID_ARGUMENT,
+                     absl::StrCat(who_kind, ": duplicate implementation name (already registered "
+                                            "for ",
+                                  InterfaceDisplayName(s.kind), ")")};
+    }
+  }
+
+  if (std::optional<std::string> problem = CheckInterfaceTable(*kind, d.object)) {
+    return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", *problem)};
+  }
+
+  // query_interface(iid) must hand back the registered object itself.
+  TeplugObject* answer = d.object->vtbl->query_interface(d.object, &d.iid);
+  if (answer != d.object) {
+    if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
+      answer->vtbl->release(answer);
+    }
+    return Refusal{TEPLUG_INVALID_ARGUMENT,
+                   absl::StrCat(who_kind, ": query_interface(", InterfaceDisplayName(*kind),
+                                ") returned ",
+                                answer == nullptr ? "NULL" : "a different object",
+                                ", not the registered object")};
+  }
+  d.object->vtbl->release(d.object);  // the reference query_interface added
+
+  absl::StatusOr<Capability> capability = ReadCapability(*kind, d.capability);
+  if (!capability.ok()) {
+    return Refusal{TEPLUG_INVALID_ARGUMENT,
+                   absl::StrCat(who_kind, ": malformed capability descriptor: ",
+                                capability.status().message())};
+  }
+
+  StagedImplementation staged;
+  staged.kind = *kind;
+  staged.name = std::move(name);
+  staged.priority = d.priority;
+  staged.capability = std::move(*capability);
+  staged.supports = SupportsHook(*kind, d.object);
+  staged.object = sdk::Ref<TeplugObject>::Share(d.object);
+  staged_.push_back(std::move(staged));
+  return std::nullopt;
+}
+
+}  // namespace teplug::core
