@@ -1,0 +1,54 @@
+// Decisions already made for a registry + config generation, keyed by op
+// signature. Lookups are lock-free (a fixed open-addressing table of atomic
+// pointers to immutable entries); inserts CAS into an empty slot. The cache
+// lives inside one kernel state, so a registry or config change, which
+// publishes a new state, starts with an empty cache: invalidation is free.
+#ifndef TEPLUG_CORE_KERNEL_DECISION_CACHE_H_
+#define TEPLUG_CORE_KERNEL_DECISION_CACHE_H_
+
+#include <atomic>
+#include <memory>
+
+#include "core/select/op_signature.h"
+#include "core/select/selector.h"
+
+namespace teplug::core {
+
+struct CachedDecision {
+  OpSignature key;
+  uint64_t hash = 0;
+  Decision decision;
+};
+
+class DecisionCache {
+ public:
+  static constexpr size_t kSlots = 2048;  // power of two
+  static constexpr size_t kMaxProbe = 16;
+
+  DecisionCache() = default;
+  ~DecisionCache();
+  DecisionCache(const DecisionCache&) = delete;
+  DecisionCache& operator=(const DecisionCache&) = delete;
+
+  // The cached decision for `key` (with `hash` = key.Hash()), or nullptr.
+  const CachedDecision* Find(const OpSignature& key, uint64_t hash) const {
+    for (size_t probe = 0; probe < kMaxProbe; ++probe) {
+      const CachedDecision* e = slots_[(hash + probe) & (kSlots - 1)].load(std::memory_order_acquire);
+      if (e == nullptr) return nullptr;
+      if (e->hash == hash && e->key == key) return e;
+    }
+    return nullptr;
+  }
+
+  // Inserts `entry`, or finds an equal one another thread inserted first.
+  // Returns the cached entry, or nullptr when the probe window is full (the
+  // caller then uses its own entry, uncached; `entry` is left untouched).
+  const CachedDecision* Insert(std::unique_ptr<CachedDecision>& entry);
+
+ private:
+  std::atomic<const CachedDecision*> slots_[kSlots] = {};
+};
+
+}  // namespace teplug::core
+
+#endif  // TEPLUG_CORE_KERNEL_DECISION_CACHE_H_

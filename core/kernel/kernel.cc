@@ -1,0 +1,283 @@
+#include "core/kernel/kernel.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/builtin/builtin_providers.h"
+#include "core/config/config_loader.h"
+#include "core/config/config_validation.h"
+#include "core/config/default_config.h"
+#include "core/kernel/dispatch_objects.h"
+#include "core/kernel/kernel_core.h"
+#include "core/loader/plugin_loader.h"
+#include "core/select/capability_check.h"
+
+namespace teplug::core {
+namespace {
+
+LogLevel FromConfigLevel(config::LogLevel l) {
+  switch (l) {
+    case config::LogLevel::kError: return LogLevel::kError;
+    case config::LogLevel::kWarn: return LogLevel::kWarn;
+    case config::LogLevel::kInfo: return LogLevel::kInfo;
+    case config::LogLevel::kDebug: return LogLevel::kDebug;
+  }
+  return LogLevel::kWarn;
+}
+
+EnvLookup EffectiveEnv(const KernelOptions& o) {
+  if (!o.use_environment) return [](const char*) -> std::optional<std::string> { return std::nullopt; };
+  return o.env ? o.env : SecureEnv();
+}
+
+absl::StatusOr<config::ValidatedConfig> LoadInitialConfig(const KernelOptions& o, const EnvLookup& env) {
+  if (!o.config_text.empty()) return config::ParseConfigText(o.config_text, o.config_source_name);
+  if (!o.config_path.empty()) return config::LoadConfigFile(o.config_path);
+  if (std::optional<std::string> path = env("TEPLUG_CONFIG"); path && !path->empty()) {
+    return config::LoadConfigFile(*path);
+  }
+  return config::DefaultConfig();
+}
+
+// Log level precedence: API option, then TEPLUG_LOG, then the config.
+void ApplyLogLevel(const KernelOptions& o, const EnvLookup& env, const config::ConfigSnapshot& cfg,
+                   Logger* logger) {
+  if (o.log_level) {
+    logger->set_level(*o.log_level);
+    return;
+  }
+  if (std::optional<std::string> text = env("TEPLUG_LOG"); text && !text->empty()) {
+    if (std::optional<LogLevel> l = ParseLogLevel(*text)) {
+      logger->set_level(*l);
+      return;
+    }
+    logger->Log(LogLevel::kWarn, absl::StrCat("TEPLUG_LOG=", *text,
+                                              " is not one of error, warn, info, debug; using the config's level"));
+  }
+  if (!cfg.config().proto.log_level().empty()) logger->set_level(FromConfigLevel(cfg.log_level()));
+}
+
+LoadPolicy PolicyFor(const KernelOptions& o, const config::ConfigSnapshot& cfg) {
+  LoadPolicy p;
+  p.host_abi_min = TEPLUG_ABI_VERSION(1, 0);
+  p.host_abi_max = TEPLUG_ABI_VERSION_CURRENT;
+  p.allow_insecure_permissions = o.allow_insecure_plugin_permissions || cfg.allow_insecure_plugin_permissions();
+  return p;
+}
+
+// Adds a loaded provider to `state` (not yet published) and records it.
+void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
+  state->report.push_back(LoadedReportEntry(candidate, loaded));
+  for (const auto& impl : loaded.implementations) {
+    state->impls[static_cast<int>(impl->kind)].push_back(impl);
+  }
+  state->providers.push_back(loaded.provider);
+  std::sort(state->providers.begin(), state->providers.end(),
+            [](const auto& a, const auto& b) { return a->name < b->name; });
+}
+
+std::vector<std::string> ProviderNames(const KernelState& s) {
+  std::vector<std::string> names;
+  for (const auto& p : s.providers) names.push_back(p->name);
+  return names;
+}
+
+// Unknown provider names in a config are warnings at run time (one config
+// may serve a mixed fleet where not every node has every provider); `teplug
+// validate` treats them as errors.
+std::vector<std::string> ProviderNameWarnings(const config::ConfigSnapshot& cfg, const KernelState& s) {
+  absl::Status st = config::ValidateProviderNames(cfg.config(), ProviderNames(s));
+  if (st.ok()) return {};
+  return absl::StrSplit(std::string(st.message()), '\n', absl::SkipEmpty());
+}
+
+}  // namespace
+
+Kernel::Kernel(std::shared_ptr<KernelCore> core) : core_(std::move(core)) {}
+Kernel::~Kernel() = default;
+
+absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
+  auto logger = options.log_sink ? std::make_shared<Logger>(LogLevel::kWarn, options.log_sink)
+                                 : std::make_shared<Logger>(LogLevel::kWarn);
+  const EnvLookup env = EffectiveEnv(options);
+  absl::StatusOr<config::ValidatedConfig> cfg = LoadInitialConfig(options, env);
+  if (!cfg.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config:\n", cfg.status().message()));
+  }
+  auto state = std::make_unique<KernelState>();
+  state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
+  ApplyLogLevel(options, env, *state->config, logger.get());
+  const LoadPolicy policy = PolicyFor(options, *state->config);
+  auto taken = [&](absl::string_view name) { return state->HasProvider(name); };
+
+  if (options.load_builtins) {
+    for (const BuiltinProvider& b : BuiltinProviders()) {
+      absl::StatusOr<LoadedProvider> loaded = LoadBuiltin(b, policy, taken, logger);
+      if (loaded.ok()) {
+        Commit(state.get(), BuiltinCandidate(b), *std::move(loaded));
+      } else {
+        state->report.push_back(RefusedReportEntry(BuiltinCandidate(b), loaded.status()));
+      }
+    }
+  }
+
+  std::vector<PluginCandidate> from_api;
+  for (const std::string& p : options.plugin_paths) from_api.push_back({p, "api", false, ""});
+  std::vector<LoadReportEntry> refused;
+  std::vector<PluginCandidate> candidates = DiscoverPlugins(state->config.get(), from_api, env, &refused, logger);
+  for (LoadReportEntry& r : refused) {
+    if (r.required) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("teplug: required plugin ", r.path, " (", r.origin, ") refused: ", r.reason));
+    }
+    state->report.push_back(std::move(r));
+  }
+  for (const PluginCandidate& c : candidates) {
+    absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(c, policy, taken, logger);
+    if (loaded.ok()) {
+      Commit(state.get(), c, *std::move(loaded));
+      continue;
+    }
+    if (c.required) {
+      return absl::FailedPreconditionError(absl::StrCat("teplug: required ", loaded.status().message()));
+    }
+    state->report.push_back(RefusedReportEntry(c, loaded.status()));
+  }
+
+  state->config_warnings = ProviderNameWarnings(*state->config, *state);
+  for (const std::string& w : state->config_warnings) logger->Log(LogLevel::kWarn, w);
+  auto core = std::make_shared<KernelCore>(std::move(options), logger, std::move(state));
+  return std::unique_ptr<Kernel>(new Kernel(std::move(core)));
+}
+
+sdk::Ref<TeplugObject> Kernel::QueryInterface(const TeplugIID& iid) const {
+  std::optional<InterfaceKind> kind = KindOfIid(iid);
+  if (!kind) return sdk::Ref<TeplugObject>();
+  return sdk::Ref<TeplugObject>::Adopt(MakeDispatchObject(core_, *kind));
+}
+
+absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
+                                               absl::string_view provider) const {
+  std::optional<InterfaceKind> kind = KindOfIid(iid);
+  if (!kind) return absl::InvalidArgumentError("unknown interface id");
+  auto guard = core_->state().Read();
+  absl::StatusOr<Decision> d = core_->DecideNow(*guard, *kind, op, args, provider);
+  if (!d.ok()) return d.status();
+  return std::move(d->record);
+}
+
+absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
+                                         absl::string_view provider) const {
+  std::optional<InterfaceKind> kind = KindOfIid(iid);
+  if (!kind) return absl::InvalidArgumentError("unknown interface id");
+  auto guard = core_->state().Read();
+  absl::StatusOr<Decision> d = core_->DecideNow(*guard, *kind, op, args, provider);
+  if (!d.ok()) return d.status();
+  if (d->ranked.empty()) {
+    return absl::NotFoundError(absl::StrCat("teplug: no provider",
+                                            provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
+                                            " can serve ", d->record.op_summary, "\n", d->record.Format()));
+  }
+  Selection s;
+  s.implementation = d->ranked[0];
+  s.record = std::move(d->record);
+  return s;
+}
+
+absl::Status Kernel::LoadPlugin(const std::string& path) {
+  auto guard_state = [&] { return core_->state().Read(); };
+  const LoadPolicy policy = PolicyFor(core_->options(), *guard_state()->config);
+  PluginCandidate c{path, "api", false, ""};
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->HasProvider(name); },
+                     core_->shared_logger());
+  absl::Status result = loaded.status();
+  core_->state().Update([&](const KernelState& current) {
+    std::unique_ptr<KernelState> next = current.CopyWithoutCache();
+    if (loaded.ok() && next->HasProvider(loaded->provider->name)) {
+      // Another thread registered the same name meanwhile: refuse this one.
+      result = absl::AlreadyExistsError(absl::StrCat("plugin ", path, " (api) refused: provider name \"",
+                                                     loaded->provider->name, "\" is already registered"));
+      core_->logger().Log(LogLevel::kWarn, result.message());  // the loader saw no refusal to log
+    }
+    if (result.ok()) {
+      Commit(next.get(), c, *std::move(loaded));
+    } else {
+      next->report.push_back(RefusedReportEntry(c, result));
+    }
+    next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    return next;
+  });
+  return result;
+}
+
+namespace {
+absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> cfg) {
+  if (!cfg.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config (the running config is unchanged):\n",
+                                                   cfg.status().message()));
+  }
+  std::shared_ptr<const config::ConfigSnapshot> snapshot;
+  core.state().Update([&](const KernelState& current) {
+    std::unique_ptr<KernelState> next = current.CopyWithoutCache();
+    next->config = config::ConfigSnapshot::Create(*std::move(cfg), current.config->generation() + 1);
+    next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    snapshot = next->config;
+    return next;
+  });
+  ApplyLogLevel(core.options(), EffectiveEnv(core.options()), *snapshot, &core.logger());
+  core.logger().Log(LogLevel::kInfo, absl::StrCat("config generation ", snapshot->generation(), " from ",
+                                                  snapshot->source_name(), " installed"));
+  return absl::OkStatus();
+}
+}  // namespace
+
+absl::Status Kernel::ReloadConfigText(const std::string& text, const std::string& source_name) {
+  return Install(*core_, config::ParseConfigText(text, source_name));
+}
+
+absl::Status Kernel::ReloadConfigFile(const std::string& path) {
+  return Install(*core_, config::LoadConfigFile(path));
+}
+
+std::vector<LoadReportEntry> Kernel::LoadReport() const { return core_->state().Read()->report; }
+
+std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
+
+std::vector<ProviderListing> Kernel::ListProviders() const {
+  auto state = core_->state().Read();
+  std::vector<ProviderListing> out;
+  for (const auto& p : state->providers) {
+    ProviderListing l;
+    l.name = p->name;
+    l.vendor = p->vendor;
+    l.version = p->version;
+    l.source = p->source;
+    l.abi_min = p->abi_min;
+    l.abi_max = p->abi_max;
+    l.builtin = p->builtin;
+    l.enabled = state->config->ProviderEnabled(p->name);
+    for (const auto& impls : state->impls) {
+      for (const auto& impl : impls) {
+        if (impl->provider != p) continue;
+        ImplementationListing il;
+        il.interface_name = InterfaceDisplayName(impl->kind);
+        il.name = impl->QualifiedName();
+        il.default_priority = impl->default_priority;
+        std::optional<int> o = state->config->PriorityOverride(p->name, InterfaceName(impl->kind));
+        if (o) il.config_priority = *o;
+        il.capability_summary = SummarizeCapability(impl->capability);
+        l.implementations.push_back(std::move(il));
+      }
+    }
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+Logger& Kernel::logger() const { return core_->logger(); }
+
+}  // namespace teplug::core

@@ -1,0 +1,134 @@
+// The teplug kernel: the C++ API framework code uses.
+//
+//   auto kernel = teplug::core::Kernel::Create({}).value();   // built-ins, discovery, config
+//   auto attention = kernel->Query<TeplugAttentionV1>(teplug::sdk::kIidAttentionV1);
+//   attention->vtbl->forward(attention.get(), &args);            // selected per call
+//
+// QueryInterface returns a dispatching object implementing the interface: it
+// selects an implementation per call (decisions cached per op signature),
+// falls back on UNSUPPORTED/UNAVAILABLE unless strict, and says why. Select
+// returns the chosen implementation itself, for hot loops, and can name a
+// provider ("native") to reach it even when another would win.
+#ifndef TEPLUG_CORE_KERNEL_KERNEL_H_
+#define TEPLUG_CORE_KERNEL_KERNEL_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/loader/discovery.h"
+#include "core/loader/load_report.h"
+#include "core/log/logger.h"
+#include "core/registry/implementation.h"
+#include "core/select/decision_record.h"
+#include "teplug/sdk/ref.hpp"
+#include "teplug/teplug.h"
+
+namespace teplug::core {
+
+struct KernelOptions {
+  // Config: text wins over path; with neither, $TEPLUG_CONFIG, else the
+  // embedded default config.
+  std::string config_text;
+  std::string config_source_name = "<api config>";  // file name shown in messages for config_text
+  std::string config_path;
+  // Plugins named by the API, loaded after config plugins.
+  std::vector<std::string> plugin_paths;
+  // Read TEPLUG_PLUGINS / TEPLUG_PLUGIN_PATH / NVTE_PLUGIN / TEPLUG_CONFIG /
+  // TEPLUG_LOG (with secure_getenv, or `env` when set).
+  bool use_environment = true;
+  EnvLookup env;
+  // Overrides TEPLUG_LOG and the config's log_level.
+  std::optional<LogLevel> log_level;
+  Logger::Sink log_sink;  // default: stderr
+  // Load providers registered with TEPLUG_REGISTER_BUILTIN_PROVIDER.
+  bool load_builtins = true;
+  // Every op strict (no call-time fallback), whatever the config says.
+  bool strict = false;
+  // Load plugins despite loose file permissions (logged as a warning).
+  bool allow_insecure_plugin_permissions = false;
+};
+
+// The chosen implementation of one op, with the reason.
+struct Selection {
+  std::shared_ptr<const Implementation> implementation;  // keeps its library loaded
+  DecisionRecord record;
+  // The implementation's object, add_ref'd; cast to the interface struct.
+  template <class T>
+  T* as() const {
+    return reinterpret_cast<T*>(implementation->object.get());
+  }
+};
+
+// One row of `teplug list`.
+struct ImplementationListing {
+  std::string interface_name;  // "IAttention/1"
+  std::string name;            // "provider/name"
+  int32_t default_priority = 0;
+  std::optional<int32_t> config_priority;
+  std::string capability_summary;
+};
+struct ProviderListing {
+  std::string name, vendor, version, source;
+  uint32_t abi_min = 0, abi_max = 0;
+  bool builtin = false;
+  bool enabled = true;
+  std::vector<ImplementationListing> implementations;
+};
+
+class KernelCore;
+
+class Kernel {
+ public:
+  // Loads built-ins, the config, then discovered plugins (each load is a
+  // transaction; refusals are logged and kept in the load report). Fails
+  // when the config is invalid or a plugin marked required is refused.
+  static absl::StatusOr<std::unique_ptr<Kernel>> Create(KernelOptions options);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // A dispatching object for `iid` (add_ref'd), or empty for an IID this
+  // kernel does not serve. It keeps the kernel's state alive on its own.
+  sdk::Ref<TeplugObject> QueryInterface(const TeplugIID& iid) const;
+  template <class T>
+  sdk::Ref<T> Query(const TeplugIID& iid) const {
+    return sdk::Ref<T>::Adopt(reinterpret_cast<T*>(QueryInterface(iid).release()));
+  }
+
+  // The implementation that would serve `op` (a TeplugOp) with `args`, and
+  // why. `provider` restricts the choice to one provider. NOT_FOUND with the
+  // decision record in the message when nothing can serve it;
+  // INVALID_ARGUMENT for malformed args.
+  absl::StatusOr<Selection> Select(const TeplugIID& iid, int32_t op, const void* args,
+                                   absl::string_view provider = "") const;
+  // The decision record even when nothing can serve the op.
+  absl::StatusOr<DecisionRecord> Explain(const TeplugIID& iid, int32_t op, const void* args,
+                                         absl::string_view provider = "") const;
+
+  // Loads one more plugin at run time (a transaction, like discovery).
+  absl::Status LoadPlugin(const std::string& path);
+  // Validates and installs a new config; calls in flight finish on the old
+  // one. On error the running config is unchanged.
+  absl::Status ReloadConfigText(const std::string& text, const std::string& source_name);
+  absl::Status ReloadConfigFile(const std::string& path);
+
+  std::vector<LoadReportEntry> LoadReport() const;
+  std::vector<ProviderListing> ListProviders() const;
+  // Problems found when checking the config's provider names against the
+  // registered providers ("file:line:col: unknown provider ..."), if any.
+  std::vector<std::string> ConfigWarnings() const;
+  Logger& logger() const;
+
+ private:
+  explicit Kernel(std::shared_ptr<KernelCore> core);
+  std::shared_ptr<KernelCore> core_;
+};
+
+}  // namespace teplug::core
+
+#endif  // TEPLUG_CORE_KERNEL_KERNEL_H_

@@ -1,0 +1,110 @@
+#include "core/kernel/kernel_core.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace teplug::core {
+
+std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
+  auto s = std::make_unique<KernelState>();
+  s->config = config;
+  s->providers = providers;
+  s->impls = impls;
+  s->report = report;
+  s->config_warnings = config_warnings;
+  return s;
+}
+
+bool KernelState::HasProvider(absl::string_view name) const {
+  return std::any_of(providers.begin(), providers.end(), [&](const auto& p) { return p->name == name; });
+}
+
+KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,
+                       std::unique_ptr<KernelState> initial)
+    : options_(std::move(options)), logger_(std::move(logger)), state_(std::move(initial)) {}
+
+absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, InterfaceKind kind, int32_t op,
+                                               const void* args, absl::string_view provider) const {
+  absl::StatusOr<OpDescription> desc = DescribeOp(kind, op, args);
+  if (!desc.ok()) return desc.status();
+  SelectRequest req;
+  req.op = &*desc;
+  req.candidates = &state.impls[static_cast<int>(kind)];
+  req.config = state.config.get();
+  req.provider = std::string(provider);
+  req.api_strict = options_.strict;
+  Decision d = Decide(req);
+  if (logger_->Enabled(LogLevel::kDebug)) {
+    for (const CandidateVerdict& v : d.record.candidates) {
+      if (v.verdict == Verdict::kRejected) {
+        logger_->Log(LogLevel::kDebug, absl::StrCat(d.record.op_summary, ": ", v.implementation, " rejected [",
+                                                    v.stage, "] ", v.reason, v.rule.empty() ? "" : " by ", v.rule));
+      }
+    }
+  }
+  return d;
+}
+
+const Decision* KernelCore::Resolve(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
+                                    std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const {
+  OpSignature sig;
+  const bool keyed = BuildSignature(kind, op, args, &sig);
+  const uint64_t hash = keyed ? sig.Hash() : 0;
+  if (keyed) {
+    if (const CachedDecision* hit = state.cache.Find(sig, hash)) return &hit->decision;
+  }
+  absl::StatusOr<Decision> d = DecideNow(state, kind, op, args, "");
+  if (!d.ok()) {
+    *err = teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
+    return nullptr;
+  }
+  // First time this signature is served (per kernel): one INFO line saying
+  // where it goes and why.
+  logger_->LogOnce(absl::StrCat("served:", d->record.op_summary), LogLevel::kInfo,
+                   absl::StrCat("serving ", d->record.OneLine()));
+  auto entry = std::make_unique<CachedDecision>();
+  entry->key = sig;
+  entry->hash = hash;
+  entry->decision = *std::move(d);
+  if (keyed) {
+    if (const CachedDecision* cached = state.cache.Insert(entry)) return &cached->decision;
+    logger_->LogOnce("cache-full", LogLevel::kDebug,
+                     "decision cache window full: some signatures are decided on every call");
+  }
+  *uncached = std::move(entry);
+  return &(*uncached)->decision;
+}
+
+TeplugError* KernelCore::NoProvider(const Decision& d) const {
+  std::string msg = absl::StrCat("teplug: no provider can serve ", d.record.op_summary, "\n", d.record.Format());
+  return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
+}
+
+TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugError* e) const {
+  const int32_t code = e->code;
+  const std::string failed = d.ranked[index]->QualifiedName();
+  const bool fallback_eligible = code == TEPLUG_UNSUPPORTED || code == TEPLUG_UNAVAILABLE;
+  if (!fallback_eligible) return e;  // other errors go back unchanged
+  std::string message = e->message != nullptr ? e->message : "";
+  if (d.record.strict || index + 1 == d.ranked.size()) {
+    std::string why = d.record.strict
+                          ? absl::StrCat("strict mode (", d.record.strict_source, "): no fallback")
+                          : std::string("no further candidate to fall back to");
+    std::string full = absl::StrCat(failed, " returned ", teplug_code_name(code), ": ", message, "\n", why,
+                                    "\n", d.record.Format());
+    e->destroy(e);
+    return teplug_error_create(static_cast<TeplugCode>(code), full.c_str());
+  }
+  const std::string next = d.ranked[index + 1]->QualifiedName();
+  // Never silent: the first fallback per signature and implementation is a
+  // warning that names both implementations and the error.
+  logger_->LogOnce(absl::StrCat("fallback:", d.record.op_summary, ":", failed), LogLevel::kWarn,
+                   absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.record.op_summary, ": ",
+                                message, "; falling back to ", next));
+  e->destroy(e);
+  return nullptr;
+}
+
+}  // namespace teplug::core
