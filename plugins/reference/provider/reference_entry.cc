@@ -1,0 +1,34 @@
+#include "plugins/reference/provider/reference_entry.h"
+
+#include "plugins/reference/provider/attention_provider.h"
+#include "plugins/reference/provider/capabilities.h"
+#include "plugins/reference/provider/collective_provider.h"
+#include "plugins/reference/provider/gemm_provider.h"
+#include "plugins/reference/provider/quantizer_provider.h"
+#include "teplug/sdk/implement.hpp"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/plugin.hpp"
+
+namespace teplug::reference::provider {
+namespace {
+
+void RegisterReferenceImplementations(sdk::Registrar& r) {
+  r.Register(sdk::kIidGemmV1, sdk::MakeGemm(NewReferenceGemm()), ReferenceGemmCaps(), "gemm",
+             kReferencePriority);
+  r.Register(sdk::kIidAttentionV1, sdk::MakeAttention(NewReferenceAttention()),
+             ReferenceAttentionCaps(), "attention", kReferencePriority);
+  r.Register(sdk::kIidQuantizerV1, sdk::MakeQuantizer(NewReferenceQuantizer()),
+             ReferenceQuantizerCaps(), "quantizer", kReferencePriority);
+  r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(NewReferenceCollective()),
+             ReferenceCollectiveCaps(), "collective", kReferencePriority);
+}
+
+}  // namespace
+}  // namespace teplug::reference::provider
+
+TeplugError* teplug_reference_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  using namespace teplug::reference::provider;  // NOLINT(build/namespaces): names above
+  return teplug::sdk::RunPluginEntry(host, info, kReferenceName, kReferenceVendor,
+                                     kReferenceVersion, TEPLUG_ABI_VERSION_CURRENT,
+                                     TEPLUG_ABI_VERSION_CURRENT, RegisterReferenceImplementations);
+}
