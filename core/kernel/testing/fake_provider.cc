@@ -2,7 +2,7 @@
 // different -D settings (name, priority, limits). Its ops do no math: they
 // stamp a marker into the output so a test can see which provider served a
 // call, and fail on purpose for chosen inputs:
-//   gemm alpha == 13  -> TEPLUG_UNAVAILABLE (eligible for fallback)
+//   gemm alpha == FAKE_UNAVAILABLE_ALPHA -> TEPLUG_UNAVAILABLE (fallback-eligible)
 //   gemm alpha == 14  -> TEPLUG_INVALID_ARGUMENT (must reach the caller as is)
 //   attention head_dim_qk == FAKE_SUPPORTS_REJECT_HEAD_DIM -> supports() says no
 #include <memory>
@@ -29,7 +29,7 @@ void Stamp(TeplugTensor* t) {
 class FakeGemm : public teplug::sdk::GemmImpl {
  public:
   void Gemm(const TeplugGemmArgs& a) override {
-    if (a.alpha == 13.f) throw teplug::sdk::Unavailable(std::string(FAKE_NAME) + ": device busy (test)");
+    if (a.alpha == FAKE_UNAVAILABLE_ALPHA) throw teplug::sdk::Unavailable(std::string(FAKE_NAME) + ": device busy (test)");
     if (a.alpha == 14.f) throw teplug::sdk::InvalidArgument(std::string(FAKE_NAME) + ": alpha 14 is invalid (test)");
     Stamp(a.d);
   }

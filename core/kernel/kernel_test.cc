@@ -1,0 +1,449 @@
+// The kernel's selection rules end to end, with real plugin .so files (the
+// fake providers in testing/): priority, config overrides, prefer/deny/allow
+// rules with file:line, static capability and supports() rejections with
+// their values, call-time fallback (never silent) and strict mode, the named
+// provider escape hatch, cache invalidation on reload, deterministic ties,
+// and the C API.
+#include "core/kernel/kernel.h"
+
+#include <string>
+
+#include "core/kernel/kernel_test_support.h"
+#include "core/kernel/teplug_kernel.h"
+#include "gtest/gtest.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/iids.hpp"
+
+namespace teplug::core {
+namespace {
+
+using testing::AttentionCall;
+using testing::FakePlugin;
+using testing::GemmCall;
+using testing::IsolatedOptions;
+using testing::LogCapture;
+
+constexpr float kFast = 1.f, kWide = 2.f, kTwin = 3.f;
+
+std::unique_ptr<Kernel> MakeKernel(std::vector<std::string> plugins, std::string config = "",
+                                   LogCapture* log = nullptr) {
+  KernelOptions o = IsolatedOptions(std::move(plugins), std::move(config));
+  if (log != nullptr) o.log_sink = log->sink();
+  auto k = Kernel::Create(std::move(o));
+  EXPECT_TRUE(k.ok()) << k.status();
+  return k.ok() ? *std::move(k) : nullptr;
+}
+
+sdk::OwnedError CallGemm(const Kernel& k, GemmCall& c) {
+  auto gemm = k.Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  EXPECT_TRUE(gemm);
+  return sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &c.args));
+}
+
+sdk::OwnedError CallAttention(const Kernel& k, AttentionCall& c) {
+  auto attn = k.Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+  EXPECT_TRUE(attn);
+  return sdk::OwnedError(attn->vtbl->forward(attn.get(), &c.args));
+}
+
+const CandidateVerdict* Find(const DecisionRecord& r, const std::string& impl) {
+  for (const auto& c : r.candidates) {
+    if (c.implementation == impl) return &c;
+  }
+  return nullptr;
+}
+
+TEST(KernelTest, HighestDefaultPriorityServesAndTheRecordSaysWhy) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
+  ASSERT_TRUE(k);
+  GemmCall c;
+  auto err = CallGemm(*k, c);
+  ASSERT_TRUE(err.ok()) << err.message();
+  EXPECT_EQ(c.marker(), kFast);
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+  ASSERT_TRUE(rec.ok()) << rec.status();
+  ASSERT_TRUE(rec->served());
+  EXPECT_EQ(rec->chosen()->implementation, "fast/gemm");
+  EXPECT_EQ(rec->chosen()->reason, "priority 200");
+  const CandidateVerdict* wide = Find(*rec, "wide/gemm");
+  ASSERT_NE(wide, nullptr);
+  EXPECT_EQ(wide->verdict, Verdict::kOutranked);
+  EXPECT_EQ(wide->reason, "outranked by fast/gemm (priority 200 > 100)");
+  EXPECT_NE(rec->Format().find("fast/gemm"), std::string::npos);
+}
+
+TEST(KernelTest, ConfigPriorityOverridePerInterfaceBeatsPerProvider) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")},
+                      "priorities { provider: \"wide\" priority: 500 }\n"
+                      "priorities { provider: \"wide\" interface: \"attention\" priority: 50 }\n");
+  ASSERT_TRUE(k);
+  GemmCall g;
+  ASSERT_TRUE(CallGemm(*k, g).ok());
+  EXPECT_EQ(g.marker(), kWide) << "provider-wide override 500 beats fast's 200";
+  AttentionCall a;
+  ASSERT_TRUE(CallAttention(*k, a).ok());
+  EXPECT_EQ(a.marker(), kFast) << "per-interface override 50 applies to attention";
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  EXPECT_EQ(rec->chosen()->reason, "priority 500 (config override)");
+}
+
+TEST(KernelTest, DenyRuleRejectsWithRuleNameAndLocation) {
+  const std::string cfg =
+      "log_level: \"warn\"\n"
+      "rules {\n"
+      "  name: \"no-fast-gemm\"\n"
+      "  match { interfaces: \"gemm\" }\n"
+      "  deny: \"fast\"\n"
+      "}\n";
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, cfg);
+  ASSERT_TRUE(k);
+  GemmCall g;
+  ASSERT_TRUE(CallGemm(*k, g).ok());
+  EXPECT_EQ(g.marker(), kWide);
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  const CandidateVerdict* fast = Find(*rec, "fast/gemm");
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ(fast->verdict, Verdict::kRejected);
+  EXPECT_EQ(fast->stage, "config");
+  EXPECT_EQ(fast->rule, "config rule \"no-fast-gemm\" (test.textproto:2)");
+  EXPECT_NE(rec->Format().find("no-fast-gemm"), std::string::npos);
+  AttentionCall a;
+  ASSERT_TRUE(CallAttention(*k, a).ok());
+  EXPECT_EQ(a.marker(), kFast) << "the rule matches gemm only";
+}
+
+TEST(KernelTest, PreferAndAllowRulesWithMatchOnHeadDimRange) {
+  const std::string cfg =
+      "rules { name: \"big-heads\" match { interfaces: \"attention\" head_dim { min: 100 } } prefer: \"wide\" }\n"
+      "rules { name: \"only-twin-gemm\" match { interfaces: \"gemm\" } allow: \"twin\" }\n";
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast"), FakePlugin("twin")}, cfg);
+  ASSERT_TRUE(k);
+  AttentionCall small(64), big(128);
+  ASSERT_TRUE(CallAttention(*k, small).ok());
+  EXPECT_EQ(small.marker(), kFast);
+  ASSERT_TRUE(CallAttention(*k, big).ok());
+  EXPECT_EQ(big.marker(), kWide);
+  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &big.args);
+  EXPECT_NE(rec->chosen()->reason.find("preferred (#1) by config rule \"big-heads\""), std::string::npos)
+      << rec->Format();
+  EXPECT_EQ(Find(*rec, "fast/attn")->reason,
+            "outranked by wide/attn (preferred by config rule \"big-heads\" (test.textproto:1))");
+  GemmCall g;
+  ASSERT_TRUE(CallGemm(*k, g).ok());
+  EXPECT_EQ(g.marker(), kTwin);
+  auto grec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  EXPECT_EQ(Find(*grec, "fast/gemm")->reason, "not in the allow list");
+}
+
+TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
+  ASSERT_TRUE(k);
+  AttentionCall big(192);
+  ASSERT_TRUE(CallAttention(*k, big).ok());
+  EXPECT_EQ(big.marker(), kWide);
+  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &big.args);
+  const CandidateVerdict* fast = Find(*rec, "fast/attn");
+  EXPECT_EQ(fast->stage, "capability");
+  EXPECT_EQ(fast->reason, "head_dim_qk 192 > max 128");
+
+  AttentionCall odd(96);
+  ASSERT_TRUE(CallAttention(*k, odd).ok());
+  EXPECT_EQ(odd.marker(), kWide);
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &odd.args);
+  fast = Find(*rec, "fast/attn");
+  EXPECT_EQ(fast->stage, "supports");
+  EXPECT_EQ(fast->reason, "head_dim_qk 96 has no tuned kernel (test)");
+
+  AttentionCall fp8(64);
+  fp8.q.dtype = fp8.k.dtype = fp8.v.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &fp8.args);
+  EXPECT_FALSE(rec->served());
+  EXPECT_EQ(Find(*rec, "wide/attn")->reason, "q dtype fp8_e4m3 not in {fp32, bf16}");
+  auto err = CallAttention(*k, fp8);
+  EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
+  EXPECT_NE(err.message().find("no provider can serve attention_forward fp8_e4m3"), std::string::npos)
+      << err.message();
+
+  TeplugDevice cuda{sizeof(TeplugDevice), TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA, 0, 90};
+  AttentionCall on_gpu(64);
+  on_gpu.q.device = on_gpu.k.device = on_gpu.v.device = on_gpu.o.device = &cuda;
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &on_gpu.args);
+  EXPECT_EQ(Find(*rec, "fast/attn")->stage, "device");
+  EXPECT_EQ(Find(*rec, "fast/attn")->reason, "device cuda:0 (nvidia, arch 90) not in {cpu}");
+}
+
+TEST(KernelTest, FallbackOnUnavailableIsLoggedOncePerSignature) {
+  LogCapture log;
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, "", &log);
+  ASSERT_TRUE(k);
+  for (int i = 0; i < 3; ++i) {
+    GemmCall c(13.f);
+    auto err = CallGemm(*k, c);
+    ASSERT_TRUE(err.ok()) << err.message();
+    EXPECT_EQ(c.marker(), kWide);
+  }
+  EXPECT_EQ(log.Count("fast/gemm returned unavailable"), 1) << log.All();
+  EXPECT_EQ(log.Count("falling back to wide/gemm"), 1) << log.All();
+  EXPECT_EQ(log.Count("fast: device busy (test)"), 1) << "the original error text is kept";
+}
+
+TEST(KernelTest, OtherErrorsReachTheCallerUnchanged) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
+  GemmCall c(14.f);
+  auto err = CallGemm(*k, c);
+  EXPECT_EQ(err.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(err.message(), "fast: alpha 14 is invalid (test)");
+  EXPECT_NE(c.marker(), kWide) << "no fallback on invalid_argument";
+}
+
+TEST(KernelTest, StrictModeReturnsTheErrorWithTheDecisionRecord) {
+  for (const std::string& cfg : {std::string("strict: true\n"), std::string("strict_interfaces: \"gemm\"\n"),
+                                std::string("rules { name: \"strict-gemm\" match { interfaces: \"gemm\" } "
+                                            "strict: true }\n")}) {
+    auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, cfg);
+    ASSERT_TRUE(k) << cfg;
+    GemmCall c(13.f);
+    auto err = CallGemm(*k, c);
+    EXPECT_EQ(err.code(), TEPLUG_UNAVAILABLE) << cfg;
+    EXPECT_NE(err.message().find("strict mode"), std::string::npos) << err.message();
+    EXPECT_NE(err.message().find("wide/gemm"), std::string::npos) << "record attached: " << err.message();
+    EXPECT_NE(c.marker(), kWide);
+  }
+  KernelOptions o = IsolatedOptions({FakePlugin("wide"), FakePlugin("fast")});
+  o.strict = true;
+  auto k = Kernel::Create(std::move(o));
+  ASSERT_TRUE(k.ok());
+  GemmCall c(13.f);
+  EXPECT_EQ(CallGemm(**k, c).code(), TEPLUG_UNAVAILABLE);
+}
+
+TEST(KernelTest, LastCandidateFailingReportsEveryThingTried) {
+  auto k = MakeKernel({FakePlugin("fast")});
+  GemmCall c(13.f);
+  auto err = CallGemm(*k, c);
+  EXPECT_EQ(err.code(), TEPLUG_UNAVAILABLE);
+  EXPECT_NE(err.message().find("no further candidate"), std::string::npos) << err.message();
+}
+
+TEST(KernelTest, SelectByProviderReachesALosingProvider) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
+  GemmCall c;
+  auto best = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+  ASSERT_TRUE(best.ok());
+  EXPECT_EQ(best->implementation->QualifiedName(), "fast/gemm");
+  auto wide = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide");
+  ASSERT_TRUE(wide.ok()) << wide.status();
+  EXPECT_EQ(wide->implementation->QualifiedName(), "wide/gemm");
+  TeplugGemmV1* g = wide->as<TeplugGemmV1>();
+  ASSERT_TRUE(sdk::OwnedError(g->vtbl->gemm(g, &c.args)).ok());
+  EXPECT_EQ(c.marker(), kWide);
+  auto none = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "native");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(none.status().message().find("not the requested provider \"native\""), std::string::npos)
+      << none.status();
+}
+
+TEST(KernelTest, ReloadInvalidatesCachedDecisionsAndBadConfigKeepsTheOldOne) {
+  LogCapture log;
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, "", &log);
+  GemmCall c1;
+  ASSERT_TRUE(CallGemm(*k, c1).ok());
+  EXPECT_EQ(c1.marker(), kFast);
+  ASSERT_TRUE(k->ReloadConfigText("providers { name: \"fast\" enabled: false }\n", "reload.textproto").ok());
+  GemmCall c2;
+  ASSERT_TRUE(CallGemm(*k, c2).ok());
+  EXPECT_EQ(c2.marker(), kWide) << "same signature, new config: the cached decision must not be reused";
+  absl::Status bad = k->ReloadConfigText("rules { name: \"x\" match { head_dim { min: 9 max: 3 } } deny: \"a\" }",
+                                         "bad.textproto");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("bad.textproto:1:"), std::string::npos) << bad;
+  GemmCall c3;
+  ASSERT_TRUE(CallGemm(*k, c3).ok());
+  EXPECT_EQ(c3.marker(), kWide) << "a rejected reload leaves the running config";
+}
+
+TEST(KernelTest, FirstServingOfASignatureIsLoggedOnceAtInfo) {
+  LogCapture log;
+  auto k = MakeKernel({FakePlugin("fast")}, "log_level: \"info\"\n", &log);
+  for (int i = 0; i < 5; ++i) {
+    GemmCall c;
+    ASSERT_TRUE(CallGemm(*k, c).ok());
+  }
+  EXPECT_EQ(log.Count("INFO: serving gemm"), 1) << log.All();
+  EXPECT_EQ(log.Count("-> fast/gemm: priority 200"), 1) << log.All();
+  GemmCall other(1.f, 8, 8, 8);
+  ASSERT_TRUE(CallGemm(*k, other).ok());
+  EXPECT_EQ(log.Count("INFO: serving gemm"), 2) << "a new signature is a new line";
+}
+
+TEST(KernelTest, RejectionsAreLoggedAtDebug) {
+  LogCapture log;
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, "log_level: \"debug\"\n", &log);
+  AttentionCall big(192);
+  ASSERT_TRUE(CallAttention(*k, big).ok());
+  EXPECT_EQ(log.Count("DEBUG: attention_forward"), 1) << log.All();
+  EXPECT_EQ(log.Count("fast/attn rejected [capability] head_dim_qk 192 > max 128"), 1) << log.All();
+}
+
+TEST(KernelTest, TiesBreakByNameWhateverTheLoadOrder) {
+  for (auto order : {std::vector<std::string>{FakePlugin("twin"), FakePlugin("wide")},
+                     std::vector<std::string>{FakePlugin("wide"), FakePlugin("twin")}}) {
+    auto k = MakeKernel(order);
+    GemmCall c;
+    ASSERT_TRUE(CallGemm(*k, c).ok());
+    EXPECT_EQ(c.marker(), kTwin) << "twin < wide by name at equal priority";
+    auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+    EXPECT_EQ(Find(*rec, "wide/gemm")->reason, "outranked by twin/gemm (same priority 100, name order)");
+  }
+}
+
+TEST(KernelTest, MalformedArgsAreInvalidArgumentNamingTheField) {
+  auto k = MakeKernel({FakePlugin("fast")});
+  GemmCall c;
+  c.args.b = nullptr;
+  auto err = CallGemm(*k, c);
+  EXPECT_EQ(err.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(err.message(), "TeplugGemmArgs.b is NULL");
+  c.args.b = &c.b;
+  c.args.struct_size = 16;
+  EXPECT_EQ(CallGemm(*k, c).code(), TEPLUG_INVALID_ARGUMENT);
+}
+
+TEST(KernelTest, ListingAndLoadReportDescribeEveryProvider) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast"), "/nonexistent/libteplug_ghost.so"});
+  auto providers = k->ListProviders();
+  ASSERT_EQ(providers.size(), 2u);
+  EXPECT_EQ(providers[0].name, "fast");
+  EXPECT_EQ(providers[0].vendor, "teplug tests");
+  ASSERT_EQ(providers[0].implementations.size(), 2u);
+  EXPECT_NE(providers[0].implementations[0].capability_summary.find("devices {cpu}"), std::string::npos);
+  auto report = k->LoadReport();
+  int loaded = 0, refused = 0;
+  for (const auto& e : report) {
+    (e.loaded ? loaded : refused)++;
+    if (!e.loaded) {
+      EXPECT_NE(e.path.find("ghost"), std::string::npos) << e.reason;
+    }
+  }
+  EXPECT_EQ(loaded, 2);
+  EXPECT_EQ(refused, 1);
+}
+
+TEST(KernelTest, UnknownProviderNamesInConfigAreReportedWithLocation) {
+  auto k = MakeKernel({FakePlugin("fast")}, "priorities { provider: \"nvidia-native\" priority: 5 }\n");
+  ASSERT_TRUE(k);
+  auto warnings = k->ConfigWarnings();
+  ASSERT_FALSE(warnings.empty());
+  std::string all;
+  for (const auto& w : warnings) all += w + "\n";
+  EXPECT_NE(all.find("test.textproto:1:"), std::string::npos) << all;
+  EXPECT_NE(all.find("nvidia-native"), std::string::npos) << all;
+}
+
+TEST(KernelTest, InvalidConfigFailsCreationWithEveryProblem) {
+  KernelOptions o = IsolatedOptions({}, "rules { name: \"a\" deny: \"x\" }\nrules { name: \"a\" deny: \"y\" }\n"
+                                        "log_level: \"loud\"\n");
+  auto k = Kernel::Create(std::move(o));
+  ASSERT_FALSE(k.ok());
+  const std::string msg(k.status().message());
+  EXPECT_NE(msg.find("test.textproto:2:"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("test.textproto:3:"), std::string::npos) << msg;
+}
+
+TEST(KernelTest, EnvironmentDiscoveryIncludingNvtePlugin) {
+  KernelOptions o;
+  o.load_builtins = false;
+  o.config_text = "log_level: \"warn\"\n";
+  const std::string fast = FakePlugin("fast"), wide = FakePlugin("wide");
+  o.env = [&](const char* name) -> std::optional<std::string> {
+    if (std::string(name) == "TEPLUG_PLUGINS") return fast;
+    if (std::string(name) == "NVTE_PLUGIN") return wide;
+    return std::nullopt;
+  };
+  auto k = Kernel::Create(std::move(o));
+  ASSERT_TRUE(k.ok()) << k.status();
+  auto providers = (*k)->ListProviders();
+  ASSERT_EQ(providers.size(), 2u);
+  bool saw_nvte = false;
+  for (const auto& e : (*k)->LoadReport()) saw_nvte |= e.origin == "NVTE_PLUGIN" && e.loaded;
+  EXPECT_TRUE(saw_nvte);
+}
+
+TEST(KernelTest, RequiredPluginThatFailsFailsCreation) {
+  KernelOptions o = IsolatedOptions({}, "plugins { path: \"/nonexistent/libteplug_gone.so\" required: true }\n");
+  auto k = Kernel::Create(std::move(o));
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("libteplug_gone.so"), std::string::npos) << k.status();
+  EXPECT_NE(k.status().message().find("required"), std::string::npos) << k.status();
+}
+
+TEST(KernelTest, RuntimeLoadAddsAProviderAndRefusesADuplicate) {
+  auto k = MakeKernel({FakePlugin("wide")});
+  GemmCall c1;
+  ASSERT_TRUE(CallGemm(*k, c1).ok());
+  EXPECT_EQ(c1.marker(), kWide);
+  ASSERT_TRUE(k->LoadPlugin(FakePlugin("fast")).ok());
+  GemmCall c2;
+  ASSERT_TRUE(CallGemm(*k, c2).ok());
+  EXPECT_EQ(c2.marker(), kFast);
+  absl::Status again = k->LoadPlugin(FakePlugin("fast"));
+  EXPECT_FALSE(again.ok());
+  EXPECT_EQ(k->ListProviders().size(), 2u);
+}
+
+TEST(KernelCApiTest, CreateQueryExplainReportReloadDestroy) {
+  const std::string fast = FakePlugin("fast"), wide = FakePlugin("wide");
+  const char* paths[] = {fast.c_str(), wide.c_str()};
+  TeplugKernelOptions o = sdk::Versioned<TeplugKernelOptions>();
+  o.config_text = "log_level: \"error\"\n";
+  o.plugin_paths = paths;
+  o.num_plugin_paths = 2;
+  o.ignore_environment = 1;
+  o.no_builtins = 1;
+  TeplugKernel* kernel = nullptr;
+  sdk::OwnedError err(teplug_kernel_create(&o, &kernel));
+  ASSERT_TRUE(err.ok()) << err.message();
+  TeplugObject* obj = teplug_kernel_query_interface(kernel, &sdk::kIidGemmV1);
+  ASSERT_NE(obj, nullptr);
+  auto* gemm = reinterpret_cast<TeplugGemmV1*>(obj);
+  GemmCall c;
+  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, &c.args)).ok());
+  EXPECT_EQ(c.marker(), kFast);
+
+  size_t len = 0;
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+                                                    nullptr, 0, &len)).ok());
+  std::string text(len + 1, '\0');
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+                                                    text.data(), text.size(), &len)).ok());
+  EXPECT_NE(text.find("requested provider: wide"), std::string::npos) << text;
+
+  TeplugObject* selected = nullptr;
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_select(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+                                                   &selected)).ok());
+  ASSERT_NE(selected, nullptr);
+  selected->vtbl->release(selected);
+
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_load_report(kernel, nullptr, 0, &len)).ok());
+  EXPECT_GT(len, 0u);
+  sdk::OwnedError bad(teplug_kernel_reload_config(kernel, "no_such_field: 1", "r.textproto"));
+  EXPECT_EQ(bad.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(bad.message().find("r.textproto:1:"), std::string::npos) << bad.message();
+
+  teplug_kernel_destroy(kernel);
+  // The dispatching object keeps the kernel's state alive on its own.
+  GemmCall after;
+  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, &after.args)).ok());
+  EXPECT_EQ(after.marker(), kFast);
+  obj->vtbl->release(obj);
+
+  TeplugKernel* none = nullptr;
+  TeplugKernelOptions bad_opts = o;
+  bad_opts.config_text = "strict: maybe\n";
+  sdk::OwnedError create_err(teplug_kernel_create(&bad_opts, &none));
+  EXPECT_EQ(create_err.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(none, nullptr);
+}
+
+}  // namespace
+}  // namespace teplug::core
