@@ -1,0 +1,125 @@
+/* One plain-C plugin entry per misbehaviour, selected at compile time by a
+ * -DHOSTILE_<CASE> define (see BUILD). Each case documents what it does and
+ * what the host must answer. Built with teplug_plugin, as a vendor would. */
+#include <stdio.h>
+
+#include "teplug/teplug.h"
+#include "tests/hostile/counted_objects.h"
+
+#ifdef HOSTILE_ABI_MISMATCH
+#define PLUGIN_ABI TEPLUG_ABI_VERSION(2, 0)
+#else
+#define PLUGIN_ABI TEPLUG_ABI_VERSION_CURRENT
+#endif
+
+#ifdef HOSTILE_BAD_PROVIDER_NAME
+#define PROVIDER_NAME "Bad Name!"
+#else
+#define STRINGIZE_(x) #x
+#define STRINGIZE(x) STRINGIZE_(x)
+#define PROVIDER_NAME STRINGIZE(HOSTILE_PROVIDER_NAME) /* from BUILD: the plugin's name */
+#endif
+
+static const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
+static const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
+
+/* Registers one implementation; returns the registrar's answer. */
+static TeplugError* reg(const TeplugHostApi* host, TeplugIID iid, TeplugObject* object,
+                        const void* caps, const char* name) {
+  TeplugImplementationDesc d;
+  d.struct_size = sizeof d;
+  d.iid = iid;
+  d.object = object;
+  d.capability = caps;
+  d.name = name;
+  d.priority = 7;
+  d.reserved0 = 0;
+  return host->registrar->register_implementation(host->registrar, &d);
+}
+
+__attribute__((unused)) static TeplugError* reg_gemm(const TeplugHostApi* host, const void* caps, const char* name) {
+  return reg(host, kGemmIid, hostile_gemm(), caps, name);
+}
+
+/* Static storage for the malformed descriptors (they must outlive the call). */
+static TeplugGemmCaps g_bad_caps;
+
+static TeplugError* run_case(const TeplugHostApi* host) {
+#if defined(HOSTILE_GOOD)
+  /* Well behaved: two implementations, one log line. */
+  TeplugError* e;
+  host->log(host->log_ctx, TEPLUG_LOG_INFO, "registering 2 implementations");
+  e = reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+  if (e != NULL) return e;
+  return reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "counted-quantizer");
+#elif defined(HOSTILE_ABI_MISMATCH)
+  /* Claims ABI [2.0, 2.0], skips the overlap check, registers anyway and
+   * ignores the registrar's refusal. */
+  TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+  if (e != NULL) e->destroy(e);
+  return NULL;
+#elif defined(HOSTILE_PARTIAL_THEN_ERROR)
+  /* Two successful registrations, then the entry fails. */
+  TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+  if (e != NULL) return e;
+  e = reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "counted-quantizer");
+  if (e != NULL) return e;
+  return teplug_error_create(TEPLUG_INTERNAL, "hostile_partial: failing after two registrations");
+#elif defined(HOSTILE_REGISTRAR_ERROR_IGNORED)
+  /* One good registration, one malformed one whose error it drops. */
+  TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+  if (e != NULL) return e;
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.devices = NULL;
+  g_bad_caps.num_devices = 2;
+  e = reg_gemm(host, &g_bad_caps, "second");
+  if (e != NULL) e->destroy(e);
+  return NULL;
+#elif defined(HOSTILE_UNKNOWN_IID)
+  TeplugIID unknown = {0x1234, 0x5678};
+  return reg(host, unknown, hostile_gemm(), hostile_gemm_caps(), "mystery");
+#elif defined(HOSTILE_CAPS_TOO_SMALL)
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.struct_size = 16;
+  return reg_gemm(host, &g_bad_caps, "small-caps");
+#elif defined(HOSTILE_DEVICES_NULL)
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.devices = NULL;
+  g_bad_caps.num_devices = 2;
+  return reg_gemm(host, &g_bad_caps, "no-devices");
+#elif defined(HOSTILE_UNKNOWN_DTYPE_BIT)
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.a_dtypes |= UINT64_C(1) << 40;
+  return reg_gemm(host, &g_bad_caps, "future-dtype");
+#elif defined(HOSTILE_SMALL_VTBL)
+  return reg(host, kGemmIid, hostile_gemm_with_small_vtbl(), hostile_gemm_caps(), "small-vtbl");
+#elif defined(HOSTILE_QUERY_REFUSED)
+  return reg(host, kGemmIid, hostile_gemm_refusing_query(), hostile_gemm_caps(), "no-query");
+#elif defined(HOSTILE_NULL_OBJECT)
+  return reg(host, kGemmIid, NULL, hostile_gemm_caps(), "null-object");
+#elif defined(HOSTILE_BAD_PROVIDER_NAME)
+  /* Registers fine, but its provider name breaks the naming rule. */
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_DUPLICATE_IMPL)
+  TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
+  if (e != NULL) return e;
+  return reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "same");
+#else
+#error "define one HOSTILE_<CASE>"
+#endif
+}
+
+TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                      TeplugPluginInfo* info) {
+  if (host == NULL || info == NULL ||
+      host->struct_size < TEPLUG_STRUCT_SIZE(TeplugHostApi, registrar) ||
+      !TEPLUG_HAS_FIELD(info, TeplugPluginInfo, abi_max)) {
+    return teplug_error_create(TEPLUG_ABI_MISMATCH, "hostile: host API too small");
+  }
+  info->name = PROVIDER_NAME;
+  info->vendor = "teplug hostile tests";
+  info->version = "0.0.1";
+  info->abi_min = PLUGIN_ABI;
+  info->abi_max = PLUGIN_ABI;
+  return run_case(host);
+}

@@ -1,0 +1,183 @@
+// Every hostile plugin is refused, and for each: the error names the plugin's
+// path, origin and the specific reason; exactly one WARN line is logged (the
+// same text); every reference the host took on a staged object is released
+// (the plugin's own counters balance); and the library is unloaded.
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "core/loader/plugin_loader.h"
+#include "tests/hostile/hostile_test_support.h"
+
+namespace teplug::core {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using teplug::testing::IsLoaded;
+using teplug::testing::LogCapture;
+using teplug::testing::PluginPath;
+using teplug::testing::RealPath;
+using teplug::testing::RefCounts;
+
+struct HostileCase {
+  std::string plugin;  // hostile_<case>
+  // Substrings the refusal must contain after "refused: ".
+  std::vector<std::string> reason;
+  // Whether the host staged something before refusing (so the counters must
+  // have moved, proving they observe the plugin).
+  bool staged = false;
+  absl::StatusCode code;
+};
+
+std::string Name(const ::testing::TestParamInfo<HostileCase>& info) { return info.param.plugin; }
+
+class HostilePluginTest : public ::testing::TestWithParam<HostileCase> {};
+
+TEST_P(HostilePluginTest, IsRefusedCleanly) {
+  const HostileCase& c = GetParam();
+  const std::string path = RealPath(PluginPath("tests/hostile", c.plugin));
+  ASSERT_FALSE(path.empty()) << c.plugin << " not found in runfiles";
+  ASSERT_FALSE(IsLoaded(path)) << "loaded before the test";
+  LogCapture log;
+  const RefCounts before = RefCounts::Now();
+
+  PluginCandidate candidate{path, "TEPLUG_PLUGINS"};
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadPluginFile(candidate, LoadPolicy{}, [](absl::string_view) { return false; }, log.logger());
+
+  ASSERT_FALSE(loaded.ok()) << c.plugin << " was accepted";
+  const std::string message(loaded.status().message());
+  EXPECT_THAT(message, StartsWith("plugin " + path + " (TEPLUG_PLUGINS) refused: "));
+  for (const std::string& part : c.reason) EXPECT_THAT(message, HasSubstr(part));
+  EXPECT_EQ(loaded.status().code(), c.code) << loaded.status();
+
+  const std::vector<std::string> warnings = log.Lines(LogLevel::kWarn);
+  ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(log.AllLines());
+  EXPECT_EQ(warnings[0], "teplug WARN: " + message);
+
+  const RefCounts moved = RefCounts::Now().Since(before);
+  EXPECT_EQ(moved.held(), 0) << "acquired " << moved.acquired << ", released " << moved.released;
+  if (c.staged) {
+    EXPECT_GT(moved.acquired, 0) << "the host never took a reference: the counters are not wired";
+  }
+  EXPECT_FALSE(IsLoaded(path)) << "the refused library is still loaded";
+
+  // The refusal, as the load report shows it.
+  LoadReportEntry entry = RefusedReportEntry(candidate, loaded.status());
+  EXPECT_FALSE(entry.loaded);
+  EXPECT_EQ(entry.path, path);
+  EXPECT_EQ(entry.origin, "TEPLUG_PLUGINS");
+  EXPECT_EQ("plugin " + path + " (TEPLUG_PLUGINS) refused: " + entry.reason, message);
+}
+
+const char kHost[] = "[1.0, 1.0]";
+using Code = absl::StatusCode;
+
+INSTANTIATE_TEST_SUITE_P(
+    Refusals, HostilePluginTest,
+    ::testing::Values(
+        HostileCase{"hostile_no_entry",
+                    {"the library does not export teplug_plugin_entry"},
+                    false,
+                    Code::kNotFound},
+        HostileCase{"hostile_abi_mismatch",
+                    {"ABI mismatch: the plugin supports [2.0, 2.0] but the host supports ", kHost},
+                    false,
+                    Code::kFailedPrecondition},
+        HostileCase{"hostile_partial_then_error",
+                    {"teplug_plugin_entry returned internal: hostile_partial: failing after two "
+                     "registrations"},
+                    true,
+                    Code::kInternal},
+        HostileCase{"hostile_registrar_error_ignored",
+                    {"teplug_plugin_entry returned success although 1 registration(s) were "
+                     "refused; first: implementation \"second\" (IGemm/1): malformed capability "
+                     "descriptor: TeplugGemmCaps.num_devices is 2 but devices is NULL"},
+                    true,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_unknown_iid",
+                    {"returned unsupported: implementation \"mystery\": unknown interface id "
+                     "{0x0000000000001234, 0x0000000000005678}"},
+                    false,
+                    Code::kUnimplemented},
+        HostileCase{"hostile_caps_too_small",
+                    {"implementation \"small-caps\" (IGemm/1): malformed capability descriptor: "
+                     "TeplugGemmCaps.struct_size 16 < 72 required"},
+                    true,  // query_interface was asked (and its reference returned)
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_devices_null",
+                    {"malformed capability descriptor: TeplugGemmCaps.num_devices is 2 but "
+                     "devices is NULL"},
+                    true,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_unknown_dtype_bit",
+                    {"TeplugGemmCaps.a_dtypes 0x10000000002 sets unknown bits 0x10000000000"},
+                    true,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_small_vtbl",
+                    {"implementation \"small-vtbl\" (IGemm/1): TeplugGemmV1Vtbl.struct_size 32 < "
+                     "56 required"},
+                    false,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_query_refused",
+                    {"implementation \"no-query\" (IGemm/1): query_interface(IGemm/1) returned "
+                     "NULL, not the registered object"},
+                    false,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_null_object",
+                    {"implementation \"null-object\" (IGemm/1): object is NULL"},
+                    false,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_bad_provider_name",
+                    {"TeplugPluginInfo.name \"Bad Name!\" must match [a-z0-9_-]{1,63}"},
+                    true,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_duplicate_impl",
+                    {"implementation \"same\" (IQuantizer/1): duplicate implementation name "
+                     "(already registered for IGemm/1)"},
+                    true,
+                    Code::kInvalidArgument},
+        HostileCase{"hostile_raw_throw",
+                    {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
+                     "non-SDK entry"},
+                    true,
+                    Code::kInternal},
+        HostileCase{"hostile_sdk_throw",
+                    {"teplug_plugin_entry returned internal: hostile_sdk_throw: thrown after one "
+                     "registration"},
+                    true,
+                    Code::kInternal}),
+    Name);
+
+// A provider name already taken (by a built-in or an earlier plugin): the
+// well-behaved plugin is refused and its staged registrations rolled back.
+TEST(HostileDuplicateProviderTest, TakenNameIsRefusedAndRolledBack) {
+  const std::string path = RealPath(PluginPath("tests/hostile", "hostile_good"));
+  LogCapture log;
+  const RefCounts before = RefCounts::Now();
+  std::vector<std::string> asked;
+  absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(
+      {path, "api"}, LoadPolicy{},
+      [&](absl::string_view name) {
+        asked.emplace_back(name);
+        return name == "hostile_good";
+      },
+      log.logger());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(loaded.status().message(),
+            "plugin " + path + " (api) refused: duplicate provider name \"hostile_good\": a "
+            "provider of that name is already loaded");
+  EXPECT_EQ(asked, std::vector<std::string>{"hostile_good"});
+  EXPECT_EQ(log.Lines(LogLevel::kWarn).size(), 1u);
+  const RefCounts moved = RefCounts::Now().Since(before);
+  EXPECT_GE(moved.acquired, 2) << "both registrations were staged";
+  EXPECT_EQ(moved.held(), 0);
+  EXPECT_FALSE(IsLoaded(path));
+}
+
+}  // namespace
+}  // namespace teplug::core
