@@ -13,6 +13,13 @@
 namespace teplug::reference::collective {
 namespace {
 
+// memcpy with a zero-length copy allowed from a null pointer (an empty
+// rank's buffer): memcpy itself requires non-null arguments even for 0 bytes.
+inline void CopyBytes(void* dst, const void* src, size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
+
+
 // Fails when a buffer that must hold `bytes` bytes is null.
 absl::Status CheckBuffer(const void* buffer, size_t bytes, const std::string& what,
                          const char* name) {
@@ -252,7 +259,7 @@ absl::Status Communicator::AllReduce(const void* in, void* out, size_t count, Da
     for (size_t round = 0; round < rounds; ++round) {
       const size_t offset = round * per_round * element_bytes;
       const size_t elements = PartInRound(count, round, per_round);
-      std::memcpy(region_->rank_slot(rank_), source + offset, elements * element_bytes);
+      CopyBytes(region_->rank_slot(rank_), source + offset, elements * element_bytes);
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
       ReduceInRankOrder(slots.data(), world(), elements, type, op, target + offset);
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
@@ -327,10 +334,10 @@ absl::Status Communicator::RunAllGather(const OpDescriptor& descriptor, const un
   const size_t rounds = RoundsFor(bytes, per_round);
   for (size_t round = 0; round < rounds; ++round) {
     const size_t begin = round * per_round;
-    std::memcpy(region_->rank_slot(rank_), in + begin, PartInRound(bytes[rank_], round, per_round));
+    CopyBytes(region_->rank_slot(rank_), in + begin, PartInRound(bytes[rank_], round, per_round));
     if (absl::Status s = BarrierStep(what); !s.ok()) return s;
     for (int r = 0; r < world(); ++r) {
-      std::memcpy(out + offsets[r] + begin, region_->rank_slot(r),
+      CopyBytes(out + offsets[r] + begin, region_->rank_slot(r),
                   PartInRound(bytes[r], round, per_round));
     }
     if (absl::Status s = BarrierStep(what); !s.ok()) return s;
@@ -413,7 +420,7 @@ absl::Status Communicator::RunReduceScatter(const OpDescriptor& descriptor, cons
   for (size_t round = 0; round < rounds; ++round) {
     const size_t begin = round * per_round;
     for (int destination = 0; destination < world(); ++destination) {
-      std::memcpy(region_->rank_slot(rank_) + static_cast<size_t>(destination) * part_bytes,
+      CopyBytes(region_->rank_slot(rank_) + static_cast<size_t>(destination) * part_bytes,
                   in + (offsets[destination] + begin) * element_bytes,
                   PartInRound(counts[destination], round, per_round) * element_bytes);
     }
@@ -451,12 +458,12 @@ absl::Status Communicator::Broadcast(const void* in, void* out, size_t count, Da
     for (size_t round = 0; round < rounds; ++round) {
       const size_t begin = round * per_round;
       const size_t part = PartInRound(total, round, per_round);
-      if (rank_ == root) std::memcpy(region_->rank_slot(root), source + begin, part);
+      if (rank_ == root) CopyBytes(region_->rank_slot(root), source + begin, part);
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
       if (rank_ != root) {
-        std::memcpy(target + begin, region_->rank_slot(root), part);
+        CopyBytes(target + begin, region_->rank_slot(root), part);
       } else if (target != source) {
-        std::memcpy(target + begin, source + begin, part);
+        CopyBytes(target + begin, source + begin, part);
       }
       if (absl::Status s = BarrierStep(what); !s.ok()) return s;
     }

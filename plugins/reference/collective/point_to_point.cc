@@ -9,6 +9,13 @@
 namespace teplug::reference::collective {
 namespace {
 
+// memcpy with a zero-length copy allowed from a null pointer (an empty
+// rank's buffer): memcpy itself requires non-null arguments even for 0 bytes.
+inline void CopyBytes(void* dst, const void* src, size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
+
+
 // Outcome of trying to move one chunk.
 enum class Step { kIdle, kAdvanced };
 
@@ -20,7 +27,7 @@ Step TrySendChunk(const SharedRegion& region, int rank, Transfer& transfer) {
     return Step::kIdle;  // receiver has not emptied the buffer yet
   }
   const size_t bytes = std::min(region.chunk_bytes(), transfer.bytes - transfer.done_bytes);
-  std::memcpy(region.channel_buffer(rank, transfer.peer), transfer.buffer + transfer.done_bytes,
+  CopyBytes(region.channel_buffer(rank, transfer.peer), transfer.buffer + transfer.done_bytes,
               bytes);
   channel.chunk_bytes = bytes;
   channel.message_bytes = transfer.bytes;
@@ -46,7 +53,7 @@ absl::Status TryRecvChunk(const SharedRegion& region, int rank, Transfer& transf
         "%u bytes; matching Send and Recv must have the same count and type",
         context, transfer.peer, transfer.bytes, transfer.peer, channel.message_bytes));
   }
-  std::memcpy(transfer.buffer + transfer.done_bytes, region.channel_buffer(transfer.peer, rank),
+  CopyBytes(transfer.buffer + transfer.done_bytes, region.channel_buffer(transfer.peer, rank),
               channel.chunk_bytes);
   transfer.done_bytes += channel.chunk_bytes;
   channel.consumed.store(consumed + 1, std::memory_order_release);
