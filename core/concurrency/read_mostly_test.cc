@@ -40,9 +40,14 @@ TEST(ReadMostlyTest, ReadersNeverSeeADestroyedValue) {
       }
     });
   }
+  // Let every reader get going, so updates really race with reads.
+  while (reads.load() < 1000) std::this_thread::yield();
+  const int64_t reads_before = reads.load();
   for (int i = 1; i <= 200; ++i) {
     rm.Update([i](const Value&) { return std::make_unique<Value>(i); });
+    std::this_thread::yield();
   }
+  while (reads.load() < reads_before + 1000) std::this_thread::yield();
   stop = true;
   for (auto& t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
