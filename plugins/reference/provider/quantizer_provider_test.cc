@@ -1,0 +1,273 @@
+// IQuantizer v1 through the ABI: every scaling mode x fp8 format, row-wise and
+// column-wise. Checked (a) against the numerics library called directly (the
+// adapter's plumbing: layouts, transposes, which scale goes where) and (b)
+// independently by quantize -> dequantize round trips within the format's
+// half-ulp bound: |deq - x| <= 2^-(m+1) |x| + half the smallest subnormal
+// times the block's scale_inv.
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "plugins/reference/numerics/block_scaling.h"
+#include "plugins/reference/numerics/mx_scaling.h"
+#include "plugins/reference/numerics/per_tensor_scaling.h"
+#include "plugins/reference/provider/reference_entry.h"
+#include "plugins/reference/provider/testing/abi_tensor.h"
+#include "plugins/reference/provider/testing/direct_host.h"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/names.hpp"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::reference::provider {
+namespace {
+
+using testing::AbiTensor;
+
+struct Case {
+  int32_t mode;
+  int32_t dtype;
+};
+
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(sdk::ScalingName(info.param.mode)) + "_" + sdk::DTypeName(info.param.dtype);
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> out;
+  for (int32_t mode : {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32,
+                       TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128}) {
+    for (int32_t dtype : {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2}) out.push_back({mode, dtype});
+  }
+  return out;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::vector<int64_t> ScaleShape(int32_t mode, int64_t rows, int64_t cols) {
+  switch (mode) {
+    case TEPLUG_SCALING_MXFP8_1D32: return {rows, CeilDiv(cols, 32)};
+    case TEPLUG_SCALING_BLOCK_1D128: return {rows, CeilDiv(cols, 128)};
+    case TEPLUG_SCALING_BLOCK_2D128: return {CeilDiv(rows, 128), CeilDiv(cols, 128)};
+    default: return {1};
+  }
+}
+
+int32_t ScaleDType(int32_t mode) {
+  return mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+}
+
+class QuantizerProviderTest : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
+    q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
+    ASSERT_NE(q_, nullptr);
+  }
+  // An fp8 output [rows, cols] with row- and column-wise data and scales.
+  std::unique_ptr<AbiTensor> MakeOutput(int64_t rows, int64_t cols) {
+    const Case c = GetParam();
+    auto out = std::make_unique<AbiTensor>(c.dtype, std::vector<int64_t>{rows, cols});
+    out->SetQuant(c.mode, std::make_unique<AbiTensor>(ScaleDType(c.mode), ScaleShape(c.mode, rows, cols)),
+                  std::make_unique<AbiTensor>(c.dtype, std::vector<int64_t>{cols, rows}),
+                  std::make_unique<AbiTensor>(ScaleDType(c.mode), ScaleShape(c.mode, cols, rows)));
+    return out;
+  }
+  sdk::OwnedError Dequantize(TeplugTensor* in, TeplugTensor* out) {
+    TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
+    d.input = in;
+    d.output = out;
+    return sdk::OwnedError(q_->vtbl->dequantize(q_, &d));
+  }
+  testing::DirectHost host_;
+  TeplugQuantizerV1* q_ = nullptr;
+  std::mt19937_64 rng_{777};
+};
+
+// Checks |deq - x| against the half-ulp bound, blockwise scale_inv given per element.
+void ExpectRoundTrip(const std::vector<double>& x, const std::vector<double>& deq,
+                     const std::vector<double>& scale_inv_per_element, int32_t dtype,
+                     const std::string& what) {
+  const int mantissa = dtype == TEPLUG_DTYPE_FP8_E4M3 ? 3 : 2;
+  const double min_subnormal = dtype == TEPLUG_DTYPE_FP8_E4M3 ? 0x1p-9 : 0x1p-16;
+  const double max_normal = dtype == TEPLUG_DTYPE_FP8_E4M3 ? 448.0 : 57344.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double xi = static_cast<float>(x[i]);
+    const double bound = std::ldexp(std::fabs(xi), -(mantissa + 1)) +
+                         0.5 * min_subnormal * scale_inv_per_element[i];
+    // Values the scale pushed above max normal clamp (MX spec rule): bounded by the clamp.
+    const double clamp = max_normal * scale_inv_per_element[i];
+    const double want = std::fabs(xi) > clamp ? std::copysign(clamp, xi) : xi;
+    ASSERT_LE(std::fabs(deq[i] - want), bound)
+        << what << " element " << i << " x=" << xi << " deq=" << deq[i];
+  }
+}
+
+TEST_P(QuantizerProviderTest, RowAndColumnwiseMatchNumericsAndRoundTrip) {
+  const Case c = GetParam();
+  const int64_t rows = 130, cols = 67;  // partial blocks on both axes
+  AbiTensor input(TEPLUG_DTYPE_BF16, {rows, cols});
+  std::vector<double> x = testing::RandomValues(rng_, rows * cols, 0.001, 50.0);
+  input.Fill(x);
+  x = input.Values();  // the bf16 values actually quantized
+  auto out = MakeOutput(rows, cols);
+  TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+  args.input = input.get();
+  args.output = out->get();
+  args.recipe = TEPLUG_RECIPE_CURRENT;
+  args.rowwise = 1;
+  args.columnwise = 1;
+  sdk::OwnedError e(q_->vtbl->quantize(q_, &args));
+  ASSERT_TRUE(e.ok()) << e.message();
+
+  const std::vector<float> xf(x.begin(), x.end());
+  const Fp8Format format = c.dtype == TEPLUG_DTYPE_FP8_E4M3 ? Fp8Format::kE4M3 : Fp8Format::kE5M2;
+  std::vector<unsigned char> want_rows, want_cols;
+  if (c.mode == TEPLUG_SCALING_PER_TENSOR) {
+    CurrentScalingOptions o;
+    o.input_max_finite = DecodeBf16(0x7F7F);
+    auto q = QuantizeWithCurrentScaling(xf.data(), rows, cols, format, o, true);
+    ASSERT_TRUE(q.ok());
+    want_rows.assign(q->data.begin(), q->data.end());
+    want_cols.assign(q->columnwise_data.begin(), q->columnwise_data.end());
+    EXPECT_EQ(out->scale_inv()->Values()[0], q->scale_inv);
+  } else if (c.mode == TEPLUG_SCALING_MXFP8_1D32) {
+    auto q = QuantizeMxfp8(xf.data(), rows, cols, format, MxScaleRule::kOcpSpec, true);
+    ASSERT_TRUE(q.ok());
+    want_rows.assign(q->data.begin(), q->data.end());
+    want_cols.resize(q->columnwise_data.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t k = 0; k < cols; ++k) want_cols[k * rows + r] = q->columnwise_data[r * cols + k];
+    }
+    EXPECT_EQ(out->scale_inv()->Bytes().size() - 1, q->scales.size());
+  } else {
+    BlockScalingOptions o;
+    o.force_pow2_scales = false;
+    o.input_max_finite = DecodeBf16(0x7F7F);
+    auto q = QuantizeBlockScaled(xf.data(), rows, cols, format,
+                                 c.mode == TEPLUG_SCALING_BLOCK_1D128 ? BlockScalingKind::k1D
+                                                                      : BlockScalingKind::k2D,
+                                 o, true);
+    ASSERT_TRUE(q.ok());
+    want_rows.assign(q->data.begin(), q->data.end());
+    want_cols.assign(q->columnwise_data.begin(), q->columnwise_data.end());
+  }
+  std::vector<unsigned char> got_rows = out->Bytes(), got_cols = out->columnwise_data()->Bytes();
+  got_rows.pop_back();  // AbiTensor keeps one spare byte
+  got_cols.pop_back();
+  EXPECT_EQ(got_rows, want_rows);
+  EXPECT_EQ(got_cols, want_cols);
+
+  // Round trips through the ABI's dequantize, row-wise and column-wise.
+  AbiTensor deq(TEPLUG_DTYPE_FP32, {rows, cols});
+  ASSERT_TRUE(Dequantize(out->get(), deq.get()).ok());
+  std::vector<double> scale_rows(x.size()), scale_cols(x.size());
+  const auto sr = out->scale_inv()->Values(), sc = out->columnwise_scale_inv()->Values();
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < cols; ++k) {
+      switch (c.mode) {
+        case TEPLUG_SCALING_PER_TENSOR:
+          scale_rows[r * cols + k] = sr[0];
+          scale_cols[k * rows + r] = sr[0];
+          break;
+        case TEPLUG_SCALING_MXFP8_1D32:
+          scale_rows[r * cols + k] = sr[r * CeilDiv(cols, 32) + k / 32];
+          scale_cols[k * rows + r] = sc[k * CeilDiv(rows, 32) + r / 32];
+          break;
+        case TEPLUG_SCALING_BLOCK_1D128:
+          scale_rows[r * cols + k] = sr[r * CeilDiv(cols, 128) + k / 128];
+          scale_cols[k * rows + r] = sc[k * CeilDiv(rows, 128) + r / 128];
+          break;
+        default:
+          scale_rows[r * cols + k] = sr[(r / 128) * CeilDiv(cols, 128) + k / 128];
+          scale_cols[k * rows + r] = sc[(k / 128) * CeilDiv(rows, 128) + r / 128];
+          break;
+      }
+    }
+  }
+  ExpectRoundTrip(x, deq.Values(), scale_rows, c.dtype, "rowwise");
+  // Column-wise: a [cols, rows] tensor with its own quantization.
+  AbiTensor colwise(c.dtype, {cols, rows});
+  std::vector<unsigned char> codes = out->columnwise_data()->Bytes();
+  std::copy(codes.begin(), codes.end(), colwise.bytes());
+  auto cs = std::make_unique<AbiTensor>(ScaleDType(c.mode), ScaleShape(c.mode, cols, rows));
+  std::vector<unsigned char> sbytes = out->columnwise_scale_inv()->Bytes();
+  std::copy(sbytes.begin(), sbytes.end(), cs->bytes());
+  colwise.SetQuant(c.mode, std::move(cs));
+  AbiTensor deq_cols(TEPLUG_DTYPE_FP32, {cols, rows});
+  ASSERT_TRUE(Dequantize(colwise.get(), deq_cols.get()).ok());
+  std::vector<double> xt(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = 0; k < cols; ++k) xt[k * rows + r] = x[r * cols + k];
+  }
+  ExpectRoundTrip(xt, deq_cols.Values(), scale_cols, c.dtype, "columnwise");
+  // amax is recorded in every mode.
+  double amax = 0;
+  for (double v : x) amax = std::max(amax, std::fabs(v));
+  EXPECT_EQ(out->amax()->Values()[0], amax);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, QuantizerProviderTest, ::testing::ValuesIn(AllCases()), CaseName);
+
+// Error paths and the delayed recipe, outside the parameterised suite.
+class QuantizerErrorsTest : public QuantizerProviderTest {};
+
+TEST_F(QuantizerErrorsTest, DelayedScalingUsesTheGivenScale) {
+  ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
+  q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
+  AbiTensor input(TEPLUG_DTYPE_FP32, {4, 8});
+  input.Fill(testing::RandomValues(rng_, 32, 0.1, 3.0));
+  AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {4, 8});
+  out.SetPerTensor(100.0f, 0.0f);  // 3 * 100 = 300 < 448: nothing saturates
+  TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+  args.input = input.get();
+  args.output = out.get();
+  args.recipe = TEPLUG_RECIPE_DELAYED;
+  args.rowwise = 1;
+  ASSERT_TRUE(sdk::OwnedError(q_->vtbl->quantize(q_, &args)).ok());
+  const auto x = input.Values(), codes = out.Values();
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(codes[i], x[i] * 100.0, std::fabs(x[i] * 100.0) * 0x1p-4) << i;
+  }
+  EXPECT_EQ(out.scale_inv()->Values()[0], 1.0f / 100.0f);
+  EXPECT_EQ(out.scale()->Values()[0], 100.0f);
+}
+
+TEST_F(QuantizerErrorsTest, RefusesFp4AndMissingScales) {
+  ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
+  q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
+  AbiTensor input(TEPLUG_DTYPE_FP32, {2, 32});
+  input.Fill(testing::RandomValues(rng_, 64));
+  AbiTensor fp4(TEPLUG_DTYPE_FP4_E2M1, {2, 32});
+  fp4.SetQuant(TEPLUG_SCALING_MXFP8_1D32,
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{2, 1}));
+  TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+  args.input = input.get();
+  args.output = fp4.get();
+  args.rowwise = 1;
+  sdk::OwnedError e(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_UNSUPPORTED);
+  EXPECT_NE(e.message().find("TeplugQuantizeArgs.output: dtype fp4_e2m1"), std::string::npos)
+      << e.message();
+
+  AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {2, 32});
+  out.SetQuant(TEPLUG_SCALING_BLOCK_1D128, nullptr);
+  args.output = out.get();
+  e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugQuantizeArgs.output.quant.scale_inv is NULL"), std::string::npos)
+      << e.message();
+
+  out.SetQuant(TEPLUG_SCALING_BLOCK_1D128,
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, std::vector<int64_t>{2, 2}));
+  e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("scale_inv: shape [2, 2] but block_1d128 scaling of a [2, 32] tensor "
+                             "needs [2, 1]"),
+            std::string::npos)
+      << e.message();
+}
+
+}  // namespace
+}  // namespace teplug::reference::provider
