@@ -38,13 +38,21 @@ std::vector<std::string> SplitList(const std::string& value) {
   return absl::StrSplit(value, ':', absl::SkipWhitespace());
 }
 
-// Collects the raw (unresolved) candidates in discovery order.
+// Collects the raw (unresolved) candidates in discovery order. A directory
+// that cannot be read is kept in that order too, as a ready-made refusal.
 class CandidateList {
  public:
+  struct Raw {
+    PluginCandidate candidate;
+    std::string refusal;  // non-empty: refused without resolving
+  };
   void Add(std::string path, std::string origin, bool required = false, std::string sha256 = "") {
-    list.push_back({std::move(path), std::move(origin), required, std::move(sha256)});
+    list.push_back({{std::move(path), std::move(origin), required, std::move(sha256)}, ""});
   }
-  std::vector<PluginCandidate> list;
+  void AddRefusal(std::string path, std::string origin, std::string reason) {
+    list.push_back({{std::move(path), std::move(origin)}, std::move(reason)});
+  }
+  std::vector<Raw> list;
 };
 
 void AddConfigEntries(const config::ConfigSnapshot& config, CandidateList* out) {
@@ -61,15 +69,12 @@ void AddConfigEntries(const config::ConfigSnapshot& config, CandidateList* out) 
   }
 }
 
-void AddDirectory(const std::string& dir, CandidateList* out, std::vector<LoadReportEntry>* refused) {
+void AddDirectory(const std::string& dir, CandidateList* out) {
   const std::string origin = absl::StrCat("TEPLUG_PLUGIN_PATH ", dir);
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
-    LoadReportEntry e;
-    e.path = dir;
-    e.origin = origin;
-    e.reason = absl::StrCat("cannot read plugin directory ", dir, ": ", std::strerror(errno));
-    refused->push_back(std::move(e));
+    out->AddRefusal(dir, origin,
+                    absl::StrCat("cannot read plugin directory ", dir, ": ", std::strerror(errno)));
     return;
   }
   std::vector<std::string> names;
@@ -84,15 +89,14 @@ void AddDirectory(const std::string& dir, CandidateList* out, std::vector<LoadRe
   for (const std::string& name : names) out->Add(absl::StrCat(dir, "/", name), origin);
 }
 
-void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out,
-                           std::vector<LoadReportEntry>* refused) {
+void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out) {
   const std::optional<std::string> plugins = env("TEPLUG_PLUGINS");
   if (plugins.has_value() && *plugins == "none") return;
   if (plugins.has_value()) {
     for (std::string& path : SplitList(*plugins)) out->Add(std::move(path), "TEPLUG_PLUGINS");
   }
   if (std::optional<std::string> dirs = env("TEPLUG_PLUGIN_PATH"); dirs.has_value()) {
-    for (const std::string& dir : SplitList(*dirs)) AddDirectory(dir, out, refused);
+    for (const std::string& dir : SplitList(*dirs)) AddDirectory(dir, out);
   }
   if (std::optional<std::string> nvte = env("NVTE_PLUGIN"); nvte.has_value() && !nvte->empty()) {
     out->Add(*nvte, "NVTE_PLUGIN");
@@ -129,12 +133,17 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   for (const PluginCandidate& c : from_api) {
     raw.Add(c.path, c.origin.empty() ? "api" : c.origin, c.required, c.sha256);
   }
-  AddEnvironmentEntries(env, &raw, &refusals);
+  AddEnvironmentEntries(env, &raw);
 
   std::vector<PluginCandidate> out;
   std::vector<bool> pin_conflict;
   absl::flat_hash_map<std::string, size_t> index_of;  // resolved path -> index in out
-  for (PluginCandidate& c : raw.list) {
+  for (CandidateList::Raw& r : raw.list) {
+    PluginCandidate& c = r.candidate;
+    if (!r.refusal.empty()) {
+      refusals.push_back(Refusal(c, std::move(r.refusal)));
+      continue;
+    }
     std::string reason;
     std::optional<std::string> resolved = Resolve(c.path, &reason);
     if (!resolved.has_value()) {
