@@ -1,0 +1,138 @@
+// "After each bad plugin the kernel's registry, decisions and load report are
+// exactly as they were plus one refusal": every hostile plugin of
+// //tests/hostile, a world-writable copy of a good plugin, and a second
+// library claiming an existing provider name, loaded into a running kernel.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/kernel/kernel.h"
+#include "core/kernel/kernel_test_support.h"
+#include "core/loader/load_report.h"
+#include "gtest/gtest.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/iids.hpp"
+
+namespace teplug::core {
+namespace {
+
+using testing::AttentionCall;
+using testing::FakePlugin;
+using testing::GemmCall;
+using testing::IsolatedOptions;
+using testing::LogCapture;
+using testing::Runfile;
+
+// Everything observable about the kernel's registry and decisions.
+struct Observed {
+  std::string providers;
+  std::string gemm_record;
+  std::string attention_record;
+  std::vector<std::string> report;
+};
+
+Observed Observe(const Kernel& k) {
+  Observed o;
+  for (const ProviderListing& p : k.ListProviders()) {
+    o.providers += p.name + " " + p.source + ":";
+    for (const auto& i : p.implementations) o.providers += " " + i.name + "=" + i.capability_summary;
+    o.providers += "\n";
+  }
+  GemmCall g;
+  AttentionCall a(192);
+  o.gemm_record = k.Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args)->Format();
+  o.attention_record = k.Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a.args)->Format();
+  for (const LoadReportEntry& e : k.LoadReport()) {
+    o.report.push_back(FormatLoadReport({e}));
+  }
+  return o;
+}
+
+std::string TempCopy(const std::string& from, const std::string& name, mode_t mode) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::filesystem::path d = std::filesystem::path(dir != nullptr ? dir : "/tmp") / ("copy_" + name);
+  std::filesystem::create_directories(d);
+  std::filesystem::permissions(d, std::filesystem::perms(0755));
+  std::filesystem::path to = d / ("libteplug_" + name + ".so");
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+  chmod(to.c_str(), mode);
+  return to.string();
+}
+
+std::vector<std::string> BadPlugins() {
+  std::vector<std::string> bad;
+  for (const char* c : {"abi_mismatch", "partial_then_error", "registrar_error_ignored", "unknown_iid",
+                        "caps_too_small", "devices_null", "unknown_dtype_bit", "small_vtbl", "query_refused",
+                        "null_object", "bad_provider_name", "duplicate_impl", "no_entry", "raw_throw",
+                        "sdk_throw"}) {
+    bad.push_back(Runfile(std::string("tests/hostile/libteplug_hostile_") + c + ".so"));
+  }
+  bad.push_back(TempCopy(Runfile("tests/hostile/libteplug_hostile_good.so"), "world_writable", 0666));
+  // A different file whose provider name ("fast") is already registered.
+  bad.push_back(TempCopy(FakePlugin("fast"), "fast_again", 0755));
+  bad.push_back("/nonexistent/libteplug_missing.so");
+  return bad;
+}
+
+TEST(KernelRefusalTest, EachBadPluginChangesNothingButAddsOneRefusal) {
+  LogCapture log;
+  KernelOptions opts = IsolatedOptions({FakePlugin("fast"), FakePlugin("wide")});
+  opts.log_sink = log.sink();
+  auto k = Kernel::Create(std::move(opts));
+  ASSERT_TRUE(k.ok()) << k.status();
+  Kernel& kernel = **k;
+  for (const std::string& path : BadPlugins()) {
+    SCOPED_TRACE(path);
+    const Observed before = Observe(kernel);
+    const int warns_before = log.Count("WARN");
+    absl::Status st = kernel.LoadPlugin(path);
+    ASSERT_FALSE(st.ok()) << "must be refused";
+    const Observed after = Observe(kernel);
+    EXPECT_EQ(after.providers, before.providers);
+    EXPECT_EQ(after.gemm_record, before.gemm_record);
+    EXPECT_EQ(after.attention_record, before.attention_record);
+    ASSERT_EQ(after.report.size(), before.report.size() + 1);
+    for (size_t i = 0; i < before.report.size(); ++i) EXPECT_EQ(after.report[i], before.report[i]);
+    const LoadReportEntry last = kernel.LoadReport().back();
+    EXPECT_FALSE(last.loaded);
+    EXPECT_FALSE(last.reason.empty());
+    EXPECT_NE(std::string(st.message()).find("refused"), std::string::npos) << st;
+    EXPECT_EQ(log.Count("WARN"), warns_before + 1) << "exactly one warning per refusal:\n" << log.All();
+    // The kernel still serves.
+    GemmCall c;
+    auto gemm = kernel.Query<TeplugGemmV1>(sdk::kIidGemmV1);
+    ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &c.args)).ok());
+    EXPECT_EQ(c.marker(), 1.f);
+  }
+}
+
+TEST(KernelRefusalTest, RefusalsAtStartUpLeaveTheGoodProviders) {
+  std::vector<std::string> paths = BadPlugins();
+  // Good ones first, so the copy claiming the name "fast" is the refused one.
+  paths.insert(paths.begin(), {FakePlugin("wide"), FakePlugin("fast")});
+  auto k = Kernel::Create(IsolatedOptions(paths));
+  ASSERT_TRUE(k.ok()) << k.status();
+  auto providers = (*k)->ListProviders();
+  ASSERT_EQ(providers.size(), 2u);
+  EXPECT_EQ(providers[0].name, "fast");
+  EXPECT_EQ(providers[1].name, "wide");
+  int refused = 0;
+  for (const auto& e : (*k)->LoadReport()) refused += !e.loaded;
+  EXPECT_EQ(refused, static_cast<int>(BadPlugins().size()));
+}
+
+TEST(KernelRefusalTest, InsecureFilesLoadOnlyWhenTheOperatorSaysSoAndItIsLogged) {
+  const std::string loose = TempCopy(FakePlugin("wide"), "loose", 0666);
+  LogCapture log;
+  KernelOptions opts = IsolatedOptions({loose}, "allow_insecure_plugin_permissions: true\n");
+  opts.log_sink = log.sink();
+  auto k = Kernel::Create(std::move(opts));
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ((*k)->ListProviders().size(), 1u);
+  EXPECT_GE(log.Count("WARN"), 1) << log.All();
+}
+
+}  // namespace
+}  // namespace teplug::core
