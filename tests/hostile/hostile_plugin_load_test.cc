@@ -33,6 +33,7 @@ struct HostileCase {
 };
 
 std::string Name(const ::testing::TestParamInfo<HostileCase>& info) { return info.param.plugin; }
+void PrintTo(const HostileCase& c, std::ostream* os) { *os << c.plugin; }
 
 class HostilePluginTest : public ::testing::TestWithParam<HostileCase> {};
 
