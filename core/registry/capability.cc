@@ -69,15 +69,27 @@ absl::Status ReadDevices(const char* strct, const TeplugDeviceSupport* devices, 
         absl::StrFormat("%s.num_devices is %d but devices is NULL", strct, num_devices));
   }
   constexpr size_t kRequired = TEPLUG_STRUCT_SIZE(TeplugDeviceSupport, arch_max);
+  // The array's stride is the writer's sizeof(TeplugDeviceSupport), carried
+  // by devices[0].struct_size (capability.h), so a list written by a newer
+  // plugin with a larger element stays readable.
+  const size_t stride = devices[0].struct_size;
+  if (stride < kRequired || stride % alignof(TeplugDeviceSupport) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.devices[0].struct_size %d: must be >= %d and a multiple of %d (it is the array stride)", strct,
+        stride, kRequired, alignof(TeplugDeviceSupport)));
+  }
+  const auto* base = reinterpret_cast<const unsigned char*>(devices);
   out->clear();
   out->reserve(num_devices);
   for (size_t i = 0; i < num_devices; ++i) {
     TeplugDeviceSupport d;
-    if (!sdk::ReadVersioned(&devices[i], &d, kRequired)) {
+    const auto* element = reinterpret_cast<const TeplugDeviceSupport*>(base + i * stride);
+    if (element->struct_size != stride) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("%s.devices[%d].struct_size %d < %d required", strct, i,
-                          devices[i].struct_size, kRequired));
+          absl::StrFormat("%s.devices[%d].struct_size %d differs from devices[0].struct_size %d (the array stride)",
+                          strct, i, element->struct_size, stride));
     }
+    sdk::ReadVersioned(element, &d, kRequired);
     const bool known_kind = (d.kind >= TEPLUG_DEVICE_ANY && d.kind <= TEPLUG_DEVICE_OPENCL) ||
                             d.kind >= TEPLUG_DEVICE_VENDOR_BASE;
     if (!known_kind) {

@@ -181,6 +181,31 @@ TEST_F(CapabilityTest, TooSmallStructIsRefused) {
                         std::to_string(sizeof(TeplugGemmCaps)) + " required"));
 }
 
+// A newer plugin's TeplugDeviceSupport carries an extra field: the host reads
+// the array with the writer's stride (devices[0].struct_size).
+TEST_F(CapabilityTest, DeviceListWithALargerNewerElementIsReadWithItsStride) {
+  struct NewerDevice {
+    TeplugDeviceSupport v1;
+    int64_t future_field;
+  };
+  NewerDevice newer[2] = {};
+  for (auto& d : newer) d.v1.struct_size = sizeof(NewerDevice);
+  newer[0].v1.kind = TEPLUG_DEVICE_CPU;
+  newer[1].v1.kind = TEPLUG_DEVICE_CUDA;
+  newer[1].v1.vendor_id = TEPLUG_VENDOR_NVIDIA;
+  newer[1].v1.arch_min = 80;
+  newer[0].future_field = newer[1].future_field = -7;
+  TeplugGemmCaps raw = Gemm();
+  raw.devices = &newer[0].v1;
+  raw.num_devices = 2;
+  auto cap = ReadCapability(InterfaceKind::kGemm, &raw);
+  ASSERT_TRUE(cap.ok()) << cap.status();
+  ASSERT_EQ(cap->devices.size(), 2u);
+  EXPECT_EQ(cap->devices[1].kind, TEPLUG_DEVICE_CUDA);
+  EXPECT_EQ(cap->devices[1].vendor_id, TEPLUG_VENDOR_NVIDIA);
+  EXPECT_EQ(cap->devices[1].arch_min, 80);
+}
+
 TEST_F(CapabilityTest, DeviceListProblemsAreRefused) {
   TeplugGemmCaps raw = Gemm();
   raw.devices = nullptr;
@@ -198,8 +223,11 @@ TEST_F(CapabilityTest, DeviceListProblemsAreRefused) {
   devices_[1].struct_size = 8;
   raw = Gemm();
   EXPECT_THAT(Error(InterfaceKind::kGemm, raw),
-              HasSubstr("TeplugGemmCaps.devices[1].struct_size 8 < " +
-                        std::to_string(sizeof(TeplugDeviceSupport)) + " required"));
+              HasSubstr("TeplugGemmCaps.devices[1].struct_size 8 differs from devices[0].struct_size " +
+                        std::to_string(sizeof(TeplugDeviceSupport))));
+  devices_[0].struct_size = 8;
+  EXPECT_THAT(Error(InterfaceKind::kGemm, raw), HasSubstr("TeplugGemmCaps.devices[0].struct_size 8: must be >= "));
+  devices_[0] = Device(TEPLUG_DEVICE_CPU);
 
   devices_[1] = Device(TEPLUG_DEVICE_CUDA, 100, 90);
   EXPECT_THAT(Error(InterfaceKind::kGemm, raw),

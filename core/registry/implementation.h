@@ -39,6 +39,10 @@ struct Provider {
   // Null for built-ins. Declared first so it is destroyed last: the library
   // is closed only after everything below (which may point into it) is gone.
   std::shared_ptr<PluginLibrary> library;
+  // What the host gave the plugin as TeplugHostApi.log_ctx: it must outlive
+  // every call the plugin may make to `log` (static destructors included),
+  // so it is destroyed just before the library is closed.
+  std::shared_ptr<const void> log_context;
   std::string name;
   std::string vendor;
   std::string version;
@@ -47,9 +51,6 @@ struct Provider {
   bool builtin = false;
   // "built-in" for built-ins, else the resolved plugin path.
   std::string source;
-  // What the host gave the plugin as TeplugHostApi.log_ctx: it must outlive
-  // every call the plugin may make to `log`, so the provider owns it.
-  std::shared_ptr<const void> log_context;
 };
 
 struct Implementation {
