@@ -38,7 +38,7 @@ def teplug_plugin(name, srcs = [], deps = [], copts = [], linkopts = [], visibil
         name = name,
         srcs = [":" + library],
         visibility = visibility,
-        # A test-only plugin's filegroup must be test-only too.
+        # A test-only plugin's filegroup must be test-only too (Bazel 4.2 filegroups
+        # take no target_compatible_with).
         testonly = kwargs.get("testonly", False),
-        target_compatible_with = kwargs.get("target_compatible_with", []),
     )
