@@ -29,7 +29,8 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
     const int owner = s.pack == 3 ? 0 : (s.pack == 2 && w == 2 ? 1 : w);
     if (owner != w) continue;
     const auto shape = BufferShape(s, d, w, w == 0 ? tq : tkv);
-    in[w] = std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, shape);
+    in[w] = std::make_unique<AbiTensor>(dtype, shape);
+    if (dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2) in[w]->SetPerTensor(1.0f, 1.0f);
     grad[w] = std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, shape);
     std::vector<double> buffer(static_cast<size_t>(in[w]->count()), 0.0);
     for (int m = 0; m < 3; ++m) {
