@@ -1,0 +1,67 @@
+// Argument bundles for the ops the fake and no-op test providers serve:
+// an fp32 GEMM and an fp32 BSHD causal attention forward, with random inputs
+// and an output the fake providers stamp with their marker (fast 1, wide 2,
+// twin 3), so a caller can see which provider served a call. Each bundle
+// owns its storage; the args point into it, so a bundle must not be copied
+// or moved once made (hence the deleted copy).
+#ifndef TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
+#define TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "teplug/teplug.h"
+
+namespace teplug::stress {
+
+// Written into outputs before a call; no provider stamps it.
+inline constexpr float kUnstamped = -7.f;
+
+// D = alpha * A B with A [m, k], B [k, n]; the fakes fail on alpha 13
+// (UNAVAILABLE) and 14 (INVALID_ARGUMENT).
+class GemmCall {
+ public:
+  GemmCall(float alpha, int64_t m, int64_t n, int64_t k, uint32_t seed);
+  GemmCall(const GemmCall&) = delete;
+  GemmCall& operator=(const GemmCall&) = delete;
+
+  const TeplugGemmArgs* args() const { return &args_; }
+  // Passes `bytes` of workspace at `data` (the gated provider's gate).
+  void SetWorkspace(void* data, size_t bytes) {
+    args_.workspace = data;
+    args_.workspace_size = bytes;
+  }
+  // Sets every output element to kUnstamped.
+  void ClearOutput();
+  // The value every output element holds, or kUnstamped when they differ
+  // (a partly written output is no provider's marker).
+  float OutputMarker() const;
+
+ private:
+  std::vector<float> a_data_, b_data_, d_data_;
+  TeplugTensor a_, b_, d_;
+  TeplugGemmArgs args_;
+};
+
+// Attention forward, layout bshd_bshd_bshd, causal mask, batch 1.
+class AttentionForwardCall {
+ public:
+  AttentionForwardCall(int64_t head_dim, int64_t seq, int64_t heads, uint32_t seed);
+  AttentionForwardCall(const AttentionForwardCall&) = delete;
+  AttentionForwardCall& operator=(const AttentionForwardCall&) = delete;
+
+  const TeplugAttentionFwdArgs* args() const { return &args_; }
+  void ClearOutput();
+  float OutputMarker() const;
+
+ private:
+  std::vector<float> q_data_, k_data_, v_data_, o_data_;
+  TeplugTensor q_, k_, v_, o_;
+  TeplugAttentionParams params_;
+  TeplugAttentionFwdArgs args_;
+};
+
+}  // namespace teplug::stress
+
+#endif  // TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
