@@ -1,0 +1,104 @@
+// `teplug explain <interface> [op fields]`: the decision record for one op
+// as a table (candidate, verdict, priority, reason, config rule). Exit 0 when
+// a provider can serve the op, 1 when none can, 2 for usage errors.
+#include <algorithm>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tools/teplug/command_parse.h"
+#include "tools/teplug/commands.h"
+#include "tools/teplug/explain_op.h"
+#include "tools/teplug/kernel_flags.h"
+
+namespace teplug::cli {
+namespace {
+
+constexpr char kExplainHelp[] =
+    "Usage: teplug explain <attention|gemm|quantizer|collective> [op fields] [--config FILE]\n"
+    "\n"
+    "Shows which provider would serve one op and why: every candidate\n"
+    "implementation with its verdict (chosen, outranked, rejected), priority,\n"
+    "the reason (capability limits with the values that failed), and the config\n"
+    "rule (file:line) that applied. Nothing runs: the op is described by its\n"
+    "shapes and types only.\n"
+    "\n"
+    "Examples:\n"
+    "  teplug explain attention --dtype bf16 --layout bshd --head-dim 128 --seq-q 4096 \\\n"
+    "      --seq-kv 4096 --mask causal --device cpu\n"
+    "  teplug explain gemm --m 4096 --n 4096 --k 4096 --dtype fp8_e4m3 --mode mxfp8_1d32\n"
+    "  teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3\n"
+    "  teplug explain collective --op all_reduce --dtype fp32 --count 1048576\n"
+    "\n"
+    "Exit status: 0 a provider can serve the op, 1 none can, 2 usage error.\n";
+
+void PrintRecord(const core::DecisionRecord& r) {
+  std::cout << r.interface_name << " " << r.op_summary << "\n";
+  if (!r.requested_provider.empty()) std::cout << "requested provider: " << r.requested_provider << "\n";
+  std::cout << "strict: " << (r.strict ? absl::StrCat("yes (", r.strict_source, ")") : "no (may fall back)") << "\n";
+  size_t wc = 9, wr = 6;
+  for (const auto& c : r.candidates) {
+    wc = std::max(wc, c.implementation.size());
+    wr = std::max(wr, c.reason.size() + (c.stage.empty() ? 0 : c.stage.size() + 3));
+  }
+  const int icw = static_cast<int>(wc), irw = static_cast<int>(wr);
+  std::cout << absl::StrFormat("  %-*s  %-9s  %8s  %-*s  %s\n", icw, "candidate", "verdict", "priority", irw,
+                               "reason", "config rule");
+  for (const auto& c : r.candidates) {
+    const std::string reason = c.stage.empty() ? c.reason : absl::StrCat("[", c.stage, "] ", c.reason);
+    std::cout << absl::StrFormat("  %-*s  %-9s  %8d  %-*s  %s\n", icw, c.implementation,
+                                 core::VerdictName(c.verdict), c.priority, irw, reason,
+                                 c.rule.empty() ? "-" : c.rule);
+  }
+  if (r.candidates.empty()) std::cout << "  (no implementation of this interface is registered)\n";
+  if (r.served()) {
+    std::cout << "=> served by " << r.chosen()->implementation << "\n";
+  } else {
+    std::cout << "=> no provider can serve this op\n";
+  }
+}
+
+}  // namespace
+
+int ExplainCommand(const std::vector<std::string>& args) {
+  FlagSet flags("teplug explain");
+  AddOpFlags(&flags);
+  flags.AddString("provider", "NAME", "explain the choice restricted to this provider");
+  AddKernelFlags(&flags);
+  if (auto done = ParseCommandLine(flags, args, kExplainHelp)) return *done;
+  if (flags.positionals().size() != 1) {
+    return ReportUsage(flags, flags.positionals().empty()
+                                  ? "name the interface: teplug explain <attention|gemm|quantizer|collective>"
+                                  : absl::StrCat("one interface expected, got ", flags.positionals().size(),
+                                                 " arguments"));
+  }
+  const std::string interface = flags.positionals()[0];
+  const auto& known = ExplainInterfaces();
+  if (std::find(known.begin(), known.end(), interface) == known.end()) {
+    const std::string close = ClosestMatch(interface, known);
+    return ReportUsage(flags, absl::StrCat("unknown interface \"", interface, "\"",
+                                           close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
+                                           " Interfaces: attention, gemm, quantizer, collective"));
+  }
+  absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(interface, flags);
+  if (!op.ok()) {
+    std::cerr << "error: " << op.status().message() << "\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
+  if (!kernel.ok()) {
+    std::cerr << "error: " << kernel.status().message() << "\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<core::DecisionRecord> record =
+      (*kernel)->Explain((*op)->iid, (*op)->op, (*op)->args, flags.GetString("provider"));
+  if (!record.ok()) {
+    std::cerr << "error: the op described by these flags is malformed: " << record.status().message()
+              << " (see teplug explain --help)\n";
+    return kExitUsage;
+  }
+  PrintRecord(*record);
+  return record->served() ? kExitOk : kExitNo;
+}
+
+}  // namespace teplug::cli

@@ -1,0 +1,55 @@
+// Builds the args of one op from `teplug explain` flags, with NULL data
+// pointers: selection reads only metadata (capability.h's `supports`
+// contract says hooks must not read data), so shapes, dtypes, layouts and the
+// device are all an explanation needs.
+#ifndef TEPLUG_TOOLS_TEPLUG_EXPLAIN_OP_H_
+#define TEPLUG_TOOLS_TEPLUG_EXPLAIN_OP_H_
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "teplug/teplug.h"
+#include "tools/teplug/cli_flags.h"
+
+namespace teplug::cli {
+
+// One op's args and the storage they point into (not copyable: the args
+// hold pointers to the members).
+struct ExplainedOp {
+  TeplugIID iid{};
+  int32_t op = 0;
+  const void* args = nullptr;
+
+  TeplugDevice device{};
+  std::deque<TeplugTensor> tensors;             // stable addresses
+  std::deque<TeplugQuantization> quantizations;  // stable addresses
+  TeplugAttentionParams attention_params{};
+  TeplugAttentionFwdArgs attention_forward{};
+  TeplugAttentionBwdArgs attention_backward{};
+  TeplugGemmArgs gemm{};
+  TeplugQuantizeArgs quantize{};
+  TeplugDequantizeArgs dequantize{};
+  TeplugCollectiveArgs collective{};
+};
+
+// The interfaces `teplug explain` knows, in help order.
+const std::vector<std::string>& ExplainInterfaces();
+
+// Declares every op-field flag (--dtype, --layout, --head-dim, --m, ...).
+void AddOpFlags(FlagSet* flags);
+
+// Builds the op `interface` with the parsed flags; a usage error names the
+// flag when a value does not fit the interface (e.g. --op gemm for attention).
+absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
+                                                              const FlagSet& flags);
+
+// Parses "cpu", "cuda", "cuda:1", "opencl:0" or a vendor kind number
+// ("1024:0") into kind and ordinal.
+absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text);
+
+}  // namespace teplug::cli
+
+#endif  // TEPLUG_TOOLS_TEPLUG_EXPLAIN_OP_H_

@@ -1,0 +1,73 @@
+// A host tensor that owns its bytes (and, for fp8, its scale tensors) and
+// exposes an ABI TeplugTensor view of them, for the main job. Values go in
+// and out as doubles: high-precision dtypes are encoded/decoded with the
+// reference numerics (bit-exact, round-to-nearest-even); fp8 tensors decode
+// as code * scale_inv for per-tensor and MXFP8 scaling.
+#ifndef TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
+#define TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "teplug/types.h"
+
+namespace teplug::cli {
+
+class HostTensor {
+ public:
+  HostTensor() = default;
+  // Zero-filled (all-zero bytes) tensor of `dtype` and `shape` (row-major).
+  HostTensor(std::string name, int32_t dtype, std::vector<int64_t> shape);
+  HostTensor(HostTensor&&) = default;
+  HostTensor& operator=(HostTensor&&) = default;
+
+  // A deep copy, quantization metadata included, under `name`.
+  HostTensor Clone(const std::string& name) const;
+
+  // Adds quantization metadata for `mode` (per_tensor: scale, scale_inv and
+  // amax fp32[1]; mxfp8_1d32: scale_inv e8m0 [rows, ceil(cols/32)]), rows and
+  // cols being the tensor read as [prod(shape[:-1]), shape[-1]].
+  void AttachQuantization(int32_t mode);
+
+  const std::string& name() const { return name_; }
+  int32_t dtype() const { return view_.dtype; }
+  int64_t count() const;
+  int64_t rows() const;  // prod(shape[:-1])
+  int64_t cols() const;  // shape[-1]
+  TeplugTensor* tensor() { return &view_; }
+  const TeplugTensor* tensor() const { return &view_; }
+  // The same bytes seen with another shape of the same element count.
+  TeplugTensor Reshaped(const std::vector<int64_t>& shape) const;
+
+  // The real value of every element (row-major): stored value for
+  // fp32/fp16/bf16, decode(code) * scale_inv for fp8.
+  std::vector<double> Values() const;
+  // Stores `values` (count() of them) rounding once to fp32/fp16/bf16.
+  void SetValues(const std::vector<double>& values);
+  // The per-tensor scale (fp8 per_tensor only).
+  float PerTensorScaleInv() const;
+  // The MXFP8 scale of block (row, col/32) as a power of two.
+  double MxScale(int64_t row, int64_t col) const;
+
+ private:
+  struct Quant {
+    TeplugQuantization q{};
+    std::unique_ptr<HostTensor> scale, scale_inv, amax;
+  };
+  void Bind();
+
+  std::string name_;
+  std::vector<uint8_t> bytes_;
+  TeplugTensor view_{};
+  std::unique_ptr<Quant> quant_;
+};
+
+// max |a - b| / max |b| over all elements (0 when both are all zero): the
+// error measure of the main job, relative to the reference tensor's scale.
+double NormalizedMaxError(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace teplug::cli
+
+#endif  // TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_

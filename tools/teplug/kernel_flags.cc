@@ -1,0 +1,62 @@
+#include "tools/teplug/kernel_flags.h"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace teplug::cli {
+
+void AddKernelFlags(FlagSet* flags) {
+  flags->AddString("config", "FILE",
+                   "config file (text format or JSON); default: $TEPLUG_CONFIG, else the embedded default");
+  flags->AddRepeated("plugin", "PATH", "also load this plugin library");
+  flags->AddBool("no-discovery", "ignore TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH and NVTE_PLUGIN");
+  flags->AddString("log-level", "LEVEL", "kernel log level on stderr", "",
+                   {"error", "warn", "info", "debug"});
+}
+
+absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags) {
+  core::KernelOptions o;
+  if (flags.IsSet("config")) {
+    const std::string path = flags.GetString("config");
+    if (access(path.c_str(), R_OK) != 0) {
+      return flags.UsageError(absl::StrCat("cannot read config file \"", path, "\" given by --config: ",
+                                           std::strerror(errno), "; check the path"));
+    }
+    o.config_path = path;
+  }
+  o.plugin_paths = flags.GetAll("plugin");
+  if (flags.GetBool("no-discovery")) {
+    core::EnvLookup secure = core::SecureEnv();
+    o.env = [secure](const char* name) -> std::optional<std::string> {
+      for (const char* hidden : {"TEPLUG_PLUGINS", "TEPLUG_PLUGIN_PATH", "NVTE_PLUGIN"}) {
+        if (std::strcmp(name, hidden) == 0) return std::nullopt;
+      }
+      return secure(name);
+    };
+  }
+  const std::string level = flags.GetString("log-level");
+  if (level == "error") o.log_level = core::LogLevel::kError;
+  if (level == "warn") o.log_level = core::LogLevel::kWarn;
+  if (level == "info") o.log_level = core::LogLevel::kInfo;
+  if (level == "debug") o.log_level = core::LogLevel::kDebug;
+  return o;
+}
+
+absl::StatusOr<std::unique_ptr<core::Kernel>> CreateKernelFromFlags(const FlagSet& flags) {
+  absl::StatusOr<core::KernelOptions> options = KernelOptionsFromFlags(flags);
+  if (!options.ok()) return options.status();
+  absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = core::Kernel::Create(*std::move(options));
+  if (!kernel.ok()) {
+    return absl::Status(kernel.status().code(),
+                        absl::StrCat(kernel.status().message(),
+                                     "\n(fix the config named above, or check it with `teplug validate FILE`)"));
+  }
+  return kernel;
+}
+
+}  // namespace teplug::cli

@@ -1,0 +1,143 @@
+// `teplug list`: every provider with its implementations, and every refused
+// plugin with the reason, as a table or (--json) for machines.
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "tools/teplug/command_parse.h"
+#include "tools/teplug/commands.h"
+#include "tools/teplug/json_writer.h"
+#include "tools/teplug/kernel_flags.h"
+
+namespace teplug::cli {
+namespace {
+
+constexpr char kListHelp[] =
+    "Usage: teplug list [--json] [--config FILE] [--plugin PATH]...\n"
+    "\n"
+    "Lists every provider this kernel loaded (name, vendor, version, ABI range,\n"
+    "built-in or plugin path), its implementations per interface with priority\n"
+    "and a one-line capability summary, and every plugin that was refused, with\n"
+    "the reason. Plugins come from the config, --plugin, and the environment\n"
+    "(TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH, NVTE_PLUGIN) unless --no-discovery.\n"
+    "Exit status: 0, or 2 when the kernel cannot start (bad config, required plugin refused).\n";
+
+std::string AbiRange(uint32_t min, uint32_t max) {
+  auto v = [](uint32_t x) { return absl::StrCat(x >> 16, ".", x & 0xffff); };
+  return min == max ? v(min) : absl::StrCat(v(min), "-", v(max));
+}
+
+std::string PriorityText(const core::ImplementationListing& i) {
+  if (!i.config_priority) return absl::StrCat(i.default_priority);
+  return absl::StrCat(*i.config_priority, " (config; default ", i.default_priority, ")");
+}
+
+void PrintTable(const std::vector<core::ProviderListing>& providers,
+                const std::vector<core::LoadReportEntry>& refused) {
+  std::cout << "providers (" << providers.size() << ")\n";
+  for (const core::ProviderListing& p : providers) {
+    std::cout << absl::StrFormat("  %s  vendor \"%s\"  version %s  ABI %s  %s%s\n", p.name, p.vendor,
+                                 p.version, AbiRange(p.abi_min, p.abi_max),
+                                 p.builtin ? "built-in" : absl::StrCat("plugin ", p.source),
+                                 p.enabled ? "" : "  DISABLED by config");
+    size_t wi = 0, wn = 0, wp = 0;
+    for (const auto& i : p.implementations) {
+      wi = std::max(wi, i.interface_name.size());
+      wn = std::max(wn, i.name.size());
+      wp = std::max(wp, PriorityText(i).size());
+    }
+    for (const auto& i : p.implementations) {
+      std::cout << absl::StrFormat("    %-*s  %-*s  priority %-*s  %s\n", static_cast<int>(wi), i.interface_name,
+                                   static_cast<int>(wn), i.name, static_cast<int>(wp), PriorityText(i),
+                                   i.capability_summary);
+    }
+    if (p.implementations.empty()) std::cout << "    (no implementations)\n";
+  }
+  std::cout << "refused plugins (" << refused.size() << ")\n";
+  for (const core::LoadReportEntry& e : refused) {
+    std::cout << "  " << e.path << " (" << e.origin << (e.required ? ", required" : "") << "): " << e.reason
+              << "\n";
+  }
+}
+
+void PrintJson(const std::vector<core::ProviderListing>& providers,
+               const std::vector<core::LoadReportEntry>& refused) {
+  JsonWriter j;
+  j.BeginObject();
+  j.Key("providers");
+  j.BeginArray();
+  for (const core::ProviderListing& p : providers) {
+    j.BeginObject();
+    j.Key("name"); j.String(p.name);
+    j.Key("vendor"); j.String(p.vendor);
+    j.Key("version"); j.String(p.version);
+    j.Key("abi_min"); j.String(AbiRange(p.abi_min, p.abi_min));
+    j.Key("abi_max"); j.String(AbiRange(p.abi_max, p.abi_max));
+    j.Key("builtin"); j.Bool(p.builtin);
+    j.Key("source"); j.String(p.source);
+    j.Key("enabled"); j.Bool(p.enabled);
+    j.Key("implementations");
+    j.BeginArray();
+    for (const auto& i : p.implementations) {
+      j.BeginObject();
+      j.Key("interface"); j.String(i.interface_name);
+      j.Key("name"); j.String(i.name);
+      j.Key("default_priority"); j.Int(i.default_priority);
+      j.Key("config_priority");
+      if (i.config_priority) {
+        j.Int(*i.config_priority);
+      } else {
+        j.Null();
+      }
+      j.Key("capability"); j.String(i.capability_summary);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+  }
+  j.EndArray();
+  j.Key("refused");
+  j.BeginArray();
+  for (const core::LoadReportEntry& e : refused) {
+    j.BeginObject();
+    j.Key("path"); j.String(e.path);
+    j.Key("origin"); j.String(e.origin);
+    j.Key("required"); j.Bool(e.required);
+    j.Key("provider"); j.String(e.provider);
+    j.Key("reason"); j.String(e.reason);
+    j.EndObject();
+  }
+  j.EndArray();
+  j.EndObject();
+  std::cout << j.str();
+}
+
+}  // namespace
+
+int ListCommand(const std::vector<std::string>& args) {
+  FlagSet flags("teplug list");
+  flags.AddBool("json", "print JSON instead of a table");
+  AddKernelFlags(&flags);
+  if (auto done = ParseCommandLine(flags, args, kListHelp)) return *done;
+  if (!flags.positionals().empty()) {
+    return ReportUsage(flags, absl::StrCat("`teplug list` takes no arguments, got \"", flags.positionals()[0], "\""));
+  }
+  absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
+  if (!kernel.ok()) {
+    std::cerr << "error: " << kernel.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::vector<core::LoadReportEntry> refused;
+  for (core::LoadReportEntry& e : (*kernel)->LoadReport()) {
+    if (!e.loaded) refused.push_back(std::move(e));
+  }
+  if (flags.GetBool("json")) {
+    PrintJson((*kernel)->ListProviders(), refused);
+  } else {
+    PrintTable((*kernel)->ListProviders(), refused);
+  }
+  return kExitOk;
+}
+
+}  // namespace teplug::cli

@@ -1,0 +1,89 @@
+#include "tools/teplug/op_report.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace teplug::cli {
+namespace {
+
+void MergeCheck(const ErrorCheck& from, ErrorCheck* into) {
+  if (into->oracle.empty()) {
+    *into = from;
+    return;
+  }
+  if (from.skipped.empty() && (from.error > into->error || !into->skipped.empty())) {
+    into->error = from.error;
+    into->skipped.clear();
+  }
+}
+
+std::string CheckText(const ErrorCheck& c) {
+  if (c.oracle.empty()) return "-";
+  if (!c.skipped.empty()) return absl::StrCat(c.oracle, ": skipped (", c.skipped, ")");
+  return absl::StrCat(c.oracle, " ", FormatError(c.error), " (tol ", FormatError(c.tolerance), ")");
+}
+
+}  // namespace
+
+std::string FormatError(double e) { return e == 0 ? "0" : absl::StrFormat("%.1e", e); }
+
+std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
+  std::vector<OpSummary> out;
+  std::map<std::string, size_t> index;
+  for (const OpResult& r : results) {
+    auto [it, inserted] = index.emplace(r.label, out.size());
+    if (inserted) {
+      OpSummary s;
+      s.worst = r;
+      out.push_back(std::move(s));
+    }
+    OpSummary& s = out[it->second];
+    if (!inserted) {
+      MergeCheck(r.vs_reference, &s.worst.vs_reference);
+      MergeCheck(r.independent, &s.worst.independent);
+      s.worst.chosen_is_reference = s.worst.chosen_is_reference && r.chosen_is_reference;
+    }
+    ++s.calls;
+    s.total_millis += r.millis;
+    s.ok = s.ok && r.ok();
+    if (std::find(s.implementations.begin(), s.implementations.end(), r.implementation) ==
+        s.implementations.end()) {
+      s.implementations.push_back(r.implementation);
+    }
+  }
+  return out;
+}
+
+std::string FormatOpTable(const std::vector<OpSummary>& ops) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"step", "op", "interface", "provider", "why", "time", "vs reference", "independent check", ""});
+  for (const OpSummary& s : ops) {
+    const OpResult& r = s.worst;
+    const std::string vs_ref =
+        r.chosen_is_reference ? "chosen = reference, error 0 by construction" : CheckText(r.vs_reference);
+    rows.push_back({r.step, r.label, r.interface_name, absl::StrJoin(s.implementations, "+"),
+                    absl::StrCat("\"", r.why, "\""), absl::StrFormat("%.2f ms", s.total_millis / s.calls),
+                    vs_ref, CheckText(r.independent), s.ok ? "OK" : "FAIL"});
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const bool last = c + 1 == row.size();
+      absl::StrAppend(&line, last ? row[c] : absl::StrFormat("%-*s  ", static_cast<int>(width[c]), row[c]));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
+}  // namespace teplug::cli

@@ -1,0 +1,160 @@
+// `teplug run`: the main job. Runs a small transformer block forward and
+// backward through the kernel on --ranks ranks (threads), prints per op the
+// interface, chosen provider, why, time, and the error against the reference
+// provider and against the tool's independent oracle, then a summary. Exit 0
+// when every op is within its tolerance, 1 otherwise (or when an op fails),
+// 2 for usage errors.
+#include <chrono>
+#include <iostream>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "teplug/sdk/names.hpp"
+#include "tools/teplug/command_parse.h"
+#include "tools/teplug/commands.h"
+#include "tools/teplug/kernel_flags.h"
+#include "tools/teplug/op_report.h"
+#include "tools/teplug/rank_group.h"
+#include "tools/teplug/tolerances.h"
+#include "tools/teplug/transformer_block.h"
+
+namespace teplug::cli {
+namespace {
+
+constexpr char kRunHelp[] =
+    "Usage: teplug run [--layers N] [--batch N] [--seq N] [--heads N] [--head-dim N]\n"
+    "                  [--dtype fp32|fp16|bf16] [--ranks N] [--config FILE] [--plugin PATH]...\n"
+    "\n"
+    "The main job: a transformer attention block, forward and backward, every op\n"
+    "through the kernel, on --ranks data-parallel ranks (threads):\n"
+    "  forward:  quantize x and W_qkv to fp8_e4m3 (per-tensor, current scaling),\n"
+    "            dequantize x, QKV projection GEMM (fp8), causal attention forward\n"
+    "            on the packed bs3hd QKV, quantize O and W_o to MXFP8, output\n"
+    "            projection GEMM (MXFP8)\n"
+    "  backward: output projection dgrad/wgrad GEMMs, attention backward, QKV\n"
+    "            projection dgrad/wgrad GEMMs (weight gradients in fp32)\n"
+    "  then:     all-reduce (sum) of every weight gradient across the ranks\n"
+    "Uses the embedded default config unless --config or $TEPLUG_CONFIG names one.\n"
+    "\n"
+    "Per op it prints: interface, chosen provider, the selection's reason, mean\n"
+    "time per call, and two errors with their tolerances:\n"
+    "  vs reference       the same op on the same inputs through the reference\n"
+    "                     provider (when the reference was chosen: 0 by construction)\n"
+    "  independent check  the tool's own naive double-precision loops: GEMM on\n"
+    "                     sampled entries, attention forward and backward, quantize\n"
+    "                     round trip, decoding of fp8 codes, sum of the ranks' gradients\n"
+    "Errors and ops are merged over layers and ranks (worst error shown).\n"
+    "\n"
+    "Exit status: 0 every op within tolerance, 1 an op exceeded its tolerance or\n"
+    "failed, 2 usage error.\n"
+    "\n";
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& args) {
+  FlagSet flags("teplug run");
+  flags.AddInt("layers", "transformer layers", 1, 1, 1024);
+  flags.AddInt("batch", "sequences per rank", 2, 1, 4096);
+  flags.AddInt("seq", "tokens per sequence", 64, 1, 1 << 20);
+  flags.AddInt("heads", "attention heads", 4, 1, 1024);
+  flags.AddInt("head-dim", "attention head dimension (hidden size = heads * head-dim)", 32, 1, 1024);
+  flags.AddString("dtype", "DTYPE", "activations and weights", "bf16", {"fp32", "fp16", "bf16"});
+  flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
+  flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
+  AddKernelFlags(&flags);
+  if (auto done = ParseCommandLine(flags, args, std::string(kRunHelp) + ToleranceTable())) return *done;
+  if (!flags.positionals().empty()) {
+    return ReportUsage(flags, absl::StrCat("`teplug run` takes no arguments, got \"", flags.positionals()[0],
+                                           "\"; sizes are flags, e.g. --layers 2"));
+  }
+  BlockShape shape;
+  shape.layers = flags.GetInt("layers");
+  shape.batch = flags.GetInt("batch");
+  shape.seq = flags.GetInt("seq");
+  shape.heads = flags.GetInt("heads");
+  shape.head_dim = flags.GetInt("head-dim");
+  shape.seed = static_cast<uint64_t>(flags.GetInt("seed"));
+  sdk::ParseDType(flags.GetString("dtype"), &shape.dtype);
+  const int ranks = static_cast<int>(flags.GetInt("ranks"));
+
+  absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
+  if (!kernel.ok()) {
+    std::cerr << "error: " << kernel.status().message() << "\n";
+    return kExitUsage;
+  }
+  const int64_t hidden = shape.heads * shape.head_dim;
+  std::cout << absl::StrFormat(
+      "teplug run: %d layer%s, batch %d, seq %d, heads %d, head-dim %d (hidden %d), %s, %d rank%s (threads)\n",
+      shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads, shape.head_dim, hidden,
+      flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
+  std::cout << "config: "
+            << (flags.IsSet("config") ? flags.GetString("config")
+                                      : "the embedded default (or $TEPLUG_CONFIG when set)")
+            << "\n";
+  std::vector<std::string> providers;
+  for (const core::ProviderListing& p : (*kernel)->ListProviders()) {
+    providers.push_back(absl::StrCat(p.name, p.builtin ? " (built-in)" : absl::StrCat(" (", p.source, ")")));
+  }
+  std::cout << "providers: " << (providers.empty() ? "none" : absl::StrJoin(providers, ", ")) << "\n";
+  int refused = 0;
+  for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
+    if (!e.loaded) {
+      std::cout << "refused plugin: " << e.path << " (" << e.origin << "): " << e.reason << "\n";
+      ++refused;
+    }
+  }
+  std::cout << "\n" << std::flush;
+
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  ProgressFn progress;
+  if (shape.layers > 1) {
+    progress = [&](const std::string& phase, int64_t layer) {
+      std::cerr << absl::StrFormat("progress: layer %d/%d %s done (%.1f s)\n", layer + 1, shape.layers, phase,
+                                   elapsed());
+    };
+  }
+  RankGroup group(ranks);
+  std::vector<std::vector<OpResult>> per_rank(static_cast<size_t>(ranks));
+  const absl::Status status = group.Run([&](int rank) {
+    return RunTransformerBlock(**kernel, shape, &group, rank, progress, &per_rank[static_cast<size_t>(rank)]);
+  });
+  std::vector<OpResult> all;
+  for (const auto& v : per_rank) all.insert(all.end(), v.begin(), v.end());
+  const std::vector<OpSummary> ops = Summarize(all);
+  std::cout << FormatOpTable(ops);
+
+  int failed = 0, chosen_reference = 0;
+  std::vector<std::string> failed_names;
+  for (const OpSummary& s : ops) {
+    if (!s.ok) {
+      ++failed;
+      failed_names.push_back(s.worst.label);
+    }
+    chosen_reference += s.worst.chosen_is_reference ? 1 : 0;
+  }
+  std::cout << "\n";
+  if (!status.ok()) {
+    std::cout << "FAILED: the job stopped: " << status.message() << "\n";
+    return kExitNo;
+  }
+  std::cout << absl::StrFormat("%d ops (%d calls over %d layer%s and %d rank%s) in %.2f s; ", ops.size(), all.size(),
+                               shape.layers, shape.layers == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s", elapsed());
+  if (failed > 0) {
+    std::cout << "FAILED: " << failed << " op" << (failed == 1 ? "" : "s")
+              << " exceeded the tolerance: " << absl::StrJoin(failed_names, "; ") << "\n";
+    return kExitNo;
+  }
+  std::cout << "all within tolerance";
+  if (chosen_reference == static_cast<int>(ops.size())) {
+    std::cout << " (every op was served by the reference provider, so the independent checks are what was "
+                 "measured)";
+  }
+  std::cout << "\n";
+  (void)refused;
+  return kExitOk;
+}
+
+}  // namespace teplug::cli
