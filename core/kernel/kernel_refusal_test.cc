@@ -123,6 +123,28 @@ TEST(KernelRefusalTest, RefusalsAtStartUpLeaveTheGoodProviders) {
   EXPECT_EQ(refused, static_cast<int>(BadPlugins().size()));
 }
 
+// Forward compatibility: an unknown interface id is skipped, not fatal, when
+// the plugin accepts the host's UNSUPPORTED answer.
+TEST(KernelRefusalTest, APluginOfferingANewerInterfaceStillLoadsItsKnownOnes) {
+  LogCapture log;
+  KernelOptions opts = IsolatedOptions({Runfile("tests/hostile/libteplug_hostile_newer_iid_ignored.so")},
+                                       "log_level: \"info\"\n");
+  opts.log_sink = log.sink();
+  auto k = Kernel::Create(std::move(opts));
+  ASSERT_TRUE(k.ok()) << k.status();
+  auto providers = (*k)->ListProviders();
+  ASSERT_EQ(providers.size(), 1u);
+  ASSERT_EQ(providers[0].implementations.size(), 1u);
+  EXPECT_EQ(providers[0].implementations[0].name, "hostile_newer_iid_ignored/counted-gemm");
+  const LoadReportEntry e = (*k)->LoadReport().at(0);
+  EXPECT_TRUE(e.loaded);
+  ASSERT_EQ(e.skipped.size(), 1u);
+  EXPECT_NE(e.skipped[0].find("\"gemm-v2\": unknown interface id"), std::string::npos) << e.skipped[0];
+  EXPECT_NE(FormatLoadReport({e}).find("skipped: "), std::string::npos);
+  EXPECT_EQ(log.Count("INFO: plugin"), 1) << log.All();
+  EXPECT_EQ(log.Count("WARN"), 0) << log.All();
+}
+
 TEST(KernelRefusalTest, InsecureFilesLoadOnlyWhenTheOperatorSaysSoAndItIsLogged) {
   const std::string loose = TempCopy(FakePlugin("wide"), "loose", 0666);
   LogCapture log;

@@ -45,8 +45,8 @@ void RegisterThenThrow(sdk::Registrar& r) {
 }
 
 TeplugError* GoodEntry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  if (host->plugin_path == nullptr || host->plugin_path[0] != '\0') {
-    return teplug_error_create(TEPLUG_INTERNAL, "built-ins get an empty plugin_path");
+  if (host->plugin_path == nullptr || std::string(host->plugin_path) != "built-in") {
+    return teplug_error_create(TEPLUG_INTERNAL, "built-ins get plugin_path \"built-in\"");
   }
   return sdk::RunPluginEntry(host, info, "good_builtin", "tests", "1", TEPLUG_ABI_VERSION_CURRENT,
                              TEPLUG_ABI_VERSION_CURRENT, RegisterOne);

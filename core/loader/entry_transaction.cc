@@ -164,6 +164,7 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
     impl->object = std::move(staged.object);
     loaded.implementations.push_back(std::move(impl));
   }
+  loaded.skipped = registrar.skipped();
   return loaded;
 }
 

@@ -15,6 +15,7 @@ std::string FormatLoadReport(const std::vector<LoadReportEntry>& entries) {
                       e.implementations.empty() ? "no implementations"
                                                 : absl::StrJoin(e.implementations, ", "),
                       "\n");
+      for (const std::string& s : e.skipped) absl::StrAppend(&out, "        skipped: ", s, "\n");
     } else {
       absl::StrAppend(&out, "refused ", e.path, " (", origin, "): ", e.reason, "\n");
     }

@@ -26,6 +26,8 @@ struct LoadReportEntry {
   std::string reason;
   // "<interface>/<implementation name>", e.g. "gemm/naive-fp32".
   std::vector<std::string> implementations;
+  // Registrations skipped while the plugin still loaded (unknown interface ids).
+  std::vector<std::string> skipped;
 };
 
 // One line per entry, for humans (logs, `teplug list`):

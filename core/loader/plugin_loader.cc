@@ -79,6 +79,13 @@ std::string LastDlError() {
   return e != nullptr ? e : "no dlerror message";
 }
 
+// A skipped registration is not a refusal: the plugin loads without it. Say
+// so once per registration, at INFO (a newer plugin on an older host is
+// expected, not a problem).
+void LogSkipped(const std::string& who, const LoadedProvider& loaded, Logger& logger) {
+  for (const std::string& s : loaded.skipped) logger.Log(LogLevel::kInfo, absl::StrCat(who, ": ", s));
+}
+
 }  // namespace
 
 absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
@@ -128,6 +135,7 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
     subject.library.reset();  // the last reference: dlclose
     return Refuse(who, loaded.status(), *logger);
   }
+  LogSkipped(who, *loaded, *logger);
   return loaded;
 }
 
@@ -144,9 +152,11 @@ absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
   subject.entry = builtin.entry;
   subject.builtin = true;
   subject.source = "built-in";
+  subject.plugin_path = "built-in";  // TeplugHostApi.plugin_path, as plugin.h documents
   subject.log_context = std::make_shared<PluginLogContext>(logger, builtin.label);
   absl::StatusOr<LoadedProvider> loaded = RunEntryTransaction(subject, policy, provider_name_taken);
   if (!loaded.ok()) return Refuse(who, loaded.status(), *logger);
+  LogSkipped(who, *loaded, *logger);
   return loaded;
 }
 
@@ -160,6 +170,7 @@ LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const Loaded
   for (const auto& impl : loaded.implementations) {
     e.implementations.push_back(absl::StrCat(InterfaceName(impl->kind), "/", impl->name));
   }
+  e.skipped = loaded.skipped;
   return e;
 }
 

@@ -52,6 +52,9 @@ struct LoadedProvider {
   std::shared_ptr<const Provider> provider;
   // In registration order.
   std::vector<std::shared_ptr<const Implementation>> implementations;
+  // Registrations skipped without refusing the plugin (unknown interface
+  // ids), each with its reason; logged at INFO and kept in the load report.
+  std::vector<std::string> skipped;
 };
 
 // Whether a provider name is already registered (built-ins, earlier plugins).
@@ -65,7 +68,7 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
                                               std::shared_ptr<Logger> logger);
 
 // Runs a built-in's entry through the same transaction (no file, no dlopen).
-// The built-in sees an empty TeplugHostApi.plugin_path; its Provider has
+// The built-in sees TeplugHostApi.plugin_path "built-in"; its Provider has
 // builtin = true and source "built-in".
 absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
                                            const LoadPolicy& policy,

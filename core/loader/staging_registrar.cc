@@ -49,7 +49,7 @@ TeplugError* StagingRegistrar::RegisterThunk(TeplugRegistrar* registrar,
   try {
     std::optional<Refusal> refusal = self->Stage(desc);
     if (!refusal.has_value()) return nullptr;
-    self->errors_.push_back(refusal->message);
+    (refusal->fatal ? self->errors_ : self->skipped_).push_back(refusal->message);
     return teplug_error_create(refusal->code, refusal->message.c_str());
   } catch (const std::bad_alloc&) {
     self->out_of_memory_ = true;  // remembered without allocating
@@ -106,7 +106,8 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     return Refusal{TEPLUG_UNSUPPORTED,
                    absl::StrCat(who, ": unknown interface id ", IidString(d.iid),
                                 " (this host serves IGemm/1, IAttention/1, IQuantizer/1, "
-                                "ICollective/1)")};
+                                "ICollective/1); registration skipped"),
+                   /*fatal=*/false};
   }
   const std::string who_kind = absl::StrCat(who, " (", InterfaceDisplayName(*kind), ")");
 

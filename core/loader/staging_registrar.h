@@ -49,6 +49,8 @@ class StagingRegistrar {
   // How many registrations were refused, and the first refusal's message.
   size_t error_count() const { return errors_.size() + (out_of_memory_ ? 1 : 0); }
   std::string first_error() const;
+  // Registrations skipped because their interface id is unknown here.
+  const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
   struct Box {
@@ -58,6 +60,11 @@ class StagingRegistrar {
   struct Refusal {
     TeplugCode code;
     std::string message;
+    // False for an interface id this host does not know (a newer major
+    // version, say): the plugin is told UNSUPPORTED and may go on; the
+    // registration is only skipped, so a plugin offering IAttention/2 beside
+    // IAttention/1 still loads on a v1 host.
+    bool fatal = true;
   };
 
   static TeplugError* RegisterThunk(TeplugRegistrar* registrar,
@@ -72,6 +79,7 @@ class StagingRegistrar {
   bool closed_ = false;
   std::vector<StagedImplementation> staged_;
   std::vector<std::string> errors_;
+  std::vector<std::string> skipped_;
   bool out_of_memory_ = false;  // a refusal that could not be stored in errors_
 };
 

@@ -75,6 +75,14 @@ static TeplugError* run_case(const TeplugHostApi* host) {
   e = reg_gemm(host, &g_bad_caps, "second");
   if (e != NULL) e->destroy(e);
   return NULL;
+#elif defined(HOSTILE_NEWER_IID_IGNORED)
+  /* A forward-compatible plugin: it also offers an interface version this
+   * host does not know, accepts the host's UNSUPPORTED answer, and loads with
+   * its other registrations. */
+  TeplugIID newer = {0x7465706c75670002ull, 0x67656d6d00000002ull};
+  TeplugError* e = reg(host, newer, hostile_gemm(), hostile_gemm_caps(), "gemm-v2");
+  if (e != NULL) e->destroy(e);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
 #elif defined(HOSTILE_UNKNOWN_IID)
   TeplugIID unknown = {0x1234, 0x5678};
   return reg(host, unknown, hostile_gemm(), hostile_gemm_caps(), "mystery");
