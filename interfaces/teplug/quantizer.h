@@ -35,7 +35,8 @@ typedef enum TeplugScaleRecipe {
  * or fp4_e2m1 with output->quant describing the scaling mode and where scales
  * go).
  *  - rowwise: write output->data (and quant->scale_inv).
- *  - columnwise: write quant->columnwise_data (the transpose, [cols, rows]) and
+ *  - columnwise: write quant->columnwise_data (layout per mode: see
+ *    TeplugQuantization in types.h) and
  *    columnwise_scale_inv; at least one of the two must be set.
  *  - recipe: per-tensor only (ignored by block modes, which always compute
  *    their scales from the block amax). amax_epsilon and force_pow2_scales
