@@ -234,11 +234,12 @@ TEST_F(CapabilitiesTest, QuantizerDeclaredBitsWorkAndOthersAreRefused) {
     AbiTensor in(in_dtype, {2, 32}), out(out_dtype, {2, 32});
     in.Fill(testing::RandomValues(rng_, in.count()));
     const int32_t sdt = mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
-    std::vector<int64_t> rs = {2, 1}, cs = {32, 1};
+    // Scale and column-wise shapes of interfaces/README.md 3.3 for [2, 32].
+    std::vector<int64_t> rs = {2, 1}, cs = {32, 1}, cd = {32, 2};
     if (mode == TEPLUG_SCALING_PER_TENSOR) rs = cs = {1};
     if (mode == TEPLUG_SCALING_BLOCK_2D128) rs = cs = {1, 1};
-    out.SetQuant(mode, std::make_unique<AbiTensor>(sdt, rs),
-                 std::make_unique<AbiTensor>(out_dtype, std::vector<int64_t>{32, 2}),
+    if (mode == TEPLUG_SCALING_MXFP8_1D32) cs = {1, 32}, cd = {2, 32};
+    out.SetQuant(mode, std::make_unique<AbiTensor>(sdt, rs), std::make_unique<AbiTensor>(out_dtype, cd),
                  std::make_unique<AbiTensor>(sdt, cs));
     if (mode == TEPLUG_SCALING_PER_TENSOR) out.SetPerTensor(2.0f, 0.0f);
     TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();

@@ -112,9 +112,12 @@ Bytes QuantizeBytes(TeplugQuantizerV1* q, int32_t mode) {
     return {1};
   };
   const int32_t sdt = mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+  const bool mx = mode == TEPLUG_SCALING_MXFP8_1D32;  // column-wise stays [rows, cols]
   out.SetQuant(mode, std::make_unique<AbiTensor>(sdt, grid(rows, cols)),
-               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP8_E4M3, std::vector<int64_t>{cols, rows}),
-               std::make_unique<AbiTensor>(sdt, grid(cols, rows)));
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP8_E4M3, mx ? std::vector<int64_t>{rows, cols}
+                                                                      : std::vector<int64_t>{cols, rows}),
+               std::make_unique<AbiTensor>(sdt, mx ? std::vector<int64_t>{(rows + 31) / 32, cols}
+                                                   : grid(cols, rows)));
   TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
   a.input = in.get();
   a.output = out.get();

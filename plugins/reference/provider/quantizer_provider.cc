@@ -121,8 +121,10 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
         t.quant.columnwise_data, q_name + ".columnwise_data", "columnwise is set");
     if (!d.ok()) return d.status();
     t.columnwise_data = *std::move(d);
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(
-        RequireShape(*t.columnwise_data, {cols, rows}, "the transpose of the input is"));
+    const bool mx = mode == TEPLUG_SCALING_MXFP8_1D32;
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(
+        *t.columnwise_data, mx ? std::vector<int64_t>{rows, cols} : std::vector<int64_t>{cols, rows},
+        mx ? "mxfp8 column-wise codes keep the input's layout" : "the transpose of the input is"));
     TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*t.columnwise_data, TEPLUG_DTYPE_BIT(out.dtype),
                                                   "it must match the output dtype"));
     if (t.quant.columnwise_scale_inv != nullptr || mode != TEPLUG_SCALING_PER_TENSOR) {
@@ -131,7 +133,16 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
                        "columnwise output needs its scales");
       if (!s.ok()) return s.status();
       t.columnwise_scale_inv = *std::move(s);
-      TEPLUG_REFERENCE_RETURN_IF_ERROR(CheckScaleTensor(*t.columnwise_scale_inv, mode, cols, rows));
+      if (mx) {  // blocks of 32 down each column: [ceil(rows/32), cols]
+        TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(
+            *t.columnwise_scale_inv, {CeilDiv(rows, 32), cols},
+            absl::StrCat("mxfp8_1d32 column-wise scaling of a [", rows, ", ", cols, "] tensor needs")));
+        TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*t.columnwise_scale_inv,
+                                                      TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_E8M0),
+                                                      "mxfp8_1d32 scales must be"));
+      } else {
+        TEPLUG_REFERENCE_RETURN_IF_ERROR(CheckScaleTensor(*t.columnwise_scale_inv, mode, cols, rows));
+      }
     }
   }
   if (mode == TEPLUG_SCALING_PER_TENSOR) {
@@ -155,16 +166,6 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
     TEPLUG_REFERENCE_RETURN_IF_ERROR(CheckScaleTensor(*t.amax, TEPLUG_SCALING_PER_TENSOR, 1, 1));
   }
   return t;
-}
-
-// Transposes a row-major [rows, cols] array into [cols, rows].
-template <class T>
-std::vector<T> Transpose(const std::vector<T>& in, int64_t rows, int64_t cols) {
-  std::vector<T> out(in.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
-  }
-  return out;
 }
 
 absl::Status WriteFloats(const TensorView& t, const std::vector<float>& values) {
@@ -208,12 +209,9 @@ absl::Status QuantizeMx(const TeplugQuantizeArgs& args, const QuantizeTargets& t
     TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.scale_inv, q->scales));
   }
   if (t.columnwise_data) {
-    // Numerics keep column-wise codes in [rows, cols] with scales
-    // [ceil(rows/32), cols]; the ABI wants the transposed tensor.
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(
-        WriteCodes(*t.columnwise_data, Transpose(q->columnwise_data, rows, cols)));
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(
-        *t.columnwise_scale_inv, Transpose(q->columnwise_scales, CeilDiv(rows, 32), cols)));
+    // As in TE and the ABI: codes stay [rows, cols], scales [ceil(rows/32), cols].
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.columnwise_data, q->columnwise_data));
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.columnwise_scale_inv, q->columnwise_scales));
   }
   return absl::OkStatus();
 }

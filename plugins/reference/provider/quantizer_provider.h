@@ -7,11 +7,12 @@
 //   mxfp8_1d32  OCP MX v1.0 scale rule (MxScaleRule::kOcpSpec), e8m0 scale_inv
 //   block_1d128 / block_2d128  TE Float8BlockScaling with the args'
 //               amax_epsilon and force_pow2_scales
-// Column-wise output is the transposed tensor [cols, rows] quantized with the
-// mode's row-wise convention, so its scale_inv has the shape that convention
-// gives for [cols, rows]: mxfp8 [cols, ceil(rows/32)], block_1d128 [cols,
-// ceil(rows/128)], block_2d128 [ceil(cols/128), ceil(rows/128)], per_tensor
-// fp32[1] (the same scale). fp4_e2m1 is refused (the numerics have no fp4
+// Column-wise output follows interfaces/README.md 3.3: per_tensor and block
+// modes write the transpose [cols, rows] quantized by the row-wise rule
+// (columnwise_scale_inv per_tensor fp32[1], block_1d128 [cols, ceil(rows/128)],
+// block_2d128 [ceil(cols/128), ceil(rows/128)]); mxfp8_1d32 keeps the codes in
+// [rows, cols] with blocks of 32 down each column, scales [ceil(rows/32), cols],
+// as TransformerEngine does. fp4_e2m1 is refused (the numerics have no fp4
 // scaling recipe).
 #ifndef TEPLUG_PLUGINS_REFERENCE_PROVIDER_QUANTIZER_PROVIDER_H_
 #define TEPLUG_PLUGINS_REFERENCE_PROVIDER_QUANTIZER_PROVIDER_H_
