@@ -15,7 +15,8 @@ namespace teplug::reference::provider {
 
 // Runs one GEMM. Errors name the args field ("TeplugGemmArgs.b: shape [4, 5]
 // but op(A) is [2, 3] ..."): InvalidArgument for bad shapes, ranks, dtypes,
-// missing scales, c together with accumulate, pre_gelu_out without GELU;
+// missing scales, pre_gelu_out without GELU (with accumulate, c and beta are
+// ignored: D is the C term with beta 1);
 // Unimplemented for non-host tensors and accumulate into an fp8 D.
 absl::Status RunReferenceGemm(const TeplugGemmArgs& args);
 

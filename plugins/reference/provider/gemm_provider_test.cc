@@ -203,9 +203,12 @@ TEST_F(GemmProviderTest, GeluWithPreGeluOutAndAccumulate) {
   args.d = d.get();
   args.pre_gelu_out = pre.get();
   args.epilogue = TEPLUG_EPILOGUE_GELU;
+  AbiTensor ignored_c(TEPLUG_DTYPE_FP32, {m, n});
+  ignored_c.Fill(RandomValues(rng_, ignored_c.count()));
+  args.c = ignored_c.get();  // ignored with accumulate, like beta
   args.accumulate = 1;
   args.alpha = 2.0f;
-  args.beta = 0.0f;  // ignored: accumulate means beta = 1 on D
+  args.beta = 0.0f;
   ASSERT_TRUE(Run(args).ok());
   const std::vector<long double> z =
       NaiveGemm(a.Values(), b.Values(), m, n, k, false, false, 2.0, &d_old_f, 1.0, nullptr);
