@@ -159,22 +159,24 @@ sdk::Ref<TeplugObject> Kernel::QueryInterface(const TeplugIID& iid) const {
   return sdk::Ref<TeplugObject>::Adopt(MakeDispatchObject(core_, *kind));
 }
 
-absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
-                                               absl::string_view provider) const {
+absl::StatusOr<Decision> Kernel::Decide(const TeplugIID& iid, int32_t op, const void* args,
+                                        absl::string_view provider) const {
   std::optional<InterfaceKind> kind = KindOfIid(iid);
   if (!kind) return absl::InvalidArgumentError("unknown interface id");
   auto guard = core_->state().Read();
-  absl::StatusOr<Decision> d = core_->DecideNow(*guard, *kind, op, args, provider);
+  return core_->DecideNow(*guard, *kind, op, args, provider);
+}
+
+absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
+                                               absl::string_view provider) const {
+  absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
   return std::move(d->record);
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
                                          absl::string_view provider) const {
-  std::optional<InterfaceKind> kind = KindOfIid(iid);
-  if (!kind) return absl::InvalidArgumentError("unknown interface id");
-  auto guard = core_->state().Read();
-  absl::StatusOr<Decision> d = core_->DecideNow(*guard, *kind, op, args, provider);
+  absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
   if (d->ranked.empty()) {
     return absl::NotFoundError(absl::StrCat("teplug: no provider",

@@ -81,6 +81,7 @@ struct ProviderListing {
 };
 
 class KernelCore;
+struct Decision;
 
 class Kernel {
  public:
@@ -126,6 +127,9 @@ class Kernel {
 
  private:
   explicit Kernel(std::shared_ptr<KernelCore> core);
+  // Selection for Explain and Select, outside the decision cache.
+  absl::StatusOr<Decision> Decide(const TeplugIID& iid, int32_t op, const void* args,
+                                  absl::string_view provider) const;
   std::shared_ptr<KernelCore> core_;
 };
 

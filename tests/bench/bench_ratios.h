@@ -10,7 +10,7 @@
 
 namespace teplug::bench {
 
-// Seconds per iteration of each benchmark (medians over repetitions).
+// CPU seconds per iteration of each benchmark (medians over repetitions).
 struct BenchTimes {
   double direct_call = 0;     // attention forward through the plugin's own function table
   double selected_call = 0;   // the same through the implementation Kernel::Select returned

@@ -17,6 +17,8 @@
 //
 //   bazel run -c opt //tests/bench:kernel_bench
 //   bazel run -c opt //tests/bench:kernel_bench -- --benchmark_repetitions=5
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -185,10 +187,14 @@ void BM_CreateKernel50(benchmark::State& state) {
 }
 BENCHMARK(BM_CreateKernel50)->Unit(benchmark::kMillisecond);
 
-// Prints what the console reporter prints and keeps every run's time per
-// iteration, in seconds, by benchmark name.
+// Prints what the console reporter prints (colored only on a terminal) and
+// keeps every run's CPU time per iteration, in seconds, by benchmark name.
+// CPU time, not wall time: this machine is shared with builds, and a
+// preempted iteration would charge someone else's work to the kernel.
 class KeepingReporter : public benchmark::ConsoleReporter {
  public:
+  KeepingReporter() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
@@ -196,16 +202,23 @@ class KeepingReporter : public benchmark::ConsoleReporter {
         errors_.push_back(r.benchmark_name() + ": " + r.error_message);
         continue;
       }
-      if (r.run_type != Run::RT_Iteration) continue;  // aggregates: we take our own median
-      seconds_[r.benchmark_name()].push_back(r.GetAdjustedRealTime() /
-                                             benchmark::GetTimeUnitMultiplier(r.time_unit));
+      const double seconds = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
+      if (r.run_type == Run::RT_Iteration) {
+        samples_[r.run_name.str()].push_back(seconds);
+      } else if (r.aggregate_name == "median") {  // --benchmark_report_aggregates_only
+        reported_median_[r.run_name.str()] = seconds;
+      }
     }
   }
 
-  // Median over repetitions; 0 when the benchmark did not run.
+  // The median of the repetitions (or the median Google Benchmark reported
+  // when it kept only aggregates); 0 when the benchmark did not run.
   double Median(const std::string& name) const {
-    auto it = seconds_.find(name);
-    if (it == seconds_.end() || it->second.empty()) return 0;
+    auto it = samples_.find(name);
+    if (it == samples_.end() || it->second.empty()) {
+      auto reported = reported_median_.find(name);
+      return reported == reported_median_.end() ? 0 : reported->second;
+    }
     std::vector<double> v = it->second;
     std::sort(v.begin(), v.end());
     return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -213,7 +226,8 @@ class KeepingReporter : public benchmark::ConsoleReporter {
   const std::vector<std::string>& errors() const { return errors_; }
 
  private:
-  std::map<std::string, std::vector<double>> seconds_;
+  std::map<std::string, std::vector<double>> samples_;
+  std::map<std::string, double> reported_median_;
   std::vector<std::string> errors_;
 };
 

@@ -150,8 +150,7 @@ double NormalizedMaxError(const std::vector<double>& a, const std::vector<double
     diff = std::isnan(d) ? INFINITY : std::max(diff, d);
     scale = std::max(scale, std::fabs(b[i]));
   }
-  if (a.size() != b.size()) return INFINITY;
-  if (scale == 0) return diff == 0 ? 0 : INFINITY;
+  if (a.size() != b.size() || scale == 0) return INFINITY;
   return diff / scale;
 }
 

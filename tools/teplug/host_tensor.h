@@ -64,8 +64,10 @@ class HostTensor {
   std::unique_ptr<Quant> quant_;
 };
 
-// max |a - b| / max |b| over all elements (0 when both are all zero): the
-// error measure of the main job, relative to the reference tensor's scale.
+// max |a - b| / max |b| over all elements: the error measure of the main
+// job, relative to the oracle tensor's scale. Infinite when `b` is all zero
+// (or the sizes differ): the job's inputs are random, so an all-zero oracle
+// means an upstream op wrote nothing, and a check against it would be vacuous.
 double NormalizedMaxError(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace teplug::cli

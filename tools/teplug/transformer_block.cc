@@ -326,7 +326,7 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   OpResult r;
   r.step = "comm";
   r.label = absl::StrCat("all_reduce sum ", label, " (", sdk::DTypeName(grad.dtype()), ", ", group_->world_size(),
-                         " ranks)");
+                         group_->world_size() == 1 ? " rank)" : " ranks)");
   r.interface_name = record->interface_name;
   r.implementation = record->chosen()->implementation;
   r.why = record->chosen()->reason;
