@@ -1,0 +1,273 @@
+#!/bin/bash
+# Runs the real `teplug` binary for one subcommand (the first argument) on
+# real inputs and checks its output: golden files where the output is stable
+# (paths of plugin libraries normalised to <DIR>), exit statuses and key
+# phrases elsewhere. Set TEPLUG_UPDATE_GOLDENS=<dir> to write the goldens
+# there instead of comparing.
+set -u
+
+TEPLUG=tools/teplug/teplug
+DATA=tools/teplug/testdata
+FAKE_FAST=core/kernel/testing/libteplug_fake_fast.so
+FAKE_WIDE=core/kernel/testing/libteplug_fake_wide.so
+HOSTILE=tests/hostile/libteplug_hostile_abi_mismatch.so
+REFERENCE_SO=plugins/reference/libteplug_reference.so
+unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
+
+FAILURES=0
+OUT="${TEST_TMPDIR:-/tmp}/teplug_out.txt"
+ERR="${TEST_TMPDIR:-/tmp}/teplug_err.txt"
+
+fail() {
+  echo "FAIL: $*"
+  FAILURES=$((FAILURES + 1))
+}
+
+# run_teplug ARGS...: runs the binary, stdout in $OUT, stderr in $ERR, status in $STATUS.
+run_teplug() {
+  "$TEPLUG" "$@" >"$OUT" 2>"$ERR"
+  STATUS=$?
+  LAST="teplug $*"
+}
+
+expect_status() {
+  if [[ "$STATUS" != "$1" ]]; then
+    fail "$LAST: exit status $STATUS, expected $1"
+    echo "--- stdout"; cat "$OUT"; echo "--- stderr"; cat "$ERR"
+  fi
+}
+
+# expect_in FILE TEXT: FILE contains TEXT (fixed string).
+expect_in() {
+  if ! grep -qF -- "$2" "$1"; then
+    fail "$LAST: output lacks \"$2\""
+    echo "--- $(basename "$1")"; cat "$1"
+  fi
+}
+
+normalise() {
+  sed -E 's#(^|[ ("])/[^ ()"]*/(libteplug_[a-z0-9_]+\.so)#\1<DIR>/\2#g' "$1"
+}
+
+# expect_golden NAME: normalised stdout equals testdata/NAME.golden.
+expect_golden() {
+  if [[ -n "${TEPLUG_UPDATE_GOLDENS:-}" ]]; then
+    normalise "$OUT" >"$TEPLUG_UPDATE_GOLDENS/$1.golden"
+    return
+  fi
+  if ! diff -u "$DATA/$1.golden" <(normalise "$OUT"); then
+    fail "$LAST: stdout differs from $DATA/$1.golden (diff above)"
+  fi
+}
+
+test_list() {
+  run_teplug list --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE" --plugin "$REFERENCE_SO"
+  expect_status 0
+  expect_golden list_with_refused
+  # Refusals are also logged on stderr, once each.
+  expect_in "$ERR" "ABI mismatch"
+
+  run_teplug list --json --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE"
+  expect_status 0
+  python3 - "$OUT" <<'PY' || fail "list --json: key fields missing or wrong (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+providers = {p["name"]: p for p in doc["providers"]}
+assert set(providers) == {"fast", "reference"}, providers.keys()
+ref = providers["reference"]
+assert ref["builtin"] is True and ref["source"] == "built-in", ref
+assert ref["abi_min"] == "1.0", ref
+interfaces = sorted(i["interface"] for i in ref["implementations"])
+assert interfaces == ["IAttention/1", "ICollective/1", "IGemm/1", "IQuantizer/1"], interfaces
+assert all(i["capability"] for i in ref["implementations"])
+fast = providers["fast"]
+assert fast["builtin"] is False and fast["source"].endswith("libteplug_fake_fast.so"), fast
+assert [i["default_priority"] for i in fast["implementations"]] == [200, 200], fast
+refused = doc["refused"]
+assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_mismatch.so"), refused
+assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
+PY
+}
+
+test_explain() {
+  run_teplug explain attention --dtype bf16 --layout bshd --head-dim 128 --seq-q 4096 --seq-kv 4096 \
+    --mask causal --device cpu --no-discovery
+  expect_status 0
+  expect_in "$OUT" "reference/attention  chosen"
+  expect_in "$OUT" "=> served by reference/attention"
+
+  # A device no provider serves: the rejection names the device; exit 1.
+  run_teplug explain attention --device cuda:0 --arch 90 --vendor nvidia --no-discovery
+  expect_status 1
+  expect_in "$OUT" "[device] device cuda:0 (nvidia, arch 90) not in {cpu}"
+  expect_in "$OUT" "=> no provider can serve this op"
+
+  # A config rule that denies: the rule is cited with file:line; exit 1.
+  run_teplug explain gemm --dtype fp8_e4m3 --m 256 --n 512 --k 128 --config "$DATA/deny_fp8_gemm.textproto" \
+    --no-discovery
+  expect_status 1
+  expect_golden explain_deny
+
+  # The same GEMM in bf16 does not match the rule and is served.
+  run_teplug explain gemm --dtype bf16 --m 256 --n 512 --k 128 --config "$DATA/deny_fp8_gemm.textproto" \
+    --no-discovery
+  expect_status 0
+
+  # A prefer rule beats priorities: wide (100) over fast (200).
+  run_teplug explain attention --head-dim 64 --mask causal --config "$DATA/prefer_wide.textproto" \
+    --plugin "$FAKE_FAST" --plugin "$FAKE_WIDE" --no-discovery
+  expect_status 0
+  expect_golden explain_prefer
+
+  # Capability limits with values: fast serves head_dim <= 128 only.
+  run_teplug explain attention --head-dim 192 --mask causal --plugin "$FAKE_FAST" --no-discovery
+  expect_status 0
+  expect_in "$OUT" "fast/attn"
+  expect_in "$OUT" "192"
+
+  # Every interface can be explained; quantizer and collective too.
+  run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
+  expect_status 0
+  expect_in "$OUT" "reference/quantizer  chosen"
+  run_teplug explain collective --op all_reduce --dtype fp32 --count 4096 --no-discovery
+  expect_status 0
+  expect_in "$OUT" "reference/collective  chosen"
+
+  # Usage errors: exit 2 with the fix.
+  run_teplug explain attention --hed-dim 128
+  expect_status 2
+  expect_in "$ERR" "unknown flag --hed-dim for \`teplug explain\`; did you mean --head-dim? (see teplug explain --help)"
+  run_teplug explain atention
+  expect_status 2
+  expect_in "$ERR" "did you mean attention?"
+  run_teplug explain attention --op gemm
+  expect_status 2
+  expect_in "$ERR" "use forward or backward"
+  run_teplug explain
+  expect_status 2
+  expect_in "$ERR" "name the interface"
+}
+
+test_validate() {
+  run_teplug validate "$DATA/several_errors.textproto"
+  expect_status 1
+  expect_golden validate_several_errors
+
+  run_teplug validate "$DATA/unknown_names.textproto" --no-discovery
+  expect_status 1
+  expect_golden validate_unknown_names
+
+  run_teplug validate "$DATA/clean.textproto" --no-discovery
+  expect_status 0
+  expect_in "$OUT" "clean.textproto: OK"
+
+  # A plugin's provider name becomes known when the plugin is given.
+  run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "unknown provider \"wide\""
+  run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery --plugin "$FAKE_WIDE"
+  expect_status 0
+
+  run_teplug validate "$DATA/does_not_exist.textproto"
+  expect_status 2
+  expect_in "$ERR" "cannot read config file \"$DATA/does_not_exist.textproto\""
+  run_teplug validate
+  expect_status 2
+  expect_in "$ERR" "teplug validate FILE"
+}
+
+# Every op line of a run report names an interface, a provider and a quoted reason.
+check_run_lines() {
+  local ops
+  ops=$(grep -cE '^(fwd|bwd|comm) ' "$OUT")
+  if [[ "$ops" != "$1" ]]; then
+    fail "$LAST: $ops op lines, expected $1"
+    cat "$OUT"
+  fi
+  if grep -E '^(fwd|bwd|comm) ' "$OUT" | grep -vqE ' I(Gemm|Attention|Quantizer|Collective)/1 +[a-z0-9_]+/[a-z0-9_-]+ +"[^"]+" '; then
+    fail "$LAST: an op line lacks interface, provider or reason"
+    cat "$OUT"
+  fi
+}
+
+test_run() {
+  run_teplug run --layers 2 --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 2 --no-discovery
+  expect_status 0
+  check_run_lines 15
+  expect_in "$OUT" "all within tolerance"
+  expect_in "$OUT" "chosen = reference, error 0 by construction"
+  expect_in "$OUT" "naive attention backward"
+  expect_in "$ERR" "progress: layer 2/2 forward done"
+
+  run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 3 --no-discovery
+  expect_status 0
+  expect_in "$OUT" "all_reduce sum dw_qkv (fp32, 3 ranks)"
+
+  # A provider that writes wrong numbers is caught: fast's GEMM only stamps
+  # fp32 outputs with 1.0, so the run must fail, naming the GEMMs.
+  run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery --plugin "$FAKE_FAST"
+  expect_status 1
+  expect_in "$OUT" "fast/gemm"
+  expect_in "$OUT" "FAILED:"
+  expect_in "$OUT" "gemm out_proj wgrad (fp32 out)"
+
+  # A config rule reaches the run: denying the only GEMM provider stops it.
+  run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery \
+    --config "$DATA/deny_fp8_gemm.textproto"
+  expect_status 1
+  expect_in "$OUT" "no provider can serve it"
+  expect_in "$OUT" "no-fp8-gemm-on-reference"
+
+  run_teplug run --hed-dim 3
+  expect_status 2
+  expect_in "$ERR" "unknown flag --hed-dim for \`teplug run\`; did you mean --head-dim? (see teplug run --help)"
+  run_teplug run --dtype fp9
+  expect_status 2
+  expect_in "$ERR" "bad value \"fp9\" for --dtype of \`teplug run\`: expected one of fp32, fp16, bf16"
+  run_teplug run --layers 0
+  expect_status 2
+  expect_in "$ERR" "expected an integer from 1 to 1024"
+  run_teplug run --seq
+  expect_status 2
+  expect_in "$ERR" "--seq of \`teplug run\` needs a value"
+  run_teplug run --config "$DATA/nope.textproto"
+  expect_status 2
+  expect_in "$ERR" "cannot read config file \"$DATA/nope.textproto\" given by --config"
+  run_teplug run --config "$DATA/several_errors.textproto"
+  expect_status 2
+  expect_in "$ERR" "several_errors.textproto:11:1: log_level"
+  expect_in "$ERR" "teplug validate FILE"
+}
+
+test_help() {
+  for cmd in list explain validate run; do
+    run_teplug "$cmd" --help
+    expect_status 0
+    expect_in "$OUT" "Usage: teplug $cmd"
+    expect_in "$OUT" "--help"
+  done
+  run_teplug run --help
+  expect_in "$OUT" "attention backward    1e-4   4e-3   3.1e-2"
+  run_teplug --help
+  expect_status 0
+  expect_in "$OUT" "Commands:"
+  run_teplug
+  expect_status 2
+  run_teplug lst
+  expect_status 2
+  expect_in "$ERR" "unknown command \"lst\"; did you mean list?"
+}
+
+case "${1:-}" in
+  list) test_list ;;
+  explain) test_explain ;;
+  validate) test_validate ;;
+  run) test_run ;;
+  help) test_help ;;
+  *) echo "usage: cli_test.sh list|explain|validate|run|help"; exit 2 ;;
+esac
+if [[ "$FAILURES" != 0 ]]; then
+  echo "$FAILURES check(s) failed"
+  exit 1
+fi
+echo "all checks passed"

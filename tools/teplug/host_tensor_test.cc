@@ -1,0 +1,40 @@
+// HostTensor's encoding, decoding and ownership, and the job's error
+// measure, on hand-picked values whose bit patterns are known.
+#include "tools/teplug/host_tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace teplug::cli {
+namespace {
+
+TEST(NormalizedMaxErrorTest, RelativeToTheOracleScaleAndNeverVacuous) {
+  EXPECT_DOUBLE_EQ(NormalizedMaxError({1.0, 2.5}, {1.0, 2.0}), 0.25);
+  EXPECT_DOUBLE_EQ(NormalizedMaxError({-4.0, 0.0}, {-4.0, 0.0}), 0.0);
+  EXPECT_TRUE(std::isinf(NormalizedMaxError({0.0, 0.0}, {0.0, 0.0})));  // all-zero oracle
+  EXPECT_TRUE(std::isinf(NormalizedMaxError({1.0}, {1.0, 2.0})));       // size mismatch
+  EXPECT_TRUE(std::isinf(NormalizedMaxError({NAN}, {1.0})));
+}
+
+TEST(HostTensorTest, Bf16RoundTripsAndFp8DecodesWithItsScale) {
+  HostTensor t("t", TEPLUG_DTYPE_BF16, {2, 2});
+  t.SetValues({1.0, -0.5, 3.0, 1.0 + 1.0 / 256});  // the last rounds to 1.0 (ties to even)
+  EXPECT_EQ(t.Values(), (std::vector<double>{1.0, -0.5, 3.0, 1.0}));
+  HostTensor c = t.Clone("c");
+  c.SetValues({2, 2, 2, 2});
+  EXPECT_EQ(t.Values()[0], 1.0);  // a clone owns its bytes
+
+  HostTensor q("q", TEPLUG_DTYPE_FP8_E4M3, {1, 2});
+  q.AttachQuantization(TEPLUG_SCALING_PER_TENSOR);
+  auto* bytes = static_cast<uint8_t*>(q.tensor()->data);
+  bytes[0] = 0x38;  // e4m3 1.0
+  bytes[1] = 0xC0;  // e4m3 -2.0
+  float scale_inv = 0.25f;
+  std::memcpy(const_cast<void*>(q.tensor()->quant->scale_inv->data), &scale_inv, 4);
+  EXPECT_EQ(q.Values(), (std::vector<double>{0.25, -0.5}));
+}
+
+}  // namespace
+}  // namespace teplug::cli
