@@ -1,6 +1,9 @@
 // `teplug`: list providers, explain a selection, validate a config, and run
 // the main job (a transformer block through the kernel). Dispatches to the
 // subcommand and prints the global help.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -26,6 +29,12 @@ constexpr char kGlobalHelp[] =
 
 int main(int argc, char** argv) {
   using namespace teplug::cli;  // NOLINT(build/namespaces): the command table below
+  // Under `bazel run`, resolve relative paths (--config FILE) against the
+  // directory the user ran from, not the runfiles tree.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr && chdir(dir) != 0) {
+    std::cerr << "error: cannot change to BUILD_WORKING_DIRECTORY " << dir << "\n";
+    return kExitUsage;
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kGlobalHelp;
