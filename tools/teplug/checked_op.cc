@@ -11,11 +11,15 @@ std::string ProviderOf(const std::string& implementation) {
   return implementation.substr(0, implementation.find('/'));
 }
 
-absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher, const OpCall& call) {
+absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher,
+                                      const OpCall& call) {
   absl::StatusOr<core::DecisionRecord> record = kernel.Explain(call.iid, call.op, call.args);
-  if (!record.ok()) return absl::Status(record.status().code(), absl::StrCat(call.label, ": ", record.status().message()));
+  if (!record.ok())
+    return absl::Status(record.status().code(),
+                        absl::StrCat(call.label, ": ", record.status().message()));
   if (!record->served()) {
-    return absl::NotFoundError(absl::StrCat(call.label, ": no provider can serve it\n", record->Format()));
+    return absl::NotFoundError(
+        absl::StrCat(call.label, ": no provider can serve it\n", record->Format()));
   }
   OpResult r;
   r.step = call.step;
@@ -28,34 +32,40 @@ absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* 
   // The reference run writes into copies taken before the chosen provider runs.
   std::vector<HostTensor> copies;
   if (!r.chosen_is_reference) {
-    for (const HostTensor* out : call.outputs) copies.push_back(out->Clone(out->name() + ".reference"));
+    for (const HostTensor* out : call.outputs)
+      copies.push_back(out->Clone(out->name() + ".reference"));
   }
 
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError err(call.invoke(dispatcher, call.args));
-  r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.millis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (!err.ok()) {
-    return absl::InternalError(absl::StrCat(call.label, ": ", r.implementation, " failed: ", err.message()));
+    return absl::InternalError(
+        absl::StrCat(call.label, ": ", r.implementation, " failed: ", err.message()));
   }
   if (r.chosen_is_reference) return r;
 
   std::vector<HostTensor*> ref_outputs;
   for (HostTensor& c : copies) ref_outputs.push_back(&c);
   const void* ref_args = call.rebind(ref_outputs);
-  absl::StatusOr<core::Selection> ref = kernel.Select(call.iid, call.op, ref_args, kReferenceProvider);
+  absl::StatusOr<core::Selection> ref =
+      kernel.Select(call.iid, call.op, ref_args, kReferenceProvider);
   if (!ref.ok()) {
-    return absl::Status(ref.status().code(), absl::StrCat(call.label, ": cannot compare with the reference provider: ",
-                                                          ref.status().message()));
+    return absl::Status(ref.status().code(),
+                        absl::StrCat(call.label, ": cannot compare with the reference provider: ",
+                                     ref.status().message()));
   }
   sdk::OwnedError ref_err(call.invoke(ref->implementation->object.get(), ref_args));
   if (!ref_err.ok()) {
-    return absl::InternalError(absl::StrCat(call.label, ": the reference provider failed: ", ref_err.message()));
+    return absl::InternalError(
+        absl::StrCat(call.label, ": the reference provider failed: ", ref_err.message()));
   }
   r.vs_reference.oracle = "max_err";
   r.vs_reference.tolerance = call.tolerance_vs_reference;
   for (size_t i = 0; i < call.outputs.size(); ++i) {
-    r.vs_reference.error =
-        std::max(r.vs_reference.error, NormalizedMaxError(call.outputs[i]->Values(), copies[i].Values()));
+    r.vs_reference.error = std::max(
+        r.vs_reference.error, NormalizedMaxError(call.outputs[i]->Values(), copies[i].Values()));
   }
   return r;
 }

@@ -37,7 +37,8 @@ struct OpCall {
 
 // Explains, runs through `dispatcher`, times, and compares with the
 // reference. Errors name the op label and the provider that failed.
-absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher, const OpCall& call);
+absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher,
+                                      const OpCall& call);
 
 // The provider part of "provider/name".
 std::string ProviderOf(const std::string& implementation);

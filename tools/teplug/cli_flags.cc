@@ -41,15 +41,16 @@ std::string ClosestMatch(const std::string& word, const std::vector<std::string>
 
 FlagSet::FlagSet(std::string command) : command_(std::move(command)) {}
 
-void FlagSet::AddString(const std::string& name, const std::string& value_name, const std::string& help,
-                        const std::string& default_value, std::vector<std::string> allowed) {
+void FlagSet::AddString(const std::string& name, const std::string& value_name,
+                        const std::string& help, const std::string& default_value,
+                        std::vector<std::string> allowed) {
   Spec s{Kind::kString, value_name, help, default_value, std::move(allowed)};
   order_.push_back(name);
   specs_[name] = std::move(s);
 }
 
-void FlagSet::AddInt(const std::string& name, const std::string& help, int64_t default_value, int64_t min,
-                     int64_t max) {
+void FlagSet::AddInt(const std::string& name, const std::string& help, int64_t default_value,
+                     int64_t min, int64_t max) {
   Spec s{Kind::kInt, "N", help, absl::StrCat(default_value), {}};
   s.int_min = min;
   s.int_max = max;
@@ -57,8 +58,8 @@ void FlagSet::AddInt(const std::string& name, const std::string& help, int64_t d
   specs_[name] = std::move(s);
 }
 
-void FlagSet::AddDouble(const std::string& name, const std::string& help, double default_value, double min,
-                        double max) {
+void FlagSet::AddDouble(const std::string& name, const std::string& help, double default_value,
+                        double min, double max) {
   Spec s{Kind::kDouble, "X", help, absl::StrCat(default_value), {}};
   s.double_min = min;
   s.double_max = max;
@@ -71,7 +72,8 @@ void FlagSet::AddBool(const std::string& name, const std::string& help) {
   specs_[name] = Spec{Kind::kBool, "", help, "false", {}};
 }
 
-void FlagSet::AddRepeated(const std::string& name, const std::string& value_name, const std::string& help) {
+void FlagSet::AddRepeated(const std::string& name, const std::string& value_name,
+                          const std::string& help) {
   order_.push_back(name);
   specs_[name] = Spec{Kind::kRepeated, value_name, help, "", {}};
 }
@@ -87,37 +89,43 @@ std::string FlagSet::Suggest(const std::string& unknown) const {
   return best.empty() ? "" : absl::StrCat("; did you mean --", best, "?");
 }
 
-absl::Status FlagSet::SetValue(const std::string& name, const Spec& spec, const std::string& value) {
+absl::Status FlagSet::SetValue(const std::string& name, const Spec& spec,
+                               const std::string& value) {
   const std::string where = absl::StrCat("for --", name, " of `", command_, "`");
   switch (spec.kind) {
     case Kind::kString:
       if (!spec.allowed.empty() &&
           std::find(spec.allowed.begin(), spec.allowed.end(), value) == spec.allowed.end()) {
         const std::string close = ClosestMatch(value, spec.allowed);
-        return UsageError(absl::StrCat("bad value \"", value, "\" ", where, ": expected one of ",
-                                       absl::StrJoin(spec.allowed, ", "),
-                                       close.empty() ? "" : absl::StrCat(" (did you mean ", close, "?)")));
+        return UsageError(
+            absl::StrCat("bad value \"", value, "\" ", where, ": expected one of ",
+                         absl::StrJoin(spec.allowed, ", "),
+                         close.empty() ? "" : absl::StrCat(" (did you mean ", close, "?)")));
       }
       break;
     case Kind::kInt: {
       int64_t v = 0;
       if (!absl::SimpleAtoi(value, &v) || v < spec.int_min || v > spec.int_max) {
-        return UsageError(absl::StrCat("bad value \"", value, "\" ", where, ": expected an integer from ",
-                                       spec.int_min, " to ", spec.int_max));
+        return UsageError(absl::StrCat("bad value \"", value, "\" ", where,
+                                       ": expected an integer from ", spec.int_min, " to ",
+                                       spec.int_max));
       }
       break;
     }
     case Kind::kDouble: {
       double v = 0;
-      if (!absl::SimpleAtod(value, &v) || !std::isfinite(v) || v < spec.double_min || v > spec.double_max) {
-        return UsageError(absl::StrCat("bad value \"", value, "\" ", where, ": expected a number from ",
-                                       spec.double_min, " to ", spec.double_max));
+      if (!absl::SimpleAtod(value, &v) || !std::isfinite(v) || v < spec.double_min ||
+          v > spec.double_max) {
+        return UsageError(absl::StrCat("bad value \"", value, "\" ", where,
+                                       ": expected a number from ", spec.double_min, " to ",
+                                       spec.double_max));
       }
       break;
     }
     case Kind::kBool:
       if (value != "true" && value != "false") {
-        return UsageError(absl::StrCat("bad value \"", value, "\" ", where, ": expected true or false"));
+        return UsageError(
+            absl::StrCat("bad value \"", value, "\" ", where, ": expected true or false"));
       }
       break;
     case Kind::kRepeated:
@@ -161,8 +169,9 @@ absl::Status FlagSet::Parse(const std::vector<std::string>& args) {
     }
     auto it = specs_.find(name);
     if (it == specs_.end()) {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " for `", command_, "`",
-                                                     Suggest(name), " (see ", command_, " --help)"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " for `", command_,
+                                                     "`", Suggest(name), " (see ", command_,
+                                                     " --help)"));
     }
     const Spec& spec = it->second;
     if (!has_value) {
@@ -171,8 +180,8 @@ absl::Status FlagSet::Parse(const std::vector<std::string>& args) {
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {
-        return UsageError(absl::StrCat("--", name, " of `", command_, "` needs a value (--", name, " ",
-                                       spec.value_name, ")"));
+        return UsageError(absl::StrCat("--", name, " of `", command_, "` needs a value (--", name,
+                                       " ", spec.value_name, ")"));
       }
     }
     if (absl::Status st = SetValue(name, spec, value); !st.ok()) return st;
@@ -213,10 +222,12 @@ std::string FlagSet::FlagsHelp() const {
   size_t width = 0;
   for (const std::string& name : order_) {
     const Spec& s = specs_.at(name);
-    std::string left = absl::StrCat("--", name, s.value_name.empty() ? "" : absl::StrCat(" ", s.value_name));
+    std::string left =
+        absl::StrCat("--", name, s.value_name.empty() ? "" : absl::StrCat(" ", s.value_name));
     std::string right = s.help;
     if (!s.allowed.empty()) absl::StrAppend(&right, " (", absl::StrJoin(s.allowed, "|"), ")");
-    if (s.kind == Kind::kInt || s.kind == Kind::kDouble || (s.kind == Kind::kString && !s.default_value.empty())) {
+    if (s.kind == Kind::kInt || s.kind == Kind::kDouble ||
+        (s.kind == Kind::kString && !s.default_value.empty())) {
       absl::StrAppend(&right, " [default ", s.default_value, "]");
     }
     if (s.kind == Kind::kRepeated) absl::StrAppend(&right, " (repeatable)");

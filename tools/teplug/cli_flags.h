@@ -3,8 +3,8 @@
 // Accepts `--name value`, `--name=value`, boolean `--name`, repeatable flags
 // and positional arguments. Every error is written for a person: it names the
 // subcommand, the flag, the value and the fix, e.g.
-//   unknown flag --hed-dim for `teplug explain`; did you mean --head-dim? (see teplug explain --help)
-//   bad value "bf17" for --dtype of `teplug explain`: expected one of fp32, fp16, bf16, ...
+//   unknown flag --hed-dim for `teplug explain`; did you mean --head-dim? (see teplug explain
+//   --help) bad value "bf17" for --dtype of `teplug explain`: expected one of fp32, fp16, bf16, ...
 // Declared flags also produce the subcommand's --help text, so help and
 // parsing cannot drift apart.
 #ifndef TEPLUG_TOOLS_TEPLUG_CLI_FLAGS_H_

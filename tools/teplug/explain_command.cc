@@ -34,18 +34,22 @@ constexpr char kExplainHelp[] =
 
 void PrintRecord(const core::DecisionRecord& r) {
   std::cout << r.interface_name << " " << r.op_summary << "\n";
-  if (!r.requested_provider.empty()) std::cout << "requested provider: " << r.requested_provider << "\n";
-  std::cout << "strict: " << (r.strict ? absl::StrCat("yes (", r.strict_source, ")") : "no (may fall back)") << "\n";
+  if (!r.requested_provider.empty())
+    std::cout << "requested provider: " << r.requested_provider << "\n";
+  std::cout << "strict: "
+            << (r.strict ? absl::StrCat("yes (", r.strict_source, ")") : "no (may fall back)")
+            << "\n";
   size_t wc = 9, wr = 6;
   for (const auto& c : r.candidates) {
     wc = std::max(wc, c.implementation.size());
     wr = std::max(wr, c.reason.size() + (c.stage.empty() ? 0 : c.stage.size() + 3));
   }
   const int icw = static_cast<int>(wc), irw = static_cast<int>(wr);
-  std::cout << absl::StrFormat("  %-*s  %-9s  %8s  %-*s  %s\n", icw, "candidate", "verdict", "priority", irw,
-                               "reason", "config rule");
+  std::cout << absl::StrFormat("  %-*s  %-9s  %8s  %-*s  %s\n", icw, "candidate", "verdict",
+                               "priority", irw, "reason", "config rule");
   for (const auto& c : r.candidates) {
-    const std::string reason = c.stage.empty() ? c.reason : absl::StrCat("[", c.stage, "] ", c.reason);
+    const std::string reason =
+        c.stage.empty() ? c.reason : absl::StrCat("[", c.stage, "] ", c.reason);
     std::cout << absl::StrFormat("  %-*s  %-9s  %8d  %-*s  %s\n", icw, c.implementation,
                                  core::VerdictName(c.verdict), c.priority, irw, reason,
                                  c.rule.empty() ? "-" : c.rule);
@@ -67,18 +71,20 @@ int ExplainCommand(const std::vector<std::string>& args) {
   AddKernelFlags(&flags);
   if (auto done = ParseCommandLine(flags, args, kExplainHelp)) return *done;
   if (flags.positionals().size() != 1) {
-    return ReportUsage(flags, flags.positionals().empty()
-                                  ? "name the interface: teplug explain <attention|gemm|quantizer|collective>"
-                                  : absl::StrCat("one interface expected, got ", flags.positionals().size(),
-                                                 " arguments"));
+    return ReportUsage(
+        flags, flags.positionals().empty()
+                   ? "name the interface: teplug explain <attention|gemm|quantizer|collective>"
+                   : absl::StrCat("one interface expected, got ", flags.positionals().size(),
+                                  " arguments"));
   }
   const std::string interface = flags.positionals()[0];
   const auto& known = ExplainInterfaces();
   if (std::find(known.begin(), known.end(), interface) == known.end()) {
     const std::string close = ClosestMatch(interface, known);
-    return ReportUsage(flags, absl::StrCat("unknown interface \"", interface, "\"",
-                                           close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
-                                           " Interfaces: attention, gemm, quantizer, collective"));
+    return ReportUsage(
+        flags, absl::StrCat("unknown interface \"", interface, "\"",
+                            close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
+                            " Interfaces: attention, gemm, quantizer, collective"));
   }
   absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(interface, flags);
   if (!op.ok()) {
@@ -93,8 +99,8 @@ int ExplainCommand(const std::vector<std::string>& args) {
   absl::StatusOr<core::DecisionRecord> record =
       (*kernel)->Explain((*op)->iid, (*op)->op, (*op)->args, flags.GetString("provider"));
   if (!record.ok()) {
-    std::cerr << "error: the op described by these flags is malformed: " << record.status().message()
-              << " (see teplug explain --help)\n";
+    std::cerr << "error: the op described by these flags is malformed: "
+              << record.status().message() << " (see teplug explain --help)\n";
     return kExitUsage;
   }
   PrintRecord(*record);

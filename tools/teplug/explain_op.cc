@@ -14,8 +14,9 @@ namespace teplug::cli {
 namespace {
 
 const std::vector<std::string>& DTypeNames() {
-  static const auto* names = new std::vector<std::string>{"fp32",     "fp16", "bf16",  "fp8_e4m3", "fp8_e5m2", "e8m0",
-                                                          "fp4_e2m1", "int8", "int32", "int64",    "uint8"};
+  static const auto* names =
+      new std::vector<std::string>{"fp32",     "fp16", "bf16",  "fp8_e4m3", "fp8_e5m2", "e8m0",
+                                   "fp4_e2m1", "int8", "int32", "int64",    "uint8"};
   return *names;
 }
 
@@ -83,18 +84,21 @@ int32_t ScalingMode(const FlagSet& f) {
 absl::Status BuildAttention(const FlagSet& f, ExplainedOp* e) {
   const std::string op = f.GetString("op").empty() ? "forward" : f.GetString("op");
   if (op != "forward" && op != "backward") {
-    return f.UsageError(absl::StrCat("--op ", op, " is not an attention op; use forward or backward"));
+    return f.UsageError(
+        absl::StrCat("--op ", op, " is not an attention op; use forward or backward"));
   }
   e->iid = sdk::kIidAttentionV1;
   e->op = op == "forward" ? TEPLUG_OP_ATTENTION_FORWARD : TEPLUG_OP_ATTENTION_BACKWARD;
   TeplugAttentionParams& p = e->attention_params;
   p = sdk::Versioned<TeplugAttentionParams>();
   std::string layout = f.GetString("layout");
-  if (layout == "bshd" || layout == "sbhd" || layout == "thd") layout = layout + "_" + layout + "_" + layout;
+  if (layout == "bshd" || layout == "sbhd" || layout == "thd")
+    layout = layout + "_" + layout + "_" + layout;
   if (!sdk::ParseLayout(layout, &p.layout)) {
-    return f.UsageError(absl::StrCat("bad value \"", f.GetString("layout"),
-                                     "\" for --layout: expected a format (bshd, sbhd, thd) or one of ",
-                                     absl::StrJoin(Names(sdk::internal::kLayouts, TEPLUG_LAYOUT_COUNT_), ", ")));
+    return f.UsageError(
+        absl::StrCat("bad value \"", f.GetString("layout"),
+                     "\" for --layout: expected a format (bshd, sbhd, thd) or one of ",
+                     absl::StrJoin(Names(sdk::internal::kLayouts, TEPLUG_LAYOUT_COUNT_), ", ")));
   }
   sdk::ParseMask(f.GetString("mask"), &p.mask_type);
   sdk::ParseBias(f.GetString("bias"), &p.bias_type);
@@ -114,7 +118,8 @@ absl::Status BuildAttention(const FlagSet& f, ExplainedOp* e) {
   const int32_t dtype = DType(f, "dtype");
   const int64_t b = p.batch, sq = p.max_seqlen_q, skv = p.max_seqlen_kv;
   const std::string format = sdk::LayoutFormat(p.layout);
-  if (format == "thd" || p.mask_type == TEPLUG_MASK_PADDING || p.mask_type == TEPLUG_MASK_PADDING_CAUSAL ||
+  if (format == "thd" || p.mask_type == TEPLUG_MASK_PADDING ||
+      p.mask_type == TEPLUG_MASK_PADDING_CAUSAL ||
       p.mask_type == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT) {
     p.cu_seqlens_q = NewTensor(e, TEPLUG_DTYPE_INT32, {b + 1});
     p.cu_seqlens_kv = NewTensor(e, TEPLUG_DTYPE_INT32, {b + 1});
@@ -140,7 +145,8 @@ absl::Status BuildAttention(const FlagSet& f, ExplainedOp* e) {
   TeplugTensor* lse = NewTensor(e, TEPLUG_DTYPE_FP32, {b, p.num_heads_q, sq});
   TeplugTensor* bias = nullptr;
   if (p.bias_type == TEPLUG_BIAS_PRE_SCALE || p.bias_type == TEPLUG_BIAS_POST_SCALE) {
-    bias = NewTensor(e, dtype == TEPLUG_DTYPE_FP32 ? dtype : TEPLUG_DTYPE_FP32, {1, p.num_heads_q, sq, skv});
+    bias = NewTensor(e, dtype == TEPLUG_DTYPE_FP32 ? dtype : TEPLUG_DTYPE_FP32,
+                     {1, p.num_heads_q, sq, skv});
   }
   if (e->op == TEPLUG_OP_ATTENTION_FORWARD) {
     TeplugAttentionFwdArgs& a = e->attention_forward;
@@ -168,7 +174,8 @@ absl::Status BuildAttention(const FlagSet& f, ExplainedOp* e) {
 
 absl::Status BuildGemm(const FlagSet& f, ExplainedOp* e) {
   if (!f.GetString("op").empty() && f.GetString("op") != "gemm") {
-    return f.UsageError(absl::StrCat("--op ", f.GetString("op"), " is not a gemm op; IGemm has one op, gemm"));
+    return f.UsageError(
+        absl::StrCat("--op ", f.GetString("op"), " is not a gemm op; IGemm has one op, gemm"));
   }
   e->iid = sdk::kIidGemmV1;
   e->op = TEPLUG_OP_GEMM;
@@ -199,7 +206,8 @@ absl::Status BuildGemm(const FlagSet& f, ExplainedOp* e) {
 absl::Status BuildQuantizer(const FlagSet& f, ExplainedOp* e) {
   const std::string op = f.GetString("op").empty() ? "quantize" : f.GetString("op");
   if (op != "quantize" && op != "dequantize") {
-    return f.UsageError(absl::StrCat("--op ", op, " is not a quantizer op; use quantize or dequantize"));
+    return f.UsageError(
+        absl::StrCat("--op ", op, " is not a quantizer op; use quantize or dequantize"));
   }
   e->iid = sdk::kIidQuantizerV1;
   const int64_t rows = f.GetInt("rows"), cols = f.GetInt("cols");
@@ -238,9 +246,10 @@ absl::Status BuildCollective(const FlagSet& f, ExplainedOp* e) {
     if (op == sdk::OpName(c)) code = c;
   }
   if (code == 0) {
-    return f.UsageError(absl::StrCat("--op ", op,
-                                     " is not a collective op; use all_reduce, all_gather, reduce_scatter, "
-                                     "broadcast, send, recv or barrier"));
+    return f.UsageError(
+        absl::StrCat("--op ", op,
+                     " is not a collective op; use all_reduce, all_gather, reduce_scatter, "
+                     "broadcast, send, recv or barrier"));
   }
   e->iid = sdk::kIidCollectiveV1;
   e->op = code;
@@ -260,7 +269,8 @@ absl::Status BuildCollective(const FlagSet& f, ExplainedOp* e) {
 }  // namespace
 
 const std::vector<std::string>& ExplainInterfaces() {
-  static const auto* names = new std::vector<std::string>{"attention", "gemm", "quantizer", "collective"};
+  static const auto* names =
+      new std::vector<std::string>{"attention", "gemm", "quantizer", "collective"};
   return *names;
 }
 
@@ -277,26 +287,32 @@ absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text) {
   } else if (int32_t v = 0; absl::SimpleAtoi(kind, &v) && v >= TEPLUG_DEVICE_VENDOR_BASE) {
     d.kind = v;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("bad value \"", text,
-                                                   "\" for --device: expected cpu, cuda, opencl or a vendor kind "
-                                                   "number >= 1024, optionally with :ORDINAL (e.g. cuda:1)"));
-  }
-  if (parts.size() > 2 || (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &d.ordinal) || d.ordinal < 0))) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bad value \"", text, "\" for --device: the ordinal after ':' must be a number >= 0"));
+        absl::StrCat("bad value \"", text,
+                     "\" for --device: expected cpu, cuda, opencl or a vendor kind "
+                     "number >= 1024, optionally with :ORDINAL (e.g. cuda:1)"));
+  }
+  if (parts.size() > 2 ||
+      (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &d.ordinal) || d.ordinal < 0))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad value \"", text, "\" for --device: the ordinal after ':' must be a number >= 0"));
   }
   return d;
 }
 
 void AddOpFlags(FlagSet* f) {
   std::vector<std::string> dtypes = DTypeNames();
-  f->AddString("op", "OP",
-               "the op: attention forward|backward, gemm gemm, quantizer quantize|dequantize, collective "
-               "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier [default: the first]");
-  f->AddString("device", "KIND[:N]", "device the op runs on: cpu, cuda, opencl, or a vendor kind number", "cpu");
+  f->AddString(
+      "op", "OP",
+      "the op: attention forward|backward, gemm gemm, quantizer quantize|dequantize, collective "
+      "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier [default: the first]");
+  f->AddString("device", "KIND[:N]",
+               "device the op runs on: cpu, cuda, opencl, or a vendor kind number", "cpu");
   f->AddInt("arch", "device architecture (CUDA: compute capability x10, e.g. 90)", 0, 0, 1 << 20);
-  f->AddString("vendor", "NAME", "device vendor: nvidia, amd, intel, or a PCI id like 0x10de", "any");
-  f->AddString("dtype", "DTYPE", "element type (attention: q/k/v; gemm: a; quantizer: quantized output)", "bf16",
+  f->AddString("vendor", "NAME", "device vendor: nvidia, amd, intel, or a PCI id like 0x10de",
+               "any");
+  f->AddString("dtype", "DTYPE",
+               "element type (attention: q/k/v; gemm: a; quantizer: quantized output)", "bf16",
                dtypes);
   // attention
   f->AddString("layout", "LAYOUT", "attention QKV layout, or a format bshd|sbhd|thd", "bshd");
@@ -306,12 +322,17 @@ void AddOpFlags(FlagSet* f) {
   f->AddInt("head-dim", "attention head dimension of q and k", 128, 1, 1 << 16);
   f->AddInt("head-dim-v", "attention head dimension of v [default: --head-dim]", 128, 1, 1 << 16);
   f->AddInt("seq-q", "attention query sequence length", 512, 1, int64_t{1} << 30);
-  f->AddInt("seq-kv", "attention key/value sequence length [default: --seq-q]", 512, 1, int64_t{1} << 30);
-  f->AddString("mask", "MASK", "attention mask type", "none", Names(sdk::internal::kMasks, TEPLUG_MASK_COUNT_));
-  f->AddString("bias", "BIAS", "attention bias type", "none", Names(sdk::internal::kBiases, TEPLUG_BIAS_COUNT_));
+  f->AddInt("seq-kv", "attention key/value sequence length [default: --seq-q]", 512, 1,
+            int64_t{1} << 30);
+  f->AddString("mask", "MASK", "attention mask type", "none",
+               Names(sdk::internal::kMasks, TEPLUG_MASK_COUNT_));
+  f->AddString("bias", "BIAS", "attention bias type", "none",
+               Names(sdk::internal::kBiases, TEPLUG_BIAS_COUNT_));
   f->AddDouble("dropout", "attention dropout probability", 0.0, 0.0, 0.999);
-  f->AddInt("window-left", "attention sliding window, left (-1 = unbounded)", -1, -1, int64_t{1} << 30);
-  f->AddInt("window-right", "attention sliding window, right (-1 = unbounded)", -1, -1, int64_t{1} << 30);
+  f->AddInt("window-left", "attention sliding window, left (-1 = unbounded)", -1, -1,
+            int64_t{1} << 30);
+  f->AddInt("window-right", "attention sliding window, right (-1 = unbounded)", -1, -1,
+            int64_t{1} << 30);
   f->AddBool("training", "attention forward in training mode");
   f->AddBool("deterministic", "attention requires bitwise reproducible results");
   // gemm
@@ -319,7 +340,8 @@ void AddOpFlags(FlagSet* f) {
   f->AddInt("n", "gemm columns of op(B) and D", 1024, 1, int64_t{1} << 40);
   f->AddInt("k", "gemm inner dimension", 1024, 1, int64_t{1} << 40);
   f->AddString("dtype-b", "DTYPE", "gemm B dtype [default: --dtype]", "", dtypes);
-  f->AddString("dtype-d", "DTYPE", "gemm D dtype [default: --dtype, bf16 for fp8 inputs]", "", dtypes);
+  f->AddString("dtype-d", "DTYPE", "gemm D dtype [default: --dtype, bf16 for fp8 inputs]", "",
+               dtypes);
   f->AddBool("trans-a", "gemm: A is transposed");
   f->AddBool("trans-b", "gemm: B is transposed");
   f->AddBool("with-bias", "gemm: add a bias vector");
@@ -330,15 +352,19 @@ void AddOpFlags(FlagSet* f) {
                Names(sdk::internal::kScalings, TEPLUG_SCALING_COUNT_));
   f->AddInt("rows", "quantizer rows", 1024, 1, int64_t{1} << 40);
   f->AddInt("cols", "quantizer columns", 1024, 1, int64_t{1} << 40);
-  f->AddString("input-dtype", "DTYPE", "quantizer high-precision side", "bf16", {"fp32", "fp16", "bf16"});
-  f->AddString("recipe", "RECIPE", "quantizer per-tensor scale recipe", "current", {"current", "delayed"});
+  f->AddString("input-dtype", "DTYPE", "quantizer high-precision side", "bf16",
+               {"fp32", "fp16", "bf16"});
+  f->AddString("recipe", "RECIPE", "quantizer per-tensor scale recipe", "current",
+               {"current", "delayed"});
   f->AddBool("columnwise", "quantizer also writes the column-wise copy");
   // collective
   f->AddInt("count", "collective element count", 1024, 0, int64_t{1} << 40);
-  f->AddString("reduce", "OP", "collective reduction", "sum", Names(sdk::internal::kReduces, TEPLUG_REDUCE_COUNT_));
+  f->AddString("reduce", "OP", "collective reduction", "sum",
+               Names(sdk::internal::kReduces, TEPLUG_REDUCE_COUNT_));
 }
 
-absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface, const FlagSet& f) {
+absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
+                                                              const FlagSet& f) {
   auto e = std::make_unique<ExplainedOp>();
   absl::StatusOr<TeplugDevice> device = ParseDevice(f.GetString("device"));
   if (!device.ok()) return f.UsageError(std::string(device.status().message()));
@@ -354,8 +380,9 @@ absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string&
   } else if (vendor != "any") {
     uint32_t id = 0;
     if (!absl::SimpleHexAtoi(vendor, &id) || id > 0xffff) {
-      return f.UsageError(absl::StrCat("bad value \"", vendor,
-                                       "\" for --vendor: expected nvidia, amd, intel, any or a PCI id like 0x10de"));
+      return f.UsageError(absl::StrCat(
+          "bad value \"", vendor,
+          "\" for --vendor: expected nvidia, amd, intel, any or a PCI id like 0x10de"));
     }
     e->device.vendor_id = id;
   }
@@ -369,7 +396,8 @@ absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string&
   } else if (interface == "collective") {
     st = BuildCollective(f, e.get());
   } else {
-    return f.UsageError(absl::StrCat("unknown interface \"", interface, "\"; expected one of attention, gemm, "
+    return f.UsageError(absl::StrCat("unknown interface \"", interface,
+                                     "\"; expected one of attention, gemm, "
                                      "quantizer, collective"));
   }
   if (!st.ok()) return st;

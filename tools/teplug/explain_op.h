@@ -24,7 +24,7 @@ struct ExplainedOp {
   const void* args = nullptr;
 
   TeplugDevice device{};
-  std::deque<TeplugTensor> tensors;             // stable addresses
+  std::deque<TeplugTensor> tensors;              // stable addresses
   std::deque<TeplugQuantization> quantizations;  // stable addresses
   TeplugAttentionParams attention_params{};
   TeplugAttentionFwdArgs attention_forward{};

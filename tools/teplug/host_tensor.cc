@@ -11,7 +11,8 @@ namespace teplug::cli {
 
 namespace ref = teplug::reference;
 
-HostTensor::HostTensor(std::string name, int32_t dtype, std::vector<int64_t> shape) : name_(std::move(name)) {
+HostTensor::HostTensor(std::string name, int32_t dtype, std::vector<int64_t> shape)
+    : name_(std::move(name)) {
   view_ = sdk::Versioned<TeplugTensor>();
   view_.dtype = dtype;
   view_.rank = static_cast<int32_t>(shape.size());
@@ -60,13 +61,16 @@ void HostTensor::AttachQuantization(int32_t mode) {
   quant_->q = sdk::Versioned<TeplugQuantization>();
   quant_->q.mode = mode;
   if (mode == TEPLUG_SCALING_PER_TENSOR) {
-    quant_->scale = std::make_unique<HostTensor>(name_ + ".scale", TEPLUG_DTYPE_FP32, std::vector<int64_t>{1});
+    quant_->scale =
+        std::make_unique<HostTensor>(name_ + ".scale", TEPLUG_DTYPE_FP32, std::vector<int64_t>{1});
     quant_->scale->SetValues({1.0});
-    quant_->scale_inv = std::make_unique<HostTensor>(name_ + ".scale_inv", TEPLUG_DTYPE_FP32, std::vector<int64_t>{1});
-    quant_->amax = std::make_unique<HostTensor>(name_ + ".amax", TEPLUG_DTYPE_FP32, std::vector<int64_t>{1});
+    quant_->scale_inv = std::make_unique<HostTensor>(name_ + ".scale_inv", TEPLUG_DTYPE_FP32,
+                                                     std::vector<int64_t>{1});
+    quant_->amax =
+        std::make_unique<HostTensor>(name_ + ".amax", TEPLUG_DTYPE_FP32, std::vector<int64_t>{1});
   } else if (mode == TEPLUG_SCALING_MXFP8_1D32) {
-    quant_->scale_inv = std::make_unique<HostTensor>(name_ + ".scale_inv", TEPLUG_DTYPE_E8M0,
-                                                     std::vector<int64_t>{rows(), (cols() + 31) / 32});
+    quant_->scale_inv = std::make_unique<HostTensor>(
+        name_ + ".scale_inv", TEPLUG_DTYPE_E8M0, std::vector<int64_t>{rows(), (cols() + 31) / 32});
   }
   quant_->q.scale = quant_->scale ? quant_->scale->tensor() : nullptr;
   quant_->q.scale_inv = quant_->scale_inv ? quant_->scale_inv->tensor() : nullptr;
@@ -77,11 +81,14 @@ void HostTensor::AttachQuantization(int32_t mode) {
 TeplugTensor HostTensor::Reshaped(const std::vector<int64_t>& shape) const {
   TeplugTensor t = view_;
   t.rank = static_cast<int32_t>(shape.size());
-  for (int i = 0; i < TEPLUG_MAX_RANK; ++i) t.shape[i] = i < t.rank ? shape[static_cast<size_t>(i)] : 0;
+  for (int i = 0; i < TEPLUG_MAX_RANK; ++i)
+    t.shape[i] = i < t.rank ? shape[static_cast<size_t>(i)] : 0;
   return t;
 }
 
-float HostTensor::PerTensorScaleInv() const { return static_cast<float>(quant_->scale_inv->Values()[0]); }
+float HostTensor::PerTensorScaleInv() const {
+  return static_cast<float>(quant_->scale_inv->Values()[0]);
+}
 
 double HostTensor::MxScale(int64_t row, int64_t col) const {
   const int64_t blocks = (cols() + 31) / 32;
@@ -119,8 +126,9 @@ std::vector<double> HostTensor::Values() const {
       const int64_t c = cols();
       for (size_t i = 0; i < n; ++i) {
         const double code = e4m3 ? ref::DecodeFp8E4M3(b[i]) : ref::DecodeFp8E5M2(b[i]);
-        const double s = per_tensor ? tensor_scale
-                                    : MxScale(static_cast<int64_t>(i) / c, static_cast<int64_t>(i) % c);
+        const double s = per_tensor
+                             ? tensor_scale
+                             : MxScale(static_cast<int64_t>(i) / c, static_cast<int64_t>(i) % c);
         out[i] = code * s;
       }
       return out;
@@ -137,7 +145,8 @@ void HostTensor::SetValues(const std::vector<double>& values) {
       const float f = static_cast<float>(values[i]);
       std::memcpy(b + 4 * i, &f, 4);
     } else if (view_.dtype == TEPLUG_DTYPE_FP16 || view_.dtype == TEPLUG_DTYPE_BF16) {
-      const uint16_t h = view_.dtype == TEPLUG_DTYPE_FP16 ? ref::EncodeFp16(values[i]) : ref::EncodeBf16(values[i]);
+      const uint16_t h = view_.dtype == TEPLUG_DTYPE_FP16 ? ref::EncodeFp16(values[i])
+                                                          : ref::EncodeBf16(values[i]);
       std::memcpy(b + 2 * i, &h, 2);
     }
   }

@@ -5,8 +5,8 @@
 
 namespace teplug::cli {
 
-std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::vector<double>& b, int64_t m,
-                                     int64_t n, int64_t k, bool trans_a, bool trans_b,
+std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::vector<double>& b,
+                                     int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
                                      const std::vector<int64_t>& flat_indices) {
   std::vector<double> out;
   out.reserve(flat_indices.size());
@@ -14,8 +14,10 @@ std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::ve
     const int64_t i = flat / n, j = flat % n;
     double sum = 0;
     for (int64_t p = 0; p < k; ++p) {
-      const double av = trans_a ? a[static_cast<size_t>(p * m + i)] : a[static_cast<size_t>(i * k + p)];
-      const double bv = trans_b ? b[static_cast<size_t>(j * k + p)] : b[static_cast<size_t>(p * n + j)];
+      const double av =
+          trans_a ? a[static_cast<size_t>(p * m + i)] : a[static_cast<size_t>(i * k + p)];
+      const double bv =
+          trans_b ? b[static_cast<size_t>(j * k + p)] : b[static_cast<size_t>(p * n + j)];
       sum += av * bv;
     }
     out.push_back(sum);
@@ -37,13 +39,15 @@ struct Index {
 };
 
 // Softmax probabilities of query row i (keys 0..i, causal) and its lse.
-std::vector<double> RowProbabilities(const NaiveAttentionShape& s, const Index& x, const std::vector<double>& qkv,
-                                     int64_t b, int64_t h, int64_t i, double* lse) {
+std::vector<double> RowProbabilities(const NaiveAttentionShape& s, const Index& x,
+                                     const std::vector<double>& qkv, int64_t b, int64_t h,
+                                     int64_t i, double* lse) {
   std::vector<double> scores(static_cast<size_t>(i + 1));
   double max_score = -std::numeric_limits<double>::infinity();
   for (int64_t j = 0; j <= i; ++j) {
     double dot = 0;
-    for (int64_t d = 0; d < s.head_dim; ++d) dot += qkv[x.qkv(b, i, 0, h, d)] * qkv[x.qkv(b, j, 1, h, d)];
+    for (int64_t d = 0; d < s.head_dim; ++d)
+      dot += qkv[x.qkv(b, i, 0, h, d)] * qkv[x.qkv(b, j, 1, h, d)];
     scores[static_cast<size_t>(j)] = dot * s.scale;
     max_score = std::max(max_score, scores[static_cast<size_t>(j)]);
   }
@@ -56,8 +60,8 @@ std::vector<double> RowProbabilities(const NaiveAttentionShape& s, const Index& 
 
 }  // namespace
 
-void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<double>& qkv, std::vector<double>* o,
-                           std::vector<double>* lse) {
+void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<double>& qkv,
+                           std::vector<double>* o, std::vector<double>* lse) {
   const Index x{s};
   o->assign(static_cast<size_t>(s.batch * s.seq * s.heads * s.head_dim), 0.0);
   lse->assign(static_cast<size_t>(s.batch * s.heads * s.seq), 0.0);
@@ -69,7 +73,8 @@ void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<doubl
         (*lse)[static_cast<size_t>((b * s.heads + h) * s.seq + i)] = row_lse;
         for (int64_t d = 0; d < s.head_dim; ++d) {
           double acc = 0;
-          for (int64_t j = 0; j <= i; ++j) acc += p[static_cast<size_t>(j)] * qkv[x.qkv(b, j, 2, h, d)];
+          for (int64_t j = 0; j <= i; ++j)
+            acc += p[static_cast<size_t>(j)] * qkv[x.qkv(b, j, 2, h, d)];
           (*o)[x.bshd(b, i, h, d)] = acc;
         }
       }
@@ -77,8 +82,10 @@ void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<doubl
   }
 }
 
-std::vector<double> NaiveAttentionBackward(const NaiveAttentionShape& s, const std::vector<double>& qkv,
-                                           const std::vector<double>& o, const std::vector<double>& d_o) {
+std::vector<double> NaiveAttentionBackward(const NaiveAttentionShape& s,
+                                           const std::vector<double>& qkv,
+                                           const std::vector<double>& o,
+                                           const std::vector<double>& d_o) {
   const Index x{s};
   std::vector<double> grad(qkv.size(), 0.0);
   for (int64_t b = 0; b < s.batch; ++b) {
@@ -87,16 +94,18 @@ std::vector<double> NaiveAttentionBackward(const NaiveAttentionShape& s, const s
         double lse = 0;
         std::vector<double> p = RowProbabilities(s, x, qkv, b, h, i, &lse);
         double delta = 0;  // rowsum(dO * O)
-        for (int64_t d = 0; d < s.head_dim; ++d) delta += d_o[x.bshd(b, i, h, d)] * o[x.bshd(b, i, h, d)];
+        for (int64_t d = 0; d < s.head_dim; ++d)
+          delta += d_o[x.bshd(b, i, h, d)] * o[x.bshd(b, i, h, d)];
         for (int64_t j = 0; j <= i; ++j) {
           const double pj = p[static_cast<size_t>(j)];
           double dp = 0;  // dP_ij = dO_i . V_j
-          for (int64_t d = 0; d < s.head_dim; ++d) dp += d_o[x.bshd(b, i, h, d)] * qkv[x.qkv(b, j, 2, h, d)];
+          for (int64_t d = 0; d < s.head_dim; ++d)
+            dp += d_o[x.bshd(b, i, h, d)] * qkv[x.qkv(b, j, 2, h, d)];
           const double ds = pj * (dp - delta) * s.scale;
           for (int64_t d = 0; d < s.head_dim; ++d) {
             grad[x.qkv(b, i, 0, h, d)] += ds * qkv[x.qkv(b, j, 1, h, d)];  // dQ
             grad[x.qkv(b, j, 1, h, d)] += ds * qkv[x.qkv(b, i, 0, h, d)];  // dK
-            grad[x.qkv(b, j, 2, h, d)] += pj * d_o[x.bshd(b, i, h, d)];   // dV
+            grad[x.qkv(b, j, 2, h, d)] += pj * d_o[x.bshd(b, i, h, d)];    // dV
           }
         }
       }

@@ -14,8 +14,8 @@ namespace teplug::cli {
 // Entries (i, j) of D = op(A) op(B) for the listed flat indices i*n + j.
 // a is [m, k] (or [k, m] when trans_a), b is [k, n] (or [n, k] when trans_b),
 // all row-major real values.
-std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::vector<double>& b, int64_t m,
-                                     int64_t n, int64_t k, bool trans_a, bool trans_b,
+std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::vector<double>& b,
+                                     int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
                                      const std::vector<int64_t>& flat_indices);
 
 // Causal (top-left) self-attention without bias or dropout over a packed
@@ -25,12 +25,14 @@ struct NaiveAttentionShape {
   double scale = 1.0;
 };
 // O [B, S, H, D] and the natural-log sum-exp [B, H, S].
-void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<double>& qkv, std::vector<double>* o,
-                           std::vector<double>* lse);
+void NaiveAttentionForward(const NaiveAttentionShape& s, const std::vector<double>& qkv,
+                           std::vector<double>* o, std::vector<double>* lse);
 // dQKV [B, S, 3, H, D] from dO [B, S, H, D]; `o` is the forward output the
 // caller holds (its rounding enters delta = rowsum(dO * O), as in TE).
-std::vector<double> NaiveAttentionBackward(const NaiveAttentionShape& s, const std::vector<double>& qkv,
-                                           const std::vector<double>& o, const std::vector<double>& d_o);
+std::vector<double> NaiveAttentionBackward(const NaiveAttentionShape& s,
+                                           const std::vector<double>& qkv,
+                                           const std::vector<double>& o,
+                                           const std::vector<double>& d_o);
 
 }  // namespace teplug::cli
 

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <random>
 
-
 namespace teplug::cli {
 namespace {
 
@@ -24,7 +23,8 @@ std::vector<double> Random(size_t n, uint64_t seed) {
 TEST(NaiveGemmTest, MatchesHandComputedEntriesWithTransposes) {
   // A = [[1, 2, 3], [4, 5, 6]] (2x3), B = [[7, 8], [9, 10], [11, 12]] (3x2).
   const std::vector<double> a = {1, 2, 3, 4, 5, 6}, b = {7, 8, 9, 10, 11, 12};
-  EXPECT_EQ(NaiveGemmEntries(a, b, 2, 2, 3, false, false, {0, 1, 2, 3}), (std::vector<double>{58, 64, 139, 154}));
+  EXPECT_EQ(NaiveGemmEntries(a, b, 2, 2, 3, false, false, {0, 1, 2, 3}),
+            (std::vector<double>{58, 64, 139, 154}));
   // The same product with A stored transposed (3x2) and B stored transposed (2x3).
   const std::vector<double> at = {1, 4, 2, 5, 3, 6}, bt = {7, 9, 11, 8, 10, 12};
   EXPECT_EQ(NaiveGemmEntries(at, bt, 2, 2, 3, true, true, {3, 0}), (std::vector<double>{154, 58}));
@@ -33,7 +33,7 @@ TEST(NaiveGemmTest, MatchesHandComputedEntriesWithTransposes) {
 TEST(NaiveAttentionTest, FirstRowAttendsOnlyToItselfAndLseIsTheLogSumExp) {
   NaiveAttentionShape s{1, 2, 1, 2, 0.5};
   // qkv [1, 2, 3, 1, 2]: token t, then q, k, v.
-  const std::vector<double> qkv = {1, 2, 3, 4, 5, 6,   // token 0: q0 k0 v0
+  const std::vector<double> qkv = {1, 2, 3, 4,  5,  6,    // token 0: q0 k0 v0
                                    7, 8, 9, 10, 11, 12};  // token 1: q1 k1 v1
   std::vector<double> o, lse;
   NaiveAttentionForward(s, qkv, &o, &lse);

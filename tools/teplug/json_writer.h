@@ -35,11 +35,21 @@ class JsonWriter {
     std::string q = "\"";
     for (unsigned char c : s) {
       switch (c) {
-        case '"': q += "\\\""; break;
-        case '\\': q += "\\\\"; break;
-        case '\n': q += "\\n"; break;
-        case '\t': q += "\\t"; break;
-        case '\r': q += "\\r"; break;
+        case '"':
+          q += "\\\"";
+          break;
+        case '\\':
+          q += "\\\\";
+          break;
+        case '\n':
+          q += "\\n";
+          break;
+        case '\t':
+          q += "\\t";
+          break;
+        case '\r':
+          q += "\\r";
+          break;
         default:
           if (c < 0x20) {
             char buf[8];

@@ -11,8 +11,9 @@
 namespace teplug::cli {
 
 void AddKernelFlags(FlagSet* flags) {
-  flags->AddString("config", "FILE",
-                   "config file (text format or JSON); default: $TEPLUG_CONFIG, else the embedded default");
+  flags->AddString(
+      "config", "FILE",
+      "config file (text format or JSON); default: $TEPLUG_CONFIG, else the embedded default");
   flags->AddRepeated("plugin", "PATH", "also load this plugin library");
   flags->AddBool("no-discovery", "ignore TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH and NVTE_PLUGIN");
   flags->AddString("log-level", "LEVEL", "kernel log level on stderr", "",
@@ -24,8 +25,9 @@ absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags)
   if (flags.IsSet("config")) {
     const std::string path = flags.GetString("config");
     if (access(path.c_str(), R_OK) != 0) {
-      return flags.UsageError(absl::StrCat("cannot read config file \"", path, "\" given by --config: ",
-                                           std::strerror(errno), "; check the path"));
+      return flags.UsageError(absl::StrCat("cannot read config file \"", path,
+                                           "\" given by --config: ", std::strerror(errno),
+                                           "; check the path"));
     }
     o.config_path = path;
   }
@@ -52,9 +54,10 @@ absl::StatusOr<std::unique_ptr<core::Kernel>> CreateKernelFromFlags(const FlagSe
   if (!options.ok()) return options.status();
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = core::Kernel::Create(*std::move(options));
   if (!kernel.ok()) {
-    return absl::Status(kernel.status().code(),
-                        absl::StrCat(kernel.status().message(),
-                                     "\n(fix the config named above, or check it with `teplug validate FILE`)"));
+    return absl::Status(
+        kernel.status().code(),
+        absl::StrCat(kernel.status().message(),
+                     "\n(fix the config named above, or check it with `teplug validate FILE`)"));
   }
   return kernel;
 }

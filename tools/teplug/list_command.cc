@@ -37,8 +37,8 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
                 const std::vector<core::LoadReportEntry>& refused) {
   std::cout << "providers (" << providers.size() << ")\n";
   for (const core::ProviderListing& p : providers) {
-    std::cout << absl::StrFormat("  %s  vendor \"%s\"  version %s  ABI %s  %s%s\n", p.name, p.vendor,
-                                 p.version, AbiRange(p.abi_min, p.abi_max),
+    std::cout << absl::StrFormat("  %s  vendor \"%s\"  version %s  ABI %s  %s%s\n", p.name,
+                                 p.vendor, p.version, AbiRange(p.abi_min, p.abi_max),
                                  p.builtin ? "built-in" : absl::StrCat("plugin ", p.source),
                                  p.enabled ? "" : "  DISABLED by config");
     size_t wi = 0, wn = 0, wp = 0;
@@ -48,16 +48,16 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
       wp = std::max(wp, PriorityText(i).size());
     }
     for (const auto& i : p.implementations) {
-      std::cout << absl::StrFormat("    %-*s  %-*s  priority %-*s  %s\n", static_cast<int>(wi), i.interface_name,
-                                   static_cast<int>(wn), i.name, static_cast<int>(wp), PriorityText(i),
-                                   i.capability_summary);
+      std::cout << absl::StrFormat("    %-*s  %-*s  priority %-*s  %s\n", static_cast<int>(wi),
+                                   i.interface_name, static_cast<int>(wn), i.name,
+                                   static_cast<int>(wp), PriorityText(i), i.capability_summary);
     }
     if (p.implementations.empty()) std::cout << "    (no implementations)\n";
   }
   std::cout << "refused plugins (" << refused.size() << ")\n";
   for (const core::LoadReportEntry& e : refused) {
-    std::cout << "  " << e.path << " (" << e.origin << (e.required ? ", required" : "") << "): " << e.reason
-              << "\n";
+    std::cout << "  " << e.path << " (" << e.origin << (e.required ? ", required" : "")
+              << "): " << e.reason << "\n";
   }
 }
 
@@ -69,28 +69,40 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
   j.BeginArray();
   for (const core::ProviderListing& p : providers) {
     j.BeginObject();
-    j.Key("name"); j.String(p.name);
-    j.Key("vendor"); j.String(p.vendor);
-    j.Key("version"); j.String(p.version);
-    j.Key("abi_min"); j.String(AbiRange(p.abi_min, p.abi_min));
-    j.Key("abi_max"); j.String(AbiRange(p.abi_max, p.abi_max));
-    j.Key("builtin"); j.Bool(p.builtin);
-    j.Key("source"); j.String(p.source);
-    j.Key("enabled"); j.Bool(p.enabled);
+    j.Key("name");
+    j.String(p.name);
+    j.Key("vendor");
+    j.String(p.vendor);
+    j.Key("version");
+    j.String(p.version);
+    j.Key("abi_min");
+    j.String(AbiRange(p.abi_min, p.abi_min));
+    j.Key("abi_max");
+    j.String(AbiRange(p.abi_max, p.abi_max));
+    j.Key("builtin");
+    j.Bool(p.builtin);
+    j.Key("source");
+    j.String(p.source);
+    j.Key("enabled");
+    j.Bool(p.enabled);
     j.Key("implementations");
     j.BeginArray();
     for (const auto& i : p.implementations) {
       j.BeginObject();
-      j.Key("interface"); j.String(i.interface_name);
-      j.Key("name"); j.String(i.name);
-      j.Key("default_priority"); j.Int(i.default_priority);
+      j.Key("interface");
+      j.String(i.interface_name);
+      j.Key("name");
+      j.String(i.name);
+      j.Key("default_priority");
+      j.Int(i.default_priority);
       j.Key("config_priority");
       if (i.config_priority) {
         j.Int(*i.config_priority);
       } else {
         j.Null();
       }
-      j.Key("capability"); j.String(i.capability_summary);
+      j.Key("capability");
+      j.String(i.capability_summary);
       j.EndObject();
     }
     j.EndArray();
@@ -101,11 +113,16 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
   j.BeginArray();
   for (const core::LoadReportEntry& e : refused) {
     j.BeginObject();
-    j.Key("path"); j.String(e.path);
-    j.Key("origin"); j.String(e.origin);
-    j.Key("required"); j.Bool(e.required);
-    j.Key("provider"); j.String(e.provider);
-    j.Key("reason"); j.String(e.reason);
+    j.Key("path");
+    j.String(e.path);
+    j.Key("origin");
+    j.String(e.origin);
+    j.Key("required");
+    j.Bool(e.required);
+    j.Key("provider");
+    j.String(e.provider);
+    j.Key("reason");
+    j.String(e.reason);
     j.EndObject();
   }
   j.EndArray();
@@ -121,7 +138,8 @@ int ListCommand(const std::vector<std::string>& args) {
   AddKernelFlags(&flags);
   if (auto done = ParseCommandLine(flags, args, kListHelp)) return *done;
   if (!flags.positionals().empty()) {
-    return ReportUsage(flags, absl::StrCat("`teplug list` takes no arguments, got \"", flags.positionals()[0], "\""));
+    return ReportUsage(flags, absl::StrCat("`teplug list` takes no arguments, got \"",
+                                           flags.positionals()[0], "\""));
   }
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {

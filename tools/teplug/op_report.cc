@@ -60,14 +60,16 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
 
 std::string FormatOpTable(const std::vector<OpSummary>& ops) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"step", "op", "interface", "provider", "why", "time", "vs reference", "independent check", ""});
+  rows.push_back({"step", "op", "interface", "provider", "why", "time", "vs reference",
+                  "independent check", ""});
   for (const OpSummary& s : ops) {
     const OpResult& r = s.worst;
-    const std::string vs_ref =
-        r.chosen_is_reference ? "chosen = reference, error 0 by construction" : CheckText(r.vs_reference);
+    const std::string vs_ref = r.chosen_is_reference ? "chosen = reference, error 0 by construction"
+                                                     : CheckText(r.vs_reference);
     rows.push_back({r.step, r.label, r.interface_name, absl::StrJoin(s.implementations, "+"),
-                    absl::StrCat("\"", r.why, "\""), absl::StrFormat("%.2f ms", s.total_millis / s.calls),
-                    vs_ref, CheckText(r.independent), s.ok ? "OK" : "FAIL"});
+                    absl::StrCat("\"", r.why, "\""),
+                    absl::StrFormat("%.2f ms", s.total_millis / s.calls), vs_ref,
+                    CheckText(r.independent), s.ok ? "OK" : "FAIL"});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
@@ -78,7 +80,8 @@ std::string FormatOpTable(const std::vector<OpSummary>& ops) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       const bool last = c + 1 == row.size();
-      absl::StrAppend(&line, last ? row[c] : absl::StrFormat("%-*s  ", static_cast<int>(width[c]), row[c]));
+      absl::StrAppend(
+          &line, last ? row[c] : absl::StrFormat("%-*s  ", static_cast<int>(width[c]), row[c]));
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     absl::StrAppend(&out, line, "\n");

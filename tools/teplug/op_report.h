@@ -12,10 +12,10 @@ namespace teplug::cli {
 
 // One error measurement: NormalizedMaxError against some oracle.
 struct ErrorCheck {
-  std::string oracle;      // "naive gemm", "round trip", ...; "" = not measured
+  std::string oracle;  // "naive gemm", "round trip", ...; "" = not measured
   double error = 0;
   double tolerance = 0;
-  std::string skipped;     // why it was not measured, or ""
+  std::string skipped;  // why it was not measured, or ""
   bool ok() const { return oracle.empty() || !skipped.empty() || error <= tolerance; }
 };
 
@@ -28,7 +28,7 @@ struct OpResult {
   std::string why;             // the decision record's reason for the chosen one
   double millis = 0;
   bool chosen_is_reference = false;
-  ErrorCheck vs_reference;     // measured only when the chosen provider is not the reference
+  ErrorCheck vs_reference;  // measured only when the chosen provider is not the reference
   ErrorCheck independent;
   bool ok() const { return vs_reference.ok() && independent.ok(); }
 };

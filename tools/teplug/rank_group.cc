@@ -9,7 +9,8 @@
 
 namespace teplug::cli {
 
-RankGroup::RankGroup(int world_size) : world_size_(world_size), slots_(static_cast<size_t>(world_size)) {
+RankGroup::RankGroup(int world_size)
+    : world_size_(world_size), slots_(static_cast<size_t>(world_size)) {
   kv_ = sdk::Versioned<TeplugKvStore>();
   kv_.ctx = this;
   kv_.put = &RankGroup::Put;
@@ -32,22 +33,27 @@ TeplugError* RankGroup::Put(void* ctx, const char* key, const void* value, size_
 TeplugError* RankGroup::Get(void* ctx, const char* key, void* buffer, size_t capacity, size_t* size,
                             int64_t timeout_ms) {
   auto* self = static_cast<RankGroup*>(ctx);
-  if (key == nullptr || size == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: NULL argument");
+  if (key == nullptr || size == nullptr)
+    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: NULL argument");
   std::unique_lock<std::mutex> l(self->mu_);
-  const bool found = self->cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
-                                        [&] { return self->store_.count(key) != 0 || self->aborted_; });
+  const bool found = self->cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] {
+    return self->store_.count(key) != 0 || self->aborted_;
+  });
   if (!found || self->aborted_) {
-    return teplug_error_create(TEPLUG_DEADLINE_EXCEEDED,
-                               self->aborted_ ? "kv get: another rank failed" : "kv get: key did not appear in time");
+    return teplug_error_create(
+        TEPLUG_DEADLINE_EXCEEDED,
+        self->aborted_ ? "kv get: another rank failed" : "kv get: key did not appear in time");
   }
   const std::string& v = self->store_[key];
   *size = v.size();
-  if (v.size() > capacity) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: buffer too small");
+  if (v.size() > capacity)
+    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: buffer too small");
   if (!v.empty()) std::memcpy(buffer, v.data(), v.size());
   return nullptr;
 }
 
-absl::StatusOr<std::vector<std::vector<double>>> RankGroup::Exchange(int rank, std::vector<double> mine,
+absl::StatusOr<std::vector<std::vector<double>>> RankGroup::Exchange(int rank,
+                                                                     std::vector<double> mine,
                                                                      int64_t timeout_ms) {
   std::unique_lock<std::mutex> l(mu_);
   const uint64_t my_round = round_;
@@ -61,8 +67,9 @@ absl::StatusOr<std::vector<std::vector<double>>> RankGroup::Exchange(int rank, s
   } else if (!cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
                            [&] { return round_ != my_round || aborted_; }) ||
              aborted_) {
-    return absl::DeadlineExceededError(absl::StrCat("rank ", rank, ": exchange with the other ranks ",
-                                                    aborted_ ? "abandoned: another rank failed" : "timed out"));
+    return absl::DeadlineExceededError(
+        absl::StrCat("rank ", rank, ": exchange with the other ranks ",
+                     aborted_ ? "abandoned: another rank failed" : "timed out"));
   }
   return last_round_;  // valid until every rank has copied it: next round needs all ranks again
 }

@@ -59,15 +59,18 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddInt("batch", "sequences per rank", 2, 1, 4096);
   flags.AddInt("seq", "tokens per sequence", 64, 1, 1 << 20);
   flags.AddInt("heads", "attention heads", 4, 1, 1024);
-  flags.AddInt("head-dim", "attention head dimension (hidden size = heads * head-dim)", 32, 1, 1024);
+  flags.AddInt("head-dim", "attention head dimension (hidden size = heads * head-dim)", 32, 1,
+               1024);
   flags.AddString("dtype", "DTYPE", "activations and weights", "bf16", {"fp32", "fp16", "bf16"});
   flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
   flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
   AddKernelFlags(&flags);
-  if (auto done = ParseCommandLine(flags, args, std::string(kRunHelp) + ToleranceTable())) return *done;
+  if (auto done = ParseCommandLine(flags, args, std::string(kRunHelp) + ToleranceTable()))
+    return *done;
   if (!flags.positionals().empty()) {
-    return ReportUsage(flags, absl::StrCat("`teplug run` takes no arguments, got \"", flags.positionals()[0],
-                                           "\"; sizes are flags, e.g. --layers 2"));
+    return ReportUsage(
+        flags, absl::StrCat("`teplug run` takes no arguments, got \"", flags.positionals()[0],
+                            "\"; sizes are flags, e.g. --layers 2"));
   }
   BlockShape shape;
   shape.layers = flags.GetInt("layers");
@@ -86,18 +89,21 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   const int64_t hidden = shape.heads * shape.head_dim;
   std::cout << absl::StrFormat(
-      "teplug run: %d layer%s, batch %d, seq %d, heads %d, head-dim %d (hidden %d), %s, %d rank%s (threads)\n",
-      shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads, shape.head_dim, hidden,
-      flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
+      "teplug run: %d layer%s, batch %d, seq %d, heads %d, head-dim %d (hidden %d), %s, %d rank%s "
+      "(threads)\n",
+      shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads,
+      shape.head_dim, hidden, flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
   std::cout << "config: "
             << (flags.IsSet("config") ? flags.GetString("config")
                                       : "the embedded default (or $TEPLUG_CONFIG when set)")
             << "\n";
   std::vector<std::string> providers;
   for (const core::ProviderListing& p : (*kernel)->ListProviders()) {
-    providers.push_back(absl::StrCat(p.name, p.builtin ? " (built-in)" : absl::StrCat(" (", p.source, ")")));
+    providers.push_back(
+        absl::StrCat(p.name, p.builtin ? " (built-in)" : absl::StrCat(" (", p.source, ")")));
   }
-  std::cout << "providers: " << (providers.empty() ? "none" : absl::StrJoin(providers, ", ")) << "\n";
+  std::cout << "providers: " << (providers.empty() ? "none" : absl::StrJoin(providers, ", "))
+            << "\n";
   int refused = 0;
   for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
     if (!e.loaded) {
@@ -108,18 +114,21 @@ int RunCommand(const std::vector<std::string>& args) {
   std::cout << "\n" << std::flush;
 
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   ProgressFn progress;
   if (shape.layers > 1) {
     progress = [&](const std::string& phase, int64_t layer) {
-      std::cerr << absl::StrFormat("progress: layer %d/%d %s done (%.1f s)\n", layer + 1, shape.layers, phase,
-                                   elapsed());
+      std::cerr << absl::StrFormat("progress: layer %d/%d %s done (%.1f s)\n", layer + 1,
+                                   shape.layers, phase, elapsed());
     };
   }
   RankGroup group(ranks);
   std::vector<std::vector<OpResult>> per_rank(static_cast<size_t>(ranks));
   const absl::Status status = group.Run([&](int rank) {
-    return RunTransformerBlock(**kernel, shape, &group, rank, progress, &per_rank[static_cast<size_t>(rank)]);
+    return RunTransformerBlock(**kernel, shape, &group, rank, progress,
+                               &per_rank[static_cast<size_t>(rank)]);
   });
   std::vector<OpResult> all;
   for (const auto& v : per_rank) all.insert(all.end(), v.begin(), v.end());
@@ -140,8 +149,9 @@ int RunCommand(const std::vector<std::string>& args) {
     std::cout << "FAILED: the job stopped: " << status.message() << "\n";
     return kExitNo;
   }
-  std::cout << absl::StrFormat("%d ops (%d calls over %d layer%s and %d rank%s) in %.2f s; ", ops.size(), all.size(),
-                               shape.layers, shape.layers == 1 ? "" : "s", ranks, ranks == 1 ? "" : "s", elapsed());
+  std::cout << absl::StrFormat("%d ops (%d calls over %d layer%s and %d rank%s) in %.2f s; ",
+                               ops.size(), all.size(), shape.layers, shape.layers == 1 ? "" : "s",
+                               ranks, ranks == 1 ? "" : "s", elapsed());
   if (failed > 0) {
     std::cout << "FAILED: " << failed << " op" << (failed == 1 ? "" : "s")
               << " exceeded the tolerance: " << absl::StrJoin(failed_names, "; ") << "\n";
@@ -149,7 +159,8 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   std::cout << "all within tolerance";
   if (chosen_reference == static_cast<int>(ops.size())) {
-    std::cout << " (every op was served by the reference provider, so the independent checks are what was "
+    std::cout << " (every op was served by the reference provider, so the independent checks are "
+                 "what was "
                  "measured)";
   }
   std::cout << "\n";

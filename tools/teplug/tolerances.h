@@ -4,7 +4,8 @@
 // `teplug run --help` and the README.
 //
 //   op                      fp32    fp16    bf16      why
-//   gemm                    1e-5    2e-3    1.6e-2    a few ulps of the output (2^-6 for bf16), fp32
+//   gemm                    1e-5    2e-3    1.6e-2    a few ulps of the output (2^-6 for bf16),
+//   fp32
 //                                                     accumulation order for fp32 outputs
 //   attention forward       1e-5    2e-3    1.6e-2    as gemm
 //   attention backward      1e-4    4e-3    3.1e-2    two more matmuls and the softmax derivative

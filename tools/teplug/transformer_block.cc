@@ -6,11 +6,11 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "core/select/op_description.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
-#include "core/select/op_description.h"
 #include "tools/teplug/checked_op.h"
 #include "tools/teplug/host_tensor.h"
 #include "tools/teplug/independent_oracles.h"
@@ -28,9 +28,13 @@ std::vector<double> RandomValues(int64_t n, double scale, uint64_t seed) {
   return v;
 }
 
-uint64_t Mix(uint64_t a, uint64_t b) { return (a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2))) * 0xff51afd7ed558ccdull; }
+uint64_t Mix(uint64_t a, uint64_t b) {
+  return (a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2))) * 0xff51afd7ed558ccdull;
+}
 
-TeplugTensor View2d(const HostTensor& t, int64_t rows, int64_t cols) { return t.Reshaped({rows, cols}); }
+TeplugTensor View2d(const HostTensor& t, int64_t rows, int64_t cols) {
+  return t.Reshaped({rows, cols});
+}
 
 template <class Args>
 std::shared_ptr<Args> Shared(const Args& a) {
@@ -71,11 +75,13 @@ class BlockRunner {
   }
   TeplugObject* Obj(void* p) { return reinterpret_cast<TeplugObject*>(p); }
 
-  absl::StatusOr<HostTensor> Quantize(const std::string& step, const std::string& label, const HostTensor& input,
-                                      int64_t rows, int64_t cols, int32_t mode);
+  absl::StatusOr<HostTensor> Quantize(const std::string& step, const std::string& label,
+                                      const HostTensor& input, int64_t rows, int64_t cols,
+                                      int32_t mode);
   absl::Status Dequantize(const std::string& step, const std::string& label, const HostTensor& q);
-  absl::Status Gemm(const std::string& step, const std::string& label, const HostTensor& a, bool trans_a,
-                    const HostTensor& b, bool trans_b, HostTensor* d, int64_t m, int64_t n, int64_t k);
+  absl::Status Gemm(const std::string& step, const std::string& label, const HostTensor& a,
+                    bool trans_a, const HostTensor& b, bool trans_b, HostTensor* d, int64_t m,
+                    int64_t n, int64_t k);
   absl::Status AttentionForward(LayerState* l);
   absl::Status AttentionBackward(const LayerState& l, const HostTensor& d_o, HostTensor* dqkv);
   absl::Status AllReduce(const std::string& label, const HostTensor& grad, const std::string& key);
@@ -94,7 +100,8 @@ class BlockRunner {
 };
 
 absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const std::string& label,
-                                                 const HostTensor& input, int64_t rows, int64_t cols, int32_t mode) {
+                                                 const HostTensor& input, int64_t rows,
+                                                 int64_t cols, int32_t mode) {
   HostTensor out = NewTensor(label, TEPLUG_DTYPE_FP8_E4M3, {rows, cols});
   out.AttachQuantization(mode);
   auto in_view = std::make_shared<TeplugTensor>(View2d(input, rows, cols));
@@ -121,12 +128,14 @@ absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const 
   };
   c.tolerance_vs_reference = kQuantizeVsReferenceTolerance;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
-  ErrorCheck check{"round trip", NormalizedMaxError(out.Values(), input.Values()), QuantizeRoundTripTolerance(mode), ""};
+  ErrorCheck check{"round trip", NormalizedMaxError(out.Values(), input.Values()),
+                   QuantizeRoundTripTolerance(mode), ""};
   if (absl::Status st = Record(std::move(r), check); !st.ok()) return st;
   return out;
 }
 
-absl::Status BlockRunner::Dequantize(const std::string& step, const std::string& label, const HostTensor& q) {
+absl::Status BlockRunner::Dequantize(const std::string& step, const std::string& label,
+                                     const HostTensor& q) {
   HostTensor out = NewTensor(label + ".dequantized", TEPLUG_DTYPE_FP32, {q.rows(), q.cols()});
   TeplugDequantizeArgs a = sdk::Versioned<TeplugDequantizeArgs>();
   a.input = q.tensor();
@@ -150,11 +159,13 @@ absl::Status BlockRunner::Dequantize(const std::string& step, const std::string&
   c.tolerance_vs_reference = kDequantizeTolerance;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
   // Independent: the tool decodes the codes itself (code * scale_inv in double).
-  return Record(std::move(r), {"decode codes", NormalizedMaxError(out.Values(), q.Values()), kDequantizeTolerance, ""});
+  return Record(std::move(r), {"decode codes", NormalizedMaxError(out.Values(), q.Values()),
+                               kDequantizeTolerance, ""});
 }
 
-absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label, const HostTensor& a, bool trans_a,
-                               const HostTensor& b, bool trans_b, HostTensor* d, int64_t m, int64_t n, int64_t k) {
+absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label,
+                               const HostTensor& a, bool trans_a, const HostTensor& b, bool trans_b,
+                               HostTensor* d, int64_t m, int64_t n, int64_t k) {
   auto a_view = std::make_shared<TeplugTensor>(trans_a ? View2d(a, k, m) : View2d(a, m, k));
   auto b_view = std::make_shared<TeplugTensor>(trans_b ? View2d(b, n, k) : View2d(b, k, n));
   auto d_view = std::make_shared<TeplugTensor>(View2d(*d, m, n));
@@ -178,7 +189,8 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
     auto* gm = reinterpret_cast<TeplugGemmV1*>(o);
     return gm->vtbl->gemm(gm, static_cast<const TeplugGemmArgs*>(args));
   };
-  c.rebind = [ref_args, ref_d, a_view, b_view, m, n](const std::vector<HostTensor*>& outs) -> const void* {
+  c.rebind = [ref_args, ref_d, a_view, b_view, m,
+              n](const std::vector<HostTensor*>& outs) -> const void* {
     *ref_d = View2d(*outs[0], m, n);
     ref_args->d = ref_d.get();
     return ref_args.get();
@@ -196,8 +208,8 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
   std::vector<double> got;
   for (int64_t i : sample) got.push_back(all[static_cast<size_t>(i)]);
   return Record(std::move(r), {absl::StrCat("naive gemm (", sample.size(), " entries)"),
-                               NormalizedMaxError(got, expected), OutputTolerance(ToleranceKind::kGemm, d->dtype()),
-                               ""});
+                               NormalizedMaxError(got, expected),
+                               OutputTolerance(ToleranceKind::kGemm, d->dtype()), ""});
 }
 
 TeplugAttentionParams BlockRunner::Params() const {
@@ -250,14 +262,17 @@ absl::Status BlockRunner::AttentionForward(LayerState* l) {
   } else {
     std::vector<double> o, lse;
     NaiveAttentionForward(ns, l->qkv.Values(), &o, &lse);
-    check.error = std::max(NormalizedMaxError(l->o.Values(), o), NormalizedMaxError(l->lse.Values(), lse));
+    check.error =
+        std::max(NormalizedMaxError(l->o.Values(), o), NormalizedMaxError(l->lse.Values(), lse));
   }
   return Record(std::move(r), check);
 }
 
-absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTensor& d_o, HostTensor* dqkv) {
+absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTensor& d_o,
+                                            HostTensor* dqkv) {
   auto params = std::make_shared<TeplugAttentionParams>(Params());
-  auto d_o_view = std::make_shared<TeplugTensor>(d_o.Reshaped({s_.batch, s_.seq, s_.heads, s_.head_dim}));
+  auto d_o_view =
+      std::make_shared<TeplugTensor>(d_o.Reshaped({s_.batch, s_.seq, s_.heads, s_.head_dim}));
   TeplugAttentionBwdArgs a = sdk::Versioned<TeplugAttentionBwdArgs>();
   a.params = params.get();
   a.q = a.k = a.v = l.qkv.tensor();
@@ -290,13 +305,14 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
     check.skipped = "too large for the naive oracle";
   } else {
     const NaiveAttentionShape ns{s_.batch, s_.seq, s_.heads, s_.head_dim, params->softmax_scale};
-    check.error = NormalizedMaxError(dqkv->Values(), NaiveAttentionBackward(ns, l.qkv.Values(), l.o.Values(),
-                                                                            d_o.Values()));
+    check.error = NormalizedMaxError(
+        dqkv->Values(), NaiveAttentionBackward(ns, l.qkv.Values(), l.o.Values(), d_o.Values()));
   }
   return Record(std::move(r), check);
 }
 
-absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& grad, const std::string& key) {
+absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& grad,
+                                    const std::string& key) {
   // The communicator: created through the dispatching object, which binds it
   // to the selected implementation; the decision is explained the same way.
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
@@ -311,9 +327,11 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   absl::StatusOr<core::DecisionRecord> record =
       kernel_.Explain(sdk::kIidCollectiveV1, core::kOpCommCreate, &create);
   if (!record.ok()) return record.status();
-  if (!record->served()) return absl::NotFoundError(absl::StrCat(label, ": no collective provider\n", record->Format()));
+  if (!record->served())
+    return absl::NotFoundError(absl::StrCat(label, ": no collective provider\n", record->Format()));
   TeplugCommunicator* comm = nullptr;
-  if (sdk::OwnedError e(collective_->vtbl->comm_create(collective_.get(), &create, &comm)); !e.ok()) {
+  if (sdk::OwnedError e(collective_->vtbl->comm_create(collective_.get(), &create, &comm));
+      !e.ok()) {
     return absl::InternalError(absl::StrCat(label, ": comm_create failed: ", e.message()));
   }
   HostTensor out = NewTensor(label + ".reduced", grad.dtype(), {grad.count()});
@@ -325,18 +343,23 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   a.reduce_op = TEPLUG_REDUCE_SUM;
   OpResult r;
   r.step = "comm";
-  r.label = absl::StrCat("all_reduce sum ", label, " (", sdk::DTypeName(grad.dtype()), ", ", group_->world_size(),
-                         group_->world_size() == 1 ? " rank)" : " ranks)");
+  r.label = absl::StrCat("all_reduce sum ", label, " (", sdk::DTypeName(grad.dtype()), ", ",
+                         group_->world_size(), group_->world_size() == 1 ? " rank)" : " ranks)");
   r.interface_name = record->interface_name;
   r.implementation = record->chosen()->implementation;
   r.why = record->chosen()->reason;
   r.chosen_is_reference = ProviderOf(r.implementation) == kReferenceProvider;
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError run_err(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &a));
-  r.millis = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.millis =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   sdk::OwnedError destroy_err(collective_->vtbl->comm_destroy(collective_.get(), comm));
-  if (!run_err.ok()) return absl::InternalError(absl::StrCat(r.label, ": ", r.implementation, " failed: ", run_err.message()));
-  if (!destroy_err.ok()) return absl::InternalError(absl::StrCat(r.label, ": comm_destroy failed: ", destroy_err.message()));
+  if (!run_err.ok())
+    return absl::InternalError(
+        absl::StrCat(r.label, ": ", r.implementation, " failed: ", run_err.message()));
+  if (!destroy_err.ok())
+    return absl::InternalError(
+        absl::StrCat(r.label, ": comm_destroy failed: ", destroy_err.message()));
   if (!r.chosen_is_reference) {
     // Same inputs through the reference provider's own communicator.
     absl::StatusOr<core::Selection> ref =
@@ -347,15 +370,19 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
     rv.kv_prefix = ref_prefix.c_str();
     TeplugCommunicator* ref_comm = nullptr;
     if (sdk::OwnedError e(impl->vtbl->comm_create(impl, &create, &ref_comm)); !e.ok()) {
-      return absl::InternalError(absl::StrCat(r.label, ": reference comm_create failed: ", e.message()));
+      return absl::InternalError(
+          absl::StrCat(r.label, ": reference comm_create failed: ", e.message()));
     }
     HostTensor ref_out = out.Clone(out.name() + ".reference");
     a.comm = ref_comm;
     a.recv = ref_out.tensor();
     sdk::OwnedError e(impl->vtbl->run(impl, TEPLUG_OP_ALL_REDUCE, &a));
     sdk::OwnedError d(impl->vtbl->comm_destroy(impl, ref_comm));
-    if (!e.ok()) return absl::InternalError(absl::StrCat(r.label, ": the reference provider failed: ", e.message()));
-    r.vs_reference = {"max_err", NormalizedMaxError(out.Values(), ref_out.Values()), kAllReduceTolerance, ""};
+    if (!e.ok())
+      return absl::InternalError(
+          absl::StrCat(r.label, ": the reference provider failed: ", e.message()));
+    r.vs_reference = {"max_err", NormalizedMaxError(out.Values(), ref_out.Values()),
+                      kAllReduceTolerance, ""};
   }
   // Independent: the tool sums every rank's gradient in double.
   absl::StatusOr<std::vector<std::vector<double>>> all = group_->Exchange(rank_, grad.Values());
@@ -371,7 +398,8 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
 
 absl::Status BlockRunner::Run(const ProgressFn& progress) {
   if (!gemm_ || !attention_ || !quantizer_ || !collective_) {
-    return absl::InternalError("the kernel does not serve IGemm, IAttention, IQuantizer and ICollective v1");
+    return absl::InternalError(
+        "the kernel does not serve IGemm, IAttention, IQuantizer and ICollective v1");
   }
   const int32_t dt = s_.dtype;
   const int64_t B = s_.batch, S = s_.seq, H = s_.heads, D = s_.head_dim, T = T_, E = E_;
@@ -389,11 +417,13 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
     l.x = std::move(x);
     absl::StatusOr<HostTensor> xq = Quantize("fwd", "x", l.x, T, E, TEPLUG_SCALING_PER_TENSOR);
     if (!xq.ok()) return xq.status();
-    absl::StatusOr<HostTensor> wq = Quantize("fwd", "w_qkv", l.w_qkv, 3 * E, E, TEPLUG_SCALING_PER_TENSOR);
+    absl::StatusOr<HostTensor> wq =
+        Quantize("fwd", "w_qkv", l.w_qkv, 3 * E, E, TEPLUG_SCALING_PER_TENSOR);
     if (!wq.ok()) return wq.status();
     if (absl::Status st = Dequantize("fwd", "x", *xq); !st.ok()) return st;
     l.qkv = NewTensor("qkv", dt, {B, S, 3, H, D});
-    if (absl::Status st = Gemm("fwd", "gemm qkv_proj (fp8 per_tensor)", *xq, false, *wq, true, &l.qkv, T, 3 * E, E);
+    if (absl::Status st = Gemm("fwd", "gemm qkv_proj (fp8 per_tensor)", *xq, false, *wq, true,
+                               &l.qkv, T, 3 * E, E);
         !st.ok()) {
       return st;
     }
@@ -405,7 +435,8 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
     absl::StatusOr<HostTensor> woq = Quantize("fwd", "w_o", l.w_o, E, E, TEPLUG_SCALING_MXFP8_1D32);
     if (!woq.ok()) return woq.status();
     HostTensor y = NewTensor("y", dt, {T, E});
-    if (absl::Status st = Gemm("fwd", "gemm out_proj (mxfp8)", *oq, false, *woq, true, &y, T, E, E); !st.ok()) {
+    if (absl::Status st = Gemm("fwd", "gemm out_proj (mxfp8)", *oq, false, *woq, true, &y, T, E, E);
+        !st.ok()) {
       return st;
     }
     x = std::move(y);
@@ -420,23 +451,28 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
   for (int64_t li = s_.layers - 1; li >= 0; --li) {
     LayerState& l = layers[static_cast<size_t>(li)];
     HostTensor d_o = NewTensor("d_o", dt, {T, E});
-    if (absl::Status st = Gemm("bwd", "gemm out_proj dgrad", dy, false, l.w_o, false, &d_o, T, E, E); !st.ok()) {
+    if (absl::Status st =
+            Gemm("bwd", "gemm out_proj dgrad", dy, false, l.w_o, false, &d_o, T, E, E);
+        !st.ok()) {
       return st;
     }
     HostTensor dw_o = NewTensor("dw_o", TEPLUG_DTYPE_FP32, {E, E});
-    if (absl::Status st = Gemm("bwd", "gemm out_proj wgrad (fp32 out)", dy, true, l.o, false, &dw_o, E, E, T);
+    if (absl::Status st =
+            Gemm("bwd", "gemm out_proj wgrad (fp32 out)", dy, true, l.o, false, &dw_o, E, E, T);
         !st.ok()) {
       return st;
     }
     HostTensor dqkv = NewTensor("dqkv", dt, {B, S, 3, H, D});
     if (absl::Status st = AttentionBackward(l, d_o, &dqkv); !st.ok()) return st;
     HostTensor dx = NewTensor("dx", dt, {T, E});
-    if (absl::Status st = Gemm("bwd", "gemm qkv_proj dgrad", dqkv, false, l.w_qkv, false, &dx, T, E, 3 * E);
+    if (absl::Status st =
+            Gemm("bwd", "gemm qkv_proj dgrad", dqkv, false, l.w_qkv, false, &dx, T, E, 3 * E);
         !st.ok()) {
       return st;
     }
     HostTensor dw_qkv = NewTensor("dw_qkv", TEPLUG_DTYPE_FP32, {3 * E, E});
-    if (absl::Status st = Gemm("bwd", "gemm qkv_proj wgrad (fp32 out)", dqkv, true, l.x, false, &dw_qkv, 3 * E, E, T);
+    if (absl::Status st = Gemm("bwd", "gemm qkv_proj wgrad (fp32 out)", dqkv, true, l.x, false,
+                               &dw_qkv, 3 * E, E, T);
         !st.ok()) {
       return st;
     }
@@ -449,7 +485,8 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
   }
   // Data-parallel gradient reduction.
   for (size_t i = 0; i < grads.size(); ++i) {
-    if (absl::Status st = AllReduce(grad_names[i], grads[i], absl::StrCat(grad_names[i], "/", i)); !st.ok()) {
+    if (absl::Status st = AllReduce(grad_names[i], grads[i], absl::StrCat(grad_names[i], "/", i));
+        !st.ok()) {
       return st;
     }
   }
@@ -458,8 +495,9 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
 
 }  // namespace
 
-absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape, RankGroup* group, int rank,
-                                 const ProgressFn& progress, std::vector<OpResult>* results) {
+absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape,
+                                 RankGroup* group, int rank, const ProgressFn& progress,
+                                 std::vector<OpResult>* results) {
   BlockRunner runner(kernel, shape, group, rank, results);
   return runner.Run(progress);
 }

@@ -39,8 +39,9 @@ struct BlockShape {
 using ProgressFn = std::function<void(const std::string& phase, int64_t layer)>;
 
 // Runs the block on `rank` of `group`, appending one OpResult per op call.
-absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape, RankGroup* group, int rank,
-                                 const ProgressFn& progress, std::vector<OpResult>* results);
+absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape,
+                                 RankGroup* group, int rank, const ProgressFn& progress,
+                                 std::vector<OpResult>* results);
 
 }  // namespace teplug::cli
 

@@ -43,13 +43,15 @@ void PrintLines(absl::string_view text, int* count) {
 
 int ValidateCommand(const std::vector<std::string>& args) {
   FlagSet flags("teplug validate");
-  flags.AddRepeated("plugin", "PATH", "also load this plugin library (its provider names count as known)");
+  flags.AddRepeated("plugin", "PATH",
+                    "also load this plugin library (its provider names count as known)");
   flags.AddBool("no-discovery", "ignore TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH and NVTE_PLUGIN");
   if (auto done = ParseCommandLine(flags, args, kValidateHelp)) return *done;
   if (flags.positionals().size() != 1) {
-    return ReportUsage(flags, flags.positionals().empty()
-                                  ? "name the config file to check: teplug validate FILE"
-                                  : absl::StrCat("one config file expected, got ", flags.positionals().size()));
+    return ReportUsage(
+        flags, flags.positionals().empty()
+                   ? "name the config file to check: teplug validate FILE"
+                   : absl::StrCat("one config file expected, got ", flags.positionals().size()));
   }
   const std::string path = flags.positionals()[0];
   if (access(path.c_str(), R_OK) != 0) {
@@ -75,15 +77,19 @@ int ValidateCommand(const std::vector<std::string>& args) {
     }
     options->config_path = path;
     options->log_level = core::LogLevel::kError;  // problems are printed below, not logged
-    absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = core::Kernel::Create(*std::move(options));
+    absl::StatusOr<std::unique_ptr<core::Kernel>> kernel =
+        core::Kernel::Create(*std::move(options));
     if (!kernel.ok()) {
-      std::cout << path << ": the kernel cannot start with this config: " << kernel.status().message() << "\n";
+      std::cout << path
+                << ": the kernel cannot start with this config: " << kernel.status().message()
+                << "\n";
       ++problems;
     } else {
       for (const std::string& w : (*kernel)->ConfigWarnings()) PrintLines(w, &problems);
       for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
         if (e.loaded || !absl::StartsWith(e.origin, "config ")) continue;
-        std::cout << e.origin.substr(7) << ": plugin " << e.path << " refused: " << e.reason << "\n";
+        std::cout << e.origin.substr(7) << ": plugin " << e.path << " refused: " << e.reason
+                  << "\n";
         ++problems;
       }
     }
