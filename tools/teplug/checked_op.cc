@@ -11,6 +11,20 @@ std::string ProviderOf(const std::string& implementation) {
   return implementation.substr(0, implementation.find('/'));
 }
 
+OpCall MakeOpCall(std::string step, std::string label, const TeplugIID& iid, int32_t op,
+                  const void* args, std::vector<HostTensor*> outputs,
+                  double tolerance_vs_reference) {
+  OpCall c;
+  c.step = std::move(step);
+  c.label = std::move(label);
+  c.iid = iid;
+  c.op = op;
+  c.args = args;
+  c.outputs = std::move(outputs);
+  c.tolerance_vs_reference = tolerance_vs_reference;
+  return c;
+}
+
 absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher,
                                       const OpCall& call) {
   absl::StatusOr<core::DecisionRecord> record = kernel.Explain(call.iid, call.op, call.args);

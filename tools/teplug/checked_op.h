@@ -35,6 +35,12 @@ struct OpCall {
   double tolerance_vs_reference = 0;
 };
 
+// An OpCall with its identity, outputs and tolerance set; the caller adds
+// `invoke` and `rebind`.
+OpCall MakeOpCall(std::string step, std::string label, const TeplugIID& iid, int32_t op,
+                  const void* args, std::vector<HostTensor*> outputs,
+                  double tolerance_vs_reference);
+
 // Explains, runs through `dispatcher`, times, and compares with the
 // reference. Errors name the op label and the provider that failed.
 absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher,

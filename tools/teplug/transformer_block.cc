@@ -111,13 +111,9 @@ absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const 
   a.recipe = TEPLUG_RECIPE_CURRENT;
   a.rowwise = 1;
   auto ref_args = Shared(a);
-  OpCall c;
-  c.step = step;
-  c.label = absl::StrCat("quantize ", label, " -> fp8_e4m3 ", sdk::ScalingName(mode));
-  c.iid = sdk::kIidQuantizerV1;
-  c.op = TEPLUG_OP_QUANTIZE;
-  c.args = &a;
-  c.outputs = {&out};
+  OpCall c = MakeOpCall(
+      step, absl::StrCat("quantize ", label, " -> fp8_e4m3 ", sdk::ScalingName(mode)),
+      sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, {&out}, kQuantizeVsReferenceTolerance);
   c.invoke = [](TeplugObject* o, const void* args) {
     auto* q = reinterpret_cast<TeplugQuantizerV1*>(o);
     return q->vtbl->quantize(q, static_cast<const TeplugQuantizeArgs*>(args));
@@ -126,7 +122,6 @@ absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const 
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
   };
-  c.tolerance_vs_reference = kQuantizeVsReferenceTolerance;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
   ErrorCheck check{"round trip", NormalizedMaxError(out.Values(), input.Values()),
                    QuantizeRoundTripTolerance(mode), ""};
@@ -141,13 +136,8 @@ absl::Status BlockRunner::Dequantize(const std::string& step, const std::string&
   a.input = q.tensor();
   a.output = out.tensor();
   auto ref_args = Shared(a);
-  OpCall c;
-  c.step = step;
-  c.label = absl::StrCat("dequantize ", label, " -> fp32");
-  c.iid = sdk::kIidQuantizerV1;
-  c.op = TEPLUG_OP_DEQUANTIZE;
-  c.args = &a;
-  c.outputs = {&out};
+  OpCall c = MakeOpCall(step, absl::StrCat("dequantize ", label, " -> fp32"), sdk::kIidQuantizerV1,
+                        TEPLUG_OP_DEQUANTIZE, &a, {&out}, kDequantizeTolerance);
   c.invoke = [](TeplugObject* o, const void* args) {
     auto* d = reinterpret_cast<TeplugQuantizerV1*>(o);
     return d->vtbl->dequantize(d, static_cast<const TeplugDequantizeArgs*>(args));
@@ -156,7 +146,6 @@ absl::Status BlockRunner::Dequantize(const std::string& step, const std::string&
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
   };
-  c.tolerance_vs_reference = kDequantizeTolerance;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
   // Independent: the tool decodes the codes itself (code * scale_inv in double).
   return Record(std::move(r), {"decode codes", NormalizedMaxError(out.Values(), q.Values()),
@@ -178,13 +167,8 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
   g.alpha = 1.0f;
   auto ref_args = Shared(g);
   auto ref_d = std::make_shared<TeplugTensor>();
-  OpCall c;
-  c.step = step;
-  c.label = label;
-  c.iid = sdk::kIidGemmV1;
-  c.op = TEPLUG_OP_GEMM;
-  c.args = &g;
-  c.outputs = {d};
+  OpCall c = MakeOpCall(step, label, sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g, {d},
+                        OutputTolerance(ToleranceKind::kGemm, d->dtype()));
   c.invoke = [](TeplugObject* o, const void* args) {
     auto* gm = reinterpret_cast<TeplugGemmV1*>(o);
     return gm->vtbl->gemm(gm, static_cast<const TeplugGemmArgs*>(args));
@@ -195,7 +179,6 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
     ref_args->d = ref_d.get();
     return ref_args.get();
   };
-  c.tolerance_vs_reference = OutputTolerance(ToleranceKind::kGemm, d->dtype());
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(gemm_.get()), c);
   if (!r.ok()) return r.status();
   // Independent: a naive double loop on up to 256 spread-out output entries.
@@ -235,13 +218,10 @@ absl::Status BlockRunner::AttentionForward(LayerState* l) {
   a.o = l->o.tensor();
   a.softmax_lse = l->lse.tensor();
   auto ref_args = Shared(a);
-  OpCall c;
-  c.step = "fwd";
-  c.label = absl::StrCat("attention forward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")");
-  c.iid = sdk::kIidAttentionV1;
-  c.op = TEPLUG_OP_ATTENTION_FORWARD;
-  c.args = &a;
-  c.outputs = {&l->o, &l->lse};
+  const double tol = OutputTolerance(ToleranceKind::kAttentionForward, s_.dtype);
+  OpCall c = MakeOpCall(
+      "fwd", absl::StrCat("attention forward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")"),
+      sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a, {&l->o, &l->lse}, tol);
   c.invoke = [](TeplugObject* o, const void* args) {
     auto* at = reinterpret_cast<TeplugAttentionV1*>(o);
     return at->vtbl->forward(at, static_cast<const TeplugAttentionFwdArgs*>(args));
@@ -251,8 +231,6 @@ absl::Status BlockRunner::AttentionForward(LayerState* l) {
     ref_args->softmax_lse = outs[1]->tensor();
     return ref_args.get();
   };
-  const double tol = OutputTolerance(ToleranceKind::kAttentionForward, s_.dtype);
-  c.tolerance_vs_reference = tol;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(attention_.get()), c);
   if (!r.ok()) return r.status();
   ErrorCheck check{"naive attention", 0, tol, ""};
@@ -281,13 +259,10 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
   a.softmax_lse = l.lse.tensor();
   a.dq = a.dk = a.dv = dqkv->tensor();
   auto ref_args = Shared(a);
-  OpCall c;
-  c.step = "bwd";
-  c.label = absl::StrCat("attention backward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")");
-  c.iid = sdk::kIidAttentionV1;
-  c.op = TEPLUG_OP_ATTENTION_BACKWARD;
-  c.args = &a;
-  c.outputs = {dqkv};
+  const double tol = OutputTolerance(ToleranceKind::kAttentionBackward, s_.dtype);
+  OpCall c = MakeOpCall(
+      "bwd", absl::StrCat("attention backward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")"),
+      sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_BACKWARD, &a, {dqkv}, tol);
   c.invoke = [](TeplugObject* o, const void* args) {
     auto* at = reinterpret_cast<TeplugAttentionV1*>(o);
     return at->vtbl->backward(at, static_cast<const TeplugAttentionBwdArgs*>(args));
@@ -296,8 +271,6 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
     ref_args->dq = ref_args->dk = ref_args->dv = outs[0]->tensor();
     return ref_args.get();
   };
-  const double tol = OutputTolerance(ToleranceKind::kAttentionBackward, s_.dtype);
-  c.tolerance_vs_reference = tol;
   absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(attention_.get()), c);
   if (!r.ok()) return r.status();
   ErrorCheck check{"naive attention backward", 0, tol, ""};
