@@ -150,6 +150,7 @@ Decision Decide(const SelectRequest& req) {
     if (i == 0) {
       v.verdict = Verdict::kChosen;
       v.reason = WhyFirst(s);
+      if (survivors.size() == 1) v.reason += " (the only candidate that accepts the op)";
       v.rule = s.prefer_rank ? s.prefer_rule : "";
     } else {
       v.verdict = Verdict::kOutranked;
