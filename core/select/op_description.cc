@@ -47,22 +47,44 @@ int64_t AlignClass(const void* p) {
   return __builtin_ctzll(v);
 }
 
-void AddTensor(OpSignature* sig, const TeplugTensor* t) {
+// One word per tensor: dtype, rank, alignment class, scaling mode, whether it
+// names a device and whether strides are explicit; then explicit strides
+// (strides are all-or-none, so strides[0] == 0 means contiguous) and, when
+// asked, the shape. The op's device is added once, by AddOpDevice.
+void AddTensor(OpSignature* sig, const TeplugTensor* t, bool with_shape) {
   if (!TensorOk(t)) {
     sig->Add(-1);
     return;
   }
+  const bool strided = t->rank > 0 && t->strides[0] != 0;
   sig->Add(t->dtype | (int64_t{t->rank} << 8) | (AlignClass(t->data) << 16) |
-           (int64_t{t->quant != nullptr ? t->quant->mode + 1 : 0} << 24));
-  for (int i = 0; i < t->rank; ++i) sig->Add(t->shape[i]);
-  for (int i = 0; i < t->rank; ++i) sig->Add(t->strides[i]);
-  if (t->device != nullptr) {
-    sig->Add(int64_t{t->device->kind} | (int64_t{t->device->vendor_id} << 32));
-    sig->Add(int64_t{t->device->ordinal} | (int64_t{t->device->arch} << 32));
-  } else {
-    sig->Add(TEPLUG_DEVICE_CPU);
-    sig->Add(0);
+           (int64_t{t->quant != nullptr ? t->quant->mode + 1 : 0} << 24) |
+           (int64_t{t->device != nullptr} << 32) | (int64_t{strided} << 33));
+  if (strided) {
+    for (int i = 0; i < t->rank; ++i) sig->Add(t->strides[i]);
   }
+  if (with_shape) {
+    for (int i = 0; i < t->rank; ++i) sig->Add(t->shape[i]);
+  }
+}
+
+// The device the op runs on (what capability checks look at): the first of
+// `tensors` that names one, as DeviceOf/FirstDevice define it.
+void AddOpDevice(OpSignature* sig, std::initializer_list<const TeplugTensor*> tensors) {
+  for (const TeplugTensor* t : tensors) {
+    if (TensorOk(t) && t->device != nullptr) {
+      const TeplugDevice d = DeviceOf(t);
+      sig->Add(int64_t{d.kind} | (int64_t{d.vendor_id} << 32));
+      sig->Add(int64_t{d.ordinal} | (int64_t{d.arch} << 32));
+      return;
+    }
+  }
+  sig->Add(TEPLUG_DEVICE_CPU);
+}
+
+// Two 32-bit values in one word.
+int64_t Pair(int64_t lo, int64_t hi) {
+  return static_cast<int64_t>((static_cast<uint64_t>(hi) << 32) | (static_cast<uint64_t>(lo) & 0xFFFFFFFFu));
 }
 
 int64_t FloatBits(float f) {
@@ -127,12 +149,12 @@ absl::StatusOr<OpDescription> DescribeGemm(const TeplugGemmArgs* a) {
 }
 
 void GemmSignature(const TeplugGemmArgs* a, OpSignature* sig) {
-  AddTensor(sig, a->a);
-  AddTensor(sig, a->b);
-  AddTensor(sig, a->c);
-  AddTensor(sig, a->d);
-  AddTensor(sig, a->bias);
-  AddTensor(sig, a->pre_gelu_out);
+  // GEMM shapes are its parameters (M, N, K): all in the key.
+  for (const TeplugTensor* t : {a->a, a->b, a->c, static_cast<const TeplugTensor*>(a->d), a->bias,
+                                static_cast<const TeplugTensor*>(a->pre_gelu_out)}) {
+    AddTensor(sig, t, /*with_shape=*/true);
+  }
+  AddOpDevice(sig, {a->a, a->b, a->d});
   sig->Add(int64_t{a->trans_a != 0} | int64_t{a->trans_b != 0} << 1 | int64_t{a->accumulate != 0} << 2 |
            int64_t{a->use_split_accumulator != 0} << 3 | int64_t{a->epilogue} << 8);
   sig->Add(AlignClass(a->workspace) | (static_cast<int64_t>(a->workspace_size) << 8));
@@ -196,14 +218,11 @@ void ParamsSignature(const TeplugAttentionParams* p, OpSignature* sig) {
            int64_t{p->cu_seqlens_q != nullptr} << 26 | int64_t{p->cu_seqlens_kv != nullptr} << 27 |
            int64_t{p->alibi_slopes != nullptr} << 28);
   sig->Add(p->batch);
-  sig->Add(p->num_heads_q);
-  sig->Add(p->num_heads_kv);
-  sig->Add(p->head_dim_qk);
-  sig->Add(p->head_dim_v);
+  sig->Add(Pair(p->num_heads_q, p->num_heads_kv));
+  sig->Add(Pair(p->head_dim_qk, p->head_dim_v));
   sig->Add(p->max_seqlen_q);
   sig->Add(p->max_seqlen_kv);
-  sig->Add(p->window_left);
-  sig->Add(p->window_right);
+  sig->Add(Pair(p->window_left, p->window_right));
   sig->Add(FloatBits(p->dropout));
 }
 
@@ -312,8 +331,9 @@ absl::StatusOr<OpDescription> DescribeDequantize(const TeplugDequantizeArgs* a) 
 }
 
 void QuantSignature(const TeplugQuantizeArgs* a, OpSignature* sig) {
-  AddTensor(sig, a->input);
-  AddTensor(sig, a->output);
+  AddTensor(sig, a->input, /*with_shape=*/true);
+  AddTensor(sig, a->output, /*with_shape=*/true);
+  AddOpDevice(sig, {a->input, a->output});
   sig->Add(int64_t{a->recipe} | int64_t{a->force_pow2_scales != 0} << 8 | int64_t{a->rowwise != 0} << 9 |
            int64_t{a->columnwise != 0} << 10);
   sig->Add(FloatBits(a->amax_epsilon));
@@ -454,22 +474,29 @@ bool BuildSignature(InterfaceKind kind, int32_t op, const void* args, OpSignatur
         auto* a = static_cast<const TeplugAttentionFwdArgs*>(args);
         if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream)) return false;
         ParamsSignature(a->params, sig);
-        for (const TeplugTensor* t : {a->q, a->k, a->v, a->bias, static_cast<const TeplugTensor*>(a->o),
+        // Attention shapes follow from the parameters and layout (and THD
+        // token counts vary per batch): only the bias's broadcast shape is
+        // keyed.
+        for (const TeplugTensor* t : {a->q, a->k, a->v, static_cast<const TeplugTensor*>(a->o),
                                       static_cast<const TeplugTensor*>(a->softmax_lse)}) {
-          AddTensor(sig, t);
+          AddTensor(sig, t, /*with_shape=*/false);
         }
+        AddTensor(sig, a->bias, /*with_shape=*/true);
+        AddOpDevice(sig, {a->q, a->k, a->v, a->o});
         sig->Add(int64_t{a->s_quant != nullptr} | AlignClass(a->workspace) << 1 |
                  static_cast<int64_t>(a->workspace_size) << 16);
       } else {
         auto* a = static_cast<const TeplugAttentionBwdArgs*>(args);
         if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream)) return false;
         ParamsSignature(a->params, sig);
-        for (const TeplugTensor* t : {a->q, a->k, a->v, a->o, a->d_o, a->softmax_lse, a->bias,
+        for (const TeplugTensor* t : {a->q, a->k, a->v, a->o, a->d_o, a->softmax_lse,
                                       static_cast<const TeplugTensor*>(a->dq), static_cast<const TeplugTensor*>(a->dk),
-                                      static_cast<const TeplugTensor*>(a->dv),
-                                      static_cast<const TeplugTensor*>(a->dbias)}) {
-          AddTensor(sig, t);
+                                      static_cast<const TeplugTensor*>(a->dv)}) {
+          AddTensor(sig, t, /*with_shape=*/false);
         }
+        AddTensor(sig, a->bias, /*with_shape=*/true);
+        AddTensor(sig, a->dbias, /*with_shape=*/true);
+        AddOpDevice(sig, {a->q, a->k, a->v, a->d_o});
         sig->Add(int64_t{a->s_quant != nullptr} | int64_t{a->dp_quant != nullptr} << 1 |
                  AlignClass(a->workspace) << 2 | static_cast<int64_t>(a->workspace_size) << 16);
       }
@@ -482,8 +509,9 @@ bool BuildSignature(InterfaceKind kind, int32_t op, const void* args, OpSignatur
       } else {
         auto* a = static_cast<const TeplugDequantizeArgs*>(args);
         if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugDequantizeArgs, stream)) return false;
-        AddTensor(sig, a->input);
-        AddTensor(sig, a->output);
+        AddTensor(sig, a->input, /*with_shape=*/true);
+        AddTensor(sig, a->output, /*with_shape=*/true);
+        AddOpDevice(sig, {a->input, a->output});
       }
       break;
     case InterfaceKind::kCollective:
