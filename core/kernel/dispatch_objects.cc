@@ -48,10 +48,10 @@ TeplugBool Supports(TeplugObject* o, int32_t op, const void* args, char* reason,
   std::string why;
   if (!d.ok()) {
     why = std::string(d.status().message());
-  } else if (d->record.served()) {
+  } else if (d->served()) {
     return 1;
   } else {
-    why = absl::StrCat("no provider can serve it:\n", d->record.Format());
+    why = absl::StrCat("no provider can serve it:\n", d->record().Format());
   }
   if (reason != nullptr && reason_size > 0) {
     size_t n = std::min(why.size(), reason_size - 1);
@@ -155,11 +155,11 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ar
   if (!d.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
   if (d->ranked.empty()) {
     return teplug_error_create(TEPLUG_UNSUPPORTED,
-                               absl::StrCat("teplug: no collective provider for ", d->record.op_summary, "\n",
-                                            d->record.Format()).c_str());
+                               absl::StrCat("teplug: no collective provider for ", d->op_summary(), "\n",
+                                            d->record().Format()).c_str());
   }
-  core.logger().LogOnce(absl::StrCat("served:", d->record.op_summary), LogLevel::kInfo,
-                        absl::StrCat("serving ", d->record.OneLine()));
+  core.logger().LogOnce(absl::StrCat("served:", d->op_summary()), LogLevel::kInfo,
+                        absl::StrCat("serving ", d->record().OneLine()));
   // Collectives cannot fall back per call (peers must agree on one
   // implementation), so creation uses the chosen one only.
   auto bound = std::make_unique<BoundCommunicator>();

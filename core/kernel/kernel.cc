@@ -72,7 +72,10 @@ LoadPolicy PolicyFor(const KernelOptions& o, const config::ConfigSnapshot& cfg) 
 void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
   state->report.push_back(LoadedReportEntry(candidate, loaded));
   for (const auto& impl : loaded.implementations) {
-    state->impls[static_cast<int>(impl->kind)].push_back(impl);
+    auto list = std::make_shared<ImplementationList>(*state->impls[static_cast<int>(impl->kind)]);
+    list->push_back(impl);
+    SortImplementations(list.get());
+    state->impls[static_cast<int>(impl->kind)] = std::move(list);
   }
   state->providers.push_back(loaded.provider);
   std::sort(state->providers.begin(), state->providers.end(),
@@ -95,6 +98,8 @@ std::vector<std::string> ProviderNameWarnings(const config::ConfigSnapshot& cfg,
 }
 
 }  // namespace
+
+const DecisionRecord& Selection::record() const { return decision->record(); }
 
 Kernel::Kernel(std::shared_ptr<KernelCore> core) : core_(std::move(core)) {}
 Kernel::~Kernel() = default;
@@ -171,7 +176,7 @@ absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op,
                                                absl::string_view provider) const {
   absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
-  return std::move(d->record);
+  return d->record();
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -181,11 +186,11 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
   if (d->ranked.empty()) {
     return absl::NotFoundError(absl::StrCat("teplug: no provider",
                                             provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
-                                            " can serve ", d->record.op_summary, "\n", d->record.Format()));
+                                            " can serve ", d->op_summary(), "\n", d->record().Format()));
   }
   Selection s;
   s.implementation = d->ranked[0];
-  s.record = std::move(d->record);
+  s.decision = std::make_shared<const Decision>(*std::move(d));
   return s;
 }
 
@@ -263,7 +268,7 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
     l.builtin = p->builtin;
     l.enabled = state->config->ProviderEnabled(p->name);
     for (const auto& impls : state->impls) {
-      for (const auto& impl : impls) {
+      for (const auto& impl : *impls) {
         if (impl->provider != p) continue;
         ImplementationListing il;
         il.interface_name = InterfaceDisplayName(impl->kind);

@@ -25,6 +25,7 @@
 #include "core/log/logger.h"
 #include "core/registry/implementation.h"
 #include "core/select/decision_record.h"
+#include "core/select/selector.h"
 #include "teplug/sdk/ref.hpp"
 #include "teplug/teplug.h"
 
@@ -56,7 +57,9 @@ struct KernelOptions {
 // The chosen implementation of one op, with the reason.
 struct Selection {
   std::shared_ptr<const Implementation> implementation;  // keeps its library loaded
-  DecisionRecord record;
+  std::shared_ptr<const Decision> decision;
+  // Why: every candidate's verdict (built on first use).
+  const DecisionRecord& record() const;
   // The implementation's object, add_ref'd; cast to the interface struct.
   template <class T>
   T* as() const {
@@ -81,7 +84,6 @@ struct ProviderListing {
 };
 
 class KernelCore;
-struct Decision;
 
 class Kernel {
  public:

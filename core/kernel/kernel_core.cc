@@ -7,6 +7,10 @@
 
 namespace teplug::core {
 
+KernelState::KernelState() {
+  for (auto& list : impls) list = std::make_shared<const ImplementationList>();
+}
+
 std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
   auto s = std::make_unique<KernelState>();
   s->config = config;
@@ -31,15 +35,15 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
   if (!desc.ok()) return desc.status();
   SelectRequest req;
   req.op = &*desc;
-  req.candidates = &state.impls[static_cast<int>(kind)];
-  req.config = state.config.get();
+  req.candidates = state.impls[static_cast<int>(kind)];
+  req.config = state.config;
   req.provider = std::string(provider);
   req.api_strict = options_.strict;
   Decision d = Decide(req);
   if (logger_->Enabled(LogLevel::kDebug)) {
-    for (const CandidateVerdict& v : d.record.candidates) {
+    for (const CandidateVerdict& v : d.record().candidates) {
       if (v.verdict == Verdict::kRejected) {
-        logger_->Log(LogLevel::kDebug, absl::StrCat(d.record.op_summary, ": ", v.implementation, " rejected [",
+        logger_->Log(LogLevel::kDebug, absl::StrCat(d.op_summary(), ": ", v.implementation, " rejected [",
                                                     v.stage, "] ", v.reason, v.rule.empty() ? "" : " by ", v.rule));
       }
     }
@@ -62,8 +66,11 @@ const Decision* KernelCore::Resolve(const KernelState& state, InterfaceKind kind
   }
   // First time this signature is served (per kernel): one INFO line saying
   // where it goes and why.
-  logger_->LogOnce(absl::StrCat("served:", d->record.op_summary), LogLevel::kInfo,
-                   absl::StrCat("serving ", d->record.OneLine()));
+  // The record is only built when the line is actually printed.
+  const std::string once_key = absl::StrCat("served:", d->op_summary());
+  if (logger_->Enabled(LogLevel::kInfo)) {
+    logger_->LogOnce(once_key, LogLevel::kInfo, absl::StrCat("serving ", d->record().OneLine()));
+  }
   auto entry = std::make_unique<CachedDecision>();
   entry->key = sig;
   entry->hash = hash;
@@ -78,7 +85,7 @@ const Decision* KernelCore::Resolve(const KernelState& state, InterfaceKind kind
 }
 
 TeplugError* KernelCore::NoProvider(const Decision& d) const {
-  std::string msg = absl::StrCat("teplug: no provider can serve ", d.record.op_summary, "\n", d.record.Format());
+  std::string msg = absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", d.record().Format());
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 
@@ -88,20 +95,20 @@ TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugErro
   const bool fallback_eligible = code == TEPLUG_UNSUPPORTED || code == TEPLUG_UNAVAILABLE;
   if (!fallback_eligible) return e;  // other errors go back unchanged
   std::string message = e->message != nullptr ? e->message : "";
-  if (d.record.strict || index + 1 == d.ranked.size()) {
-    std::string why = d.record.strict
-                          ? absl::StrCat("strict mode (", d.record.strict_source, "): no fallback")
+  if (d.strict() || index + 1 == d.ranked.size()) {
+    std::string why = d.strict()
+                          ? absl::StrCat("strict mode (", d.strict_source(), "): no fallback")
                           : std::string("no further candidate to fall back to");
     std::string full = absl::StrCat(failed, " returned ", teplug_code_name(code), ": ", message, "\n", why,
-                                    "\n", d.record.Format());
+                                    "\n", d.record().Format());
     e->destroy(e);
     return teplug_error_create(static_cast<TeplugCode>(code), full.c_str());
   }
   const std::string next = d.ranked[index + 1]->QualifiedName();
   // Never silent: the first fallback per signature and implementation is a
   // warning that names both implementations and the error.
-  logger_->LogOnce(absl::StrCat("fallback:", d.record.op_summary, ":", failed), LogLevel::kWarn,
-                   absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.record.op_summary, ": ",
+  logger_->LogOnce(absl::StrCat("fallback:", d.op_summary(), ":", failed), LogLevel::kWarn,
+                   absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.op_summary(), ": ",
                                 message, "; falling back to ", next));
   e->destroy(e);
   return nullptr;

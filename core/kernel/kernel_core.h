@@ -27,12 +27,15 @@ namespace teplug::core {
 struct KernelState {
   std::shared_ptr<const config::ConfigSnapshot> config;
   std::vector<std::shared_ptr<const Provider>> providers;  // by name
-  std::array<std::vector<std::shared_ptr<const Implementation>>, kNumInterfaceKinds> impls;
+  // Per interface, sorted by provider then name (what Decide expects); never
+  // null. Shared with decisions, which point into them.
+  std::array<std::shared_ptr<const ImplementationList>, kNumInterfaceKinds> impls;
   std::vector<LoadReportEntry> report;
   std::vector<std::string> config_warnings;
   mutable DecisionCache cache;
 
   // A copy of everything but the cache (which starts empty).
+  KernelState();
   std::unique_ptr<KernelState> CopyWithoutCache() const;
   bool HasProvider(absl::string_view name) const;
 };

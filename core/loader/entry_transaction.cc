@@ -158,6 +158,7 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
     impl->provider = provider;
     impl->kind = staged.kind;
     impl->name = staged.name;
+    impl->qualified_name = provider->name + "/" + staged.name;
     impl->default_priority = staged.priority;
     impl->capability = staged.capability;
     impl->supports = staged.supports;

@@ -64,8 +64,12 @@ struct Implementation {
   TeplugSupportsFn supports = nullptr;
   sdk::Ref<TeplugObject> object;  // declared last: released first
 
-  // "provider/name", as decision records show it.
-  std::string QualifiedName() const { return provider->name + "/" + name; }
+  // "provider/name", as decision records show it; the loader fills
+  // qualified_name once so selection does not rebuild it.
+  std::string qualified_name;
+  std::string QualifiedName() const {
+    return qualified_name.empty() ? provider->name + "/" + name : qualified_name;
+  }
 };
 
 }  // namespace teplug::core

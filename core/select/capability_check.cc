@@ -11,17 +11,25 @@ namespace {
 
 using Reason = std::optional<std::string>;
 
+// "{a, b, c}" for the bits set in `mask`, built in one string (rejections
+// are formatted on the selection path, so no temporary vector of names).
 template <class NameFn>
 std::string SetOf(uint64_t mask, int count, NameFn name) {
-  std::vector<std::string> names;
+  std::string out;
+  out.reserve(160);
+  out += "{";
   for (int i = 0; i < count; ++i) {
-    if (mask & (uint64_t{1} << i)) names.push_back(name(i));
+    if (mask & (uint64_t{1} << i)) {
+      if (out.size() > 1) out += ", ";
+      out += name(i);
+    }
   }
-  return absl::StrCat("{", absl::StrJoin(names, ", "), "}");
+  out += "}";
+  return out;
 }
 
 std::string DTypes(uint64_t mask) {
-  return SetOf(mask, TEPLUG_DTYPE_COUNT_, [](int d) { return std::string(sdk::DTypeName(d)); });
+  return SetOf(mask, TEPLUG_DTYPE_COUNT_, [](int d) { return sdk::DTypeName(d); });
 }
 
 Reason CheckDType(const char* what, int32_t dtype, uint64_t allowed) {
@@ -62,7 +70,7 @@ Reason CheckScaling(const char* what, const TeplugTensor* t, uint32_t modes) {
     return std::nullopt;
   }
   return absl::StrCat(what, " scaling mode ", sdk::ScalingName(t->quant->mode), " not in ",
-                      SetOf(modes, TEPLUG_SCALING_COUNT_, [](int m) { return std::string(sdk::ScalingName(m)); }));
+                      SetOf(modes, TEPLUG_SCALING_COUNT_, [](int m) { return sdk::ScalingName(m); }));
 }
 
 Reason CheckGemm(const TeplugGemmCaps& c, const TeplugGemmArgs& a) {
@@ -103,15 +111,15 @@ Reason CheckGemm(const TeplugGemmCaps& c, const TeplugGemmArgs& a) {
 Reason CheckAttentionParams(const TeplugAttentionCaps& c, const TeplugAttentionParams& p, bool backward) {
   if (!(c.layouts & TEPLUG_LAYOUT_BIT(p.layout))) {
     return absl::StrCat("layout ", sdk::LayoutName(p.layout), " not in ",
-                        SetOf(c.layouts, TEPLUG_LAYOUT_COUNT_, [](int l) { return std::string(sdk::LayoutName(l)); }));
+                        SetOf(c.layouts, TEPLUG_LAYOUT_COUNT_, [](int l) { return sdk::LayoutName(l); }));
   }
   if (!(c.mask_types & TEPLUG_MASK_BIT(p.mask_type))) {
     return absl::StrCat("mask ", sdk::MaskName(p.mask_type), " not in ",
-                        SetOf(c.mask_types, TEPLUG_MASK_COUNT_, [](int m) { return std::string(sdk::MaskName(m)); }));
+                        SetOf(c.mask_types, TEPLUG_MASK_COUNT_, [](int m) { return sdk::MaskName(m); }));
   }
   if (!(c.bias_types & TEPLUG_BIAS_BIT(p.bias_type))) {
     return absl::StrCat("bias ", sdk::BiasName(p.bias_type), " not in ",
-                        SetOf(c.bias_types, TEPLUG_BIAS_COUNT_, [](int b) { return std::string(sdk::BiasName(b)); }));
+                        SetOf(c.bias_types, TEPLUG_BIAS_COUNT_, [](int b) { return sdk::BiasName(b); }));
   }
   for (auto [what, d] : {std::pair{"head_dim_qk", p.head_dim_qk}, {"head_dim_v", p.head_dim_v}}) {
     if (c.head_dim_min > 0 && d < c.head_dim_min) return absl::StrCat(what, " ", d, " < min ", c.head_dim_min);
@@ -208,7 +216,7 @@ Reason CheckCollective(const TeplugCollectiveCaps& c, const OpDescription& op) {
   if ((op.op == TEPLUG_OP_ALL_REDUCE || op.op == TEPLUG_OP_REDUCE_SCATTER) &&
       !(a.reduce_op >= 0 && a.reduce_op < 32 && (c.reductions & TEPLUG_REDUCE_BIT(a.reduce_op)))) {
     return absl::StrCat("reduction ", sdk::ReduceName(a.reduce_op), " not in ",
-                        SetOf(c.reductions, TEPLUG_REDUCE_COUNT_, [](int r) { return std::string(sdk::ReduceName(r)); }));
+                        SetOf(c.reductions, TEPLUG_REDUCE_COUNT_, [](int r) { return sdk::ReduceName(r); }));
   }
   return std::nullopt;
 }
@@ -266,7 +274,7 @@ std::string SummarizeCapability(const Capability& cap) {
     case InterfaceKind::kQuantizer: {
       const auto& c = cap.quantizer();
       absl::StrAppend(&out, "; ", DTypes(c.input_dtypes), " -> ", DTypes(c.output_dtypes), "; modes ",
-                      SetOf(c.scaling_modes, TEPLUG_SCALING_COUNT_, [](int m) { return std::string(sdk::ScalingName(m)); }));
+                      SetOf(c.scaling_modes, TEPLUG_SCALING_COUNT_, [](int m) { return sdk::ScalingName(m); }));
       break;
     }
     case InterfaceKind::kCollective: {

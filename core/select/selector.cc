@@ -1,7 +1,6 @@
 #include "core/select/selector.h"
 
 #include <algorithm>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "core/select/capability_check.h"
@@ -9,158 +8,227 @@
 namespace teplug::core {
 namespace {
 
-struct Survivor {
-  std::shared_ptr<const Implementation> impl;
-  int32_t priority;
-  std::optional<int> prefer_rank;
-  std::string prefer_rule;
-  std::string priority_source;  // "default" or "config"
-};
-
-bool Before(const Survivor& a, const Survivor& b) {
-  if (a.prefer_rank.has_value() != b.prefer_rank.has_value()) return a.prefer_rank.has_value();
-  if (a.prefer_rank && *a.prefer_rank != *b.prefer_rank) return *a.prefer_rank < *b.prefer_rank;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.impl->provider->name != b.impl->provider->name) return a.impl->provider->name < b.impl->provider->name;
-  return a.impl->name < b.impl->name;
-}
-
-std::string WhyFirst(const Survivor& s) {
-  if (s.prefer_rank) return absl::StrCat("preferred (#", *s.prefer_rank + 1, ") by ", s.prefer_rule);
-  return absl::StrCat("priority ", s.priority, s.priority_source == "config" ? " (config override)" : "");
-}
-
-std::string WhyOutranked(const Survivor& loser, const Survivor& winner) {
-  std::string by = absl::StrCat("outranked by ", winner.impl->QualifiedName(), " (");
-  if (winner.prefer_rank && !loser.prefer_rank) return absl::StrCat(by, "preferred by ", winner.prefer_rule, ")");
-  if (winner.prefer_rank && loser.prefer_rank && *winner.prefer_rank != *loser.prefer_rank) {
-    return absl::StrCat(by, "earlier in the prefer list of ", winner.prefer_rule, ")");
+const char* StageName(Stage s) {
+  switch (s) {
+    case Stage::kRequest: return "request";
+    case Stage::kConfig: return "config";
+    case Stage::kDevice: return "device";
+    case Stage::kCapability: return "capability";
+    case Stage::kSupports: return "supports";
+    case Stage::kRanking: return "ranking";
   }
-  if (winner.priority != loser.priority) {
-    return absl::StrCat(by, "priority ", winner.priority, " > ", loser.priority, ")");
-  }
-  return absl::StrCat(by, "same priority ", winner.priority, ", name order)");
+  return "?";
 }
 
 }  // namespace
+
+void SortImplementations(ImplementationList* list) {
+  std::sort(list->begin(), list->end(), [](const auto& a, const auto& b) {
+    return a->provider->name != b->provider->name ? a->provider->name < b->provider->name : a->name < b->name;
+  });
+}
 
 Decision Decide(const SelectRequest& req) {
   const OpDescription& op = *req.op;
   const config::ConfigSnapshot& cfg = *req.config;
   Decision out;
-  DecisionRecord& rec = out.record;
-  rec.interface_name = InterfaceDisplayName(op.kind);
-  rec.op_summary = op.summary;
-  rec.requested_provider = req.provider;
-  rec.config_generation = cfg.generation();
+  out.pool_ = req.candidates;
+  out.config_ = req.config;
+  out.interface_name_ = InterfaceDisplayName(op.kind);
+  out.op_summary_ = op.summary;
+  out.requested_provider_ = req.provider;
+  out.config_generation_ = cfg.generation();
 
-  config::OpFacts facts = op.Facts();
+  const config::OpFacts facts = op.Facts();
   const config::RuleVerdicts verdicts = cfg.Evaluate(facts);
   const char* iface = InterfaceName(op.kind);
 
   if (req.api_strict) {
-    rec.strict = true;
-    rec.strict_source = "API option";
+    out.strict_ = true;
+    out.strict_source_ = "API option";
   } else if (std::optional<bool> rule_strict = verdicts.RuleStrict()) {
-    rec.strict = *rule_strict;
+    out.strict_ = *rule_strict;
     for (const config::CompiledRule* r : verdicts.matched()) {
       if (r->strict.has_value()) {
-        rec.strict_source = r->Describe();
+        out.strict_source_ = r->Describe();
         break;
       }
     }
   } else if (cfg.IsStrict(verdicts, iface)) {
-    rec.strict = true;
-    rec.strict_source = absl::StrCat("config ", cfg.source_name());
+    out.strict_ = true;
+    out.strict_source_ = absl::StrCat("config ", cfg.source_name());
+  }
+  for (const config::CompiledRule* r : verdicts.matched()) {
+    if (!r->prefer.empty()) {
+      out.prefer_rule_ = r;
+      break;
+    }
   }
 
-  std::vector<CandidateVerdict> rejected;
-  std::vector<Survivor> survivors;
-  std::vector<std::shared_ptr<const Implementation>> sorted = *req.candidates;
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a->provider->name != b->provider->name ? a->provider->name < b->provider->name : a->name < b->name;
-  });
-
-  for (const auto& impl : sorted) {
+  using CompactVerdict = Decision::CompactVerdict;
+  using Why = Decision::Why;
+  std::vector<CompactVerdict> rejected;
+  std::vector<CompactVerdict> survivors;
+  survivors.reserve(req.candidates->size());
+  // Candidates are grouped by provider: look the provider up in the config
+  // once per group.
+  const Provider* last_provider = nullptr;
+  bool provider_enabled = true;
+  std::optional<int> override_priority;
+  for (const auto& impl : *req.candidates) {
     const std::string& pname = impl->provider->name;
-    std::optional<int> override_priority = cfg.PriorityOverride(pname, iface);
-    CandidateVerdict v;
-    v.implementation = impl->QualifiedName();
-    v.provider = pname;
+    if (impl->provider.get() != last_provider) {
+      last_provider = impl->provider.get();
+      override_priority = cfg.PriorityOverride(pname, iface);
+      provider_enabled = cfg.ProviderEnabled(pname);
+    }
+    CompactVerdict v;
+    v.impl = impl.get();
+    v.index = static_cast<size_t>(&impl - req.candidates->data());
     v.priority = override_priority.value_or(impl->default_priority);
-    auto reject = [&](const char* stage, std::string reason, std::string rule = "") {
+    v.priority_from_config = override_priority.has_value();
+    auto reject = [&](Stage stage, Why why, std::string reason = {}, const config::CompiledRule* rule = nullptr) {
       v.verdict = Verdict::kRejected;
       v.stage = stage;
+      v.why = why;
       v.reason = std::move(reason);
-      v.rule = std::move(rule);
-      rejected.push_back(v);
+      v.rule = rule;
+      rejected.push_back(std::move(v));
     };
     if (!req.provider.empty() && pname != req.provider) {
-      reject("request", absl::StrCat("not the requested provider \"", req.provider, "\""));
+      reject(Stage::kRequest, Why::kNotRequested);
       continue;
     }
-    if (!cfg.ProviderEnabled(pname)) {
-      reject("config", absl::StrCat("provider disabled in config ", cfg.source_name()));
+    if (!provider_enabled) {
+      reject(Stage::kConfig, Why::kDisabled);
       continue;
     }
     if (std::optional<std::string> why = CheckDevice(impl->capability.devices, op.device)) {
-      reject("device", *why);
+      reject(Stage::kDevice, Why::kExplained, *std::move(why));
       continue;
     }
     if (std::optional<std::string> why = CheckCapability(impl->capability, op)) {
-      reject("capability", *why);
+      reject(Stage::kCapability, Why::kExplained, *std::move(why));
       continue;
     }
     if (impl->supports != nullptr && op.op != kOpCommCreate) {
       char reason[256] = {0};
       if (!impl->supports(impl->object.get(), op.op, op.args, reason, sizeof reason)) {
         reason[sizeof reason - 1] = '\0';
-        reject("supports", reason[0] != '\0' ? reason : "declined by supports() without a reason");
+        reject(Stage::kSupports, Why::kExplained,
+               reason[0] != '\0' ? reason : "declined by supports() without a reason");
         continue;
       }
     }
     if (const config::CompiledRule* r = verdicts.DeniedBy(pname)) {
-      reject("config", "denied", r->Describe());
+      reject(Stage::kConfig, Why::kDenied, {}, r);
       continue;
     }
     if (const config::CompiledRule* r = verdicts.NotAllowedBy(pname)) {
-      reject("config", "not in the allow list", r->Describe());
+      reject(Stage::kConfig, Why::kNotAllowed, {}, r);
       continue;
     }
-    Survivor s{impl, v.priority, verdicts.PreferenceRank(pname), "", override_priority ? "config" : "default"};
-    if (s.prefer_rank) {
-      for (const config::CompiledRule* r : verdicts.matched()) {
-        if (!r->prefer.empty()) {
-          s.prefer_rule = r->Describe();
-          break;
-        }
-      }
-    }
-    survivors.push_back(std::move(s));
+    v.prefer_rank = verdicts.PreferenceRank(pname);
+    v.stage = Stage::kRanking;
+    survivors.push_back(std::move(v));
   }
 
-  std::sort(survivors.begin(), survivors.end(), Before);
+  // Rank by (prefer rank, priority); candidates arrive sorted by provider
+  // then name, which breaks ties.
+  // One 64-bit key per survivor: prefer rank (absent = last), then priority
+  // descending, then arrival order (= provider, name).
+  std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
-    const Survivor& s = survivors[i];
-    CandidateVerdict v;
-    v.implementation = s.impl->QualifiedName();
-    v.provider = s.impl->provider->name;
-    v.priority = s.priority;
-    v.stage = "ranking";
-    if (i == 0) {
-      v.verdict = Verdict::kChosen;
-      v.reason = WhyFirst(s);
-      if (survivors.size() == 1) v.reason += " (the only candidate that accepts the op)";
-      v.rule = s.prefer_rank ? s.prefer_rule : "";
-    } else {
-      v.verdict = Verdict::kOutranked;
-      v.reason = WhyOutranked(s, survivors[0]);
-    }
-    rec.candidates.push_back(std::move(v));
-    out.ranked.push_back(s.impl);
+    const CompactVerdict& v = survivors[i];
+    const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
+    const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
+    keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i);
   }
-  for (CandidateVerdict& v : rejected) rec.candidates.push_back(std::move(v));
+  std::vector<uint32_t> order(survivors.size());
+  if (survivors.size() <= 0xFFFF) {
+    std::sort(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); ++i) order[i] = static_cast<uint32_t>(keys[i] & 0xFFFF);
+  } else {  // more survivors than the key's index field holds: compare in full
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+      return (keys[x] >> 16) < (keys[y] >> 16);
+    });
+  }
+  out.verdicts_.reserve(req.candidates->size());
+  out.ranked.reserve(survivors.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    CompactVerdict& v = survivors[order[i]];
+    v.verdict = i == 0 ? Verdict::kChosen : Verdict::kOutranked;
+    out.ranked.push_back((*req.candidates)[v.index]);
+    out.verdicts_.push_back(std::move(v));
+  }
+  for (CompactVerdict& v : rejected) out.verdicts_.push_back(std::move(v));
   return out;
+}
+
+const DecisionRecord& Decision::record() const {
+  std::call_once(lazy_->once, [this] { lazy_->record = Materialize(); });
+  return lazy_->record;
+}
+
+DecisionRecord Decision::Materialize() const {
+  DecisionRecord rec;
+  rec.interface_name = interface_name_;
+  rec.op_summary = op_summary_;
+  rec.requested_provider = requested_provider_;
+  rec.config_generation = config_generation_;
+  rec.strict = strict_;
+  rec.strict_source = strict_source_;
+  const CompactVerdict* winner = verdicts_.empty() || verdicts_[0].verdict != Verdict::kChosen ? nullptr : &verdicts_[0];
+  const std::string prefer_rule = prefer_rule_ != nullptr ? prefer_rule_->Describe() : "";
+  const size_t survivors = static_cast<size_t>(
+      std::count_if(verdicts_.begin(), verdicts_.end(), [](const CompactVerdict& v) { return v.verdict != Verdict::kRejected; }));
+  for (const CompactVerdict& v : verdicts_) {
+    CandidateVerdict c;
+    c.implementation = v.impl->QualifiedName();
+    c.provider = v.impl->provider->name;
+    c.verdict = v.verdict;
+    c.stage = StageName(v.stage);
+    c.priority = v.priority;
+    if (v.rule != nullptr) c.rule = v.rule->Describe();
+    switch (v.verdict) {
+      case Verdict::kChosen:
+        c.reason = v.prefer_rank ? absl::StrCat("preferred (#", *v.prefer_rank + 1, ") by ", prefer_rule)
+                                 : absl::StrCat("priority ", v.priority, v.priority_from_config ? " (config override)" : "");
+        if (v.prefer_rank) c.rule = prefer_rule;
+        if (survivors == 1) c.reason += " (the only candidate that accepts the op)";
+        break;
+      case Verdict::kOutranked: {
+        std::string by = absl::StrCat("outranked by ", winner->impl->QualifiedName(), " (");
+        if (winner->prefer_rank && !v.prefer_rank) {
+          c.reason = absl::StrCat(by, "preferred by ", prefer_rule, ")");
+        } else if (winner->prefer_rank && v.prefer_rank && *winner->prefer_rank != *v.prefer_rank) {
+          c.reason = absl::StrCat(by, "earlier in the prefer list of ", prefer_rule, ")");
+        } else if (winner->priority != v.priority) {
+          c.reason = absl::StrCat(by, "priority ", winner->priority, " > ", v.priority, ")");
+        } else {
+          c.reason = absl::StrCat(by, "same priority ", winner->priority, ", name order)");
+        }
+        break;
+      }
+      case Verdict::kRejected:
+        switch (v.why) {
+          case Why::kNotRequested:
+            c.reason = absl::StrCat("not the requested provider \"", requested_provider_, "\"");
+            break;
+          case Why::kDisabled:
+            c.reason = absl::StrCat("provider disabled in config ", config_->source_name());
+            break;
+          case Why::kDenied: c.reason = "denied"; break;
+          case Why::kNotAllowed: c.reason = "not in the allow list"; break;
+          case Why::kExplained:
+          case Why::kNone: c.reason = v.reason; break;
+        }
+        break;
+    }
+    rec.candidates.push_back(std::move(c));
+  }
+  return rec;
 }
 
 }  // namespace teplug::core

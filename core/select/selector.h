@@ -2,10 +2,17 @@
 // by device, static capability, the dynamic `supports` hook and config rules,
 // then rank the survivors. The result never depends on load order: ties are
 // broken by provider name, then implementation name.
+//
+// Deciding is on the dispatch slow path and in Select/Explain, so it works on
+// numbers and pointers; the human-readable DecisionRecord (strings for every
+// candidate) is built only when someone asks for it, once per decision.
 #ifndef TEPLUG_CORE_SELECT_SELECTOR_H_
 #define TEPLUG_CORE_SELECT_SELECTOR_H_
 
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,18 +23,76 @@
 
 namespace teplug::core {
 
-struct Decision {
-  DecisionRecord record;
+// The implementations of one interface, sorted by provider then name.
+using ImplementationList = std::vector<std::shared_ptr<const Implementation>>;
+
+// Which filter decided about a candidate.
+enum class Stage : uint8_t { kRequest, kConfig, kDevice, kCapability, kSupports, kRanking };
+
+struct SelectRequest;
+
+class Decision {
+ public:
+  Decision() = default;
+  Decision(Decision&&) = default;
+  Decision& operator=(Decision&&) = default;
+
   // Survivors in rank order: [0] is chosen, the rest are the call-time
   // fallbacks in order. Empty when nothing can serve the op.
   std::vector<std::shared_ptr<const Implementation>> ranked;
+
+  bool served() const { return !ranked.empty(); }
+  bool strict() const { return strict_; }
+  const std::string& strict_source() const { return strict_source_; }
+  const std::string& op_summary() const { return op_summary_; }
+  uint64_t config_generation() const { return config_generation_; }
+  size_t candidate_count() const { return verdicts_.size(); }
+
+  // Every candidate's verdict with its reason, built on first use (thread
+  // safe; the decision may be shared through the decision cache).
+  const DecisionRecord& record() const;
+
+ private:
+  friend Decision Decide(const SelectRequest& request);
+
+  enum class Why : uint8_t { kNone, kNotRequested, kDisabled, kDenied, kNotAllowed, kExplained };
+  struct CompactVerdict {
+    const Implementation* impl = nullptr;  // alive through pool_
+    size_t index = 0;                      // in *pool_
+    Verdict verdict = Verdict::kRejected;
+    Stage stage = Stage::kRanking;
+    Why why = Why::kNone;
+    bool priority_from_config = false;
+    int32_t priority = 0;
+    std::optional<int> prefer_rank;
+    const config::CompiledRule* rule = nullptr;  // alive through config_
+    std::string reason;  // device/capability/supports rejections only
+  };
+  struct LazyRecord {
+    std::once_flag once;
+    DecisionRecord record;
+  };
+
+  DecisionRecord Materialize() const;
+
+  std::vector<CompactVerdict> verdicts_;  // survivors in rank order, then rejections
+  std::shared_ptr<const ImplementationList> pool_;
+  std::shared_ptr<const config::ConfigSnapshot> config_;
+  const char* interface_name_ = "";
+  std::string op_summary_;
+  std::string requested_provider_;
+  uint64_t config_generation_ = 0;
+  bool strict_ = false;
+  std::string strict_source_;
+  const config::CompiledRule* prefer_rule_ = nullptr;
+  std::unique_ptr<LazyRecord> lazy_ = std::make_unique<LazyRecord>();
 };
 
 struct SelectRequest {
   const OpDescription* op = nullptr;
-  // Every implementation of op->kind, in any order.
-  const std::vector<std::shared_ptr<const Implementation>>* candidates = nullptr;
-  const config::ConfigSnapshot* config = nullptr;
+  // Every implementation of op->kind, sorted by provider then name.
+  std::shared_ptr<const ImplementationList> candidates;
+  std::shared_ptr<const config::ConfigSnapshot> config;
   // Restrict to this provider (it must still accept the op); "" = any.
   std::string provider;
   // Strict because the API says so, regardless of config.
@@ -35,6 +100,9 @@ struct SelectRequest {
 };
 
 Decision Decide(const SelectRequest& request);
+
+// Sorts a list the way SelectRequest::candidates must be.
+void SortImplementations(ImplementationList* list);
 
 }  // namespace teplug::core
 

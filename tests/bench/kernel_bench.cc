@@ -147,7 +147,7 @@ void BM_ColdSelect64(benchmark::State& state) {
     absl::StatusOr<core::Selection> s =
         kernel->Select(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, args);
     if (!s.ok()) return state.SkipWithError(std::string(s.status().message()).c_str());
-    considered = s->record.candidates.size();
+    considered = s->decision->candidate_count();
     benchmark::DoNotOptimize(s);
   }
   if (considered != 64) state.SkipWithError("the decision record should list 64 candidates");

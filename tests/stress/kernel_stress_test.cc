@@ -287,7 +287,7 @@ class Worker {
     if (!s.ok())
       return problems_->Add(
           absl::StrCat("worker ", id_, ": Select(gemm) failed: ", s.status().ToString()));
-    const int index = static_cast<int>(s->record.config_generation) - 1;
+    const int index = static_cast<int>(s->decision->config_generation()) - 1;
     const std::string& provider = s->implementation->provider->name;
     if (LegalForFastCall(KindOfIndex(index)).count(MarkerOfProvider(provider)) == 0) {
       problems_->Add(
@@ -331,7 +331,7 @@ class Worker {
     if (s.ok()) {
       const bool denied_in_its_generation =
           name == "fast" &&
-          KindOfIndex(static_cast<int>(s->record.config_generation) - 1) == ConfigKind::kDenyFast;
+          KindOfIndex(static_cast<int>(s->decision->config_generation()) - 1) == ConfigKind::kDenyFast;
       if (!may_serve || denied_in_its_generation || s->implementation->provider->name != name) {
         return problems_->Add(absl::StrCat("worker ", id_, ": Select(gemm, \"", name, "\") gave ",
                                            s->implementation->provider->name, " under configs ",
