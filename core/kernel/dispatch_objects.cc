@@ -187,7 +187,10 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   if (!desc.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(desc.status().message()).c_str());
   // The communicator's implementation must accept the op; there is nothing
   // to fall back to, so a refusal is an error naming why.
-  std::optional<std::string> why = CheckCapability(bound->impl->capability, *desc);
+  std::optional<std::string> why;
+  if (std::optional<Refusal> r = CheckCapability(bound->impl->capability, *desc)) {
+    why = FormatRefusal(*r, bound->impl->capability.devices);
+  }
   if (!why && bound->impl->supports != nullptr) {
     char reason[256] = {0};
     if (!bound->impl->supports(bound->impl->object.get(), op, args, reason, sizeof reason)) why = reason;

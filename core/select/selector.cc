@@ -103,12 +103,14 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kConfig, Why::kDisabled);
       continue;
     }
-    if (std::optional<std::string> why = CheckDevice(impl->capability.devices, op.device)) {
-      reject(Stage::kDevice, Why::kExplained, *std::move(why));
+    if (std::optional<Refusal> r = CheckDevice(impl->capability.devices, op.device)) {
+      v.refusal = *r;
+      reject(Stage::kDevice, Why::kRefused);
       continue;
     }
-    if (std::optional<std::string> why = CheckCapability(impl->capability, op)) {
-      reject(Stage::kCapability, Why::kExplained, *std::move(why));
+    if (std::optional<Refusal> r = CheckCapability(impl->capability, op)) {
+      v.refusal = *r;
+      reject(Stage::kCapability, Why::kRefused);
       continue;
     }
     if (impl->supports != nullptr && op.op != kOpCommCreate) {
@@ -221,6 +223,7 @@ DecisionRecord Decision::Materialize() const {
             break;
           case Why::kDenied: c.reason = "denied"; break;
           case Why::kNotAllowed: c.reason = "not in the allow list"; break;
+          case Why::kRefused: c.reason = FormatRefusal(v.refusal, v.impl->capability.devices); break;
           case Why::kExplained:
           case Why::kNone: c.reason = v.reason; break;
         }

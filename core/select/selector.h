@@ -18,6 +18,7 @@
 
 #include "core/config/config_snapshot.h"
 #include "core/registry/implementation.h"
+#include "core/select/capability_check.h"
 #include "core/select/decision_record.h"
 #include "core/select/op_description.h"
 
@@ -55,7 +56,7 @@ class Decision {
  private:
   friend Decision Decide(const SelectRequest& request);
 
-  enum class Why : uint8_t { kNone, kNotRequested, kDisabled, kDenied, kNotAllowed, kExplained };
+  enum class Why : uint8_t { kNone, kNotRequested, kDisabled, kDenied, kNotAllowed, kRefused, kExplained };
   struct CompactVerdict {
     const Implementation* impl = nullptr;  // alive through pool_
     size_t index = 0;                      // in *pool_
@@ -66,7 +67,8 @@ class Decision {
     int32_t priority = 0;
     std::optional<int> prefer_rank;
     const config::CompiledRule* rule = nullptr;  // alive through config_
-    std::string reason;  // device/capability/supports rejections only
+    Refusal refusal;     // kRefused: the device/capability refusal, as values
+    std::string reason;  // kExplained: what supports() said
   };
   struct LazyRecord {
     std::once_flag once;
