@@ -18,6 +18,7 @@ actual="$(bazel --output_user_root="$output_root" --max_idle_secs=120 \
 
 expected="cpp: teplug 0.1.0
 c: teplug 0.1.0
+kernel: providers reference; gemm correct
 googletest: consumer's own"
 if [[ "$actual" != "$expected" ]]; then
   echo "consumer: FAILED: //:consumer_main printed:" >&2
@@ -26,4 +27,4 @@ if [[ "$actual" != "$expected" ]]; then
   echo "$expected" >&2
   exit 1
 fi
-echo "consumer: PASSED (teplug linked from another workspace; its own googletest kept)"
+echo "consumer: PASSED (teplug linked from another workspace, a GEMM served by the kernel; its own googletest kept)"
