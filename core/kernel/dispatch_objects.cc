@@ -40,19 +40,18 @@ TeplugObject* QueryInterface(TeplugObject* o, const TeplugIID* iid) {
 constexpr TeplugObjectVtbl Base(size_t size) { return {size, &QueryInterface, &AddRef, &Release}; }
 
 // `supports` on a dispatcher: can any provider serve it? The reason is the
-// decision record's verdicts when none can.
+// decision record's verdicts when none can. Uses the decision cache.
 TeplugBool Supports(TeplugObject* o, int32_t op, const void* args, char* reason, size_t reason_size) {
-  const KernelCore& core = Core(o);
-  auto guard = core.state().Read();
-  absl::StatusOr<Decision> d = core.DecideNow(*guard, Self(o)->kind, op, args, "");
   std::string why;
-  if (!d.ok()) {
-    why = std::string(d.status().message());
-  } else if (d->served()) {
-    return 1;
-  } else {
-    why = absl::StrCat("no provider can serve it:\n", d->record().Format());
+  TeplugError* err = Core(o).WithDecision(Self(o)->kind, op, args, [&](const Decision& d) -> TeplugError* {
+    if (!d.served()) why = absl::StrCat("no provider can serve it:\n", d.record().Format());
+    return nullptr;
+  });
+  if (err != nullptr) {
+    why = err->message != nullptr ? err->message : "malformed args";
+    err->destroy(err);
   }
+  if (why.empty()) return 1;
   if (reason != nullptr && reason_size > 0) {
     size_t n = std::min(why.size(), reason_size - 1);
     std::memcpy(reason, why.data(), n);
@@ -62,21 +61,19 @@ TeplugBool Supports(TeplugObject* o, int32_t op, const void* args, char* reason,
 }
 
 // Workspace of a dispatched op: the largest any ranked candidate needs, so a
-// call-time fallback never lacks workspace.
+// call-time fallback never lacks workspace. Uses the decision cache.
 template <class AskFn>
 TeplugError* WorkspaceMax(const void* self, int32_t op, const void* args, size_t* bytes, AskFn ask) {
   if (bytes == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "workspace_size: bytes is NULL");
-  const KernelCore& core = Core(self);
-  auto guard = core.state().Read();
-  absl::StatusOr<Decision> d = core.DecideNow(*guard, Self(self)->kind, op, args, "");
-  if (!d.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
-  *bytes = 0;
-  for (const auto& impl : d->ranked) {
-    size_t need = 0;
-    if (TeplugError* e = ask(*impl, &need)) return e;
-    *bytes = std::max(*bytes, need);
-  }
-  return nullptr;
+  return Core(self).WithDecision(Self(self)->kind, op, args, [&](const Decision& d) -> TeplugError* {
+    *bytes = 0;
+    for (const auto& impl : d.ranked) {
+      size_t need = 0;
+      if (TeplugError* e = ask(*impl, &need)) return e;
+      *bytes = std::max(*bytes, need);
+    }
+    return nullptr;
+  });
 }
 
 // ------------------------------------------------------------------- gemm

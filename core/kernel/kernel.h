@@ -114,9 +114,12 @@ class Kernel {
                                          absl::string_view provider = "") const;
 
   // Loads one more plugin at run time (a transaction, like discovery).
+  // Like ReloadConfig*, it returns only once no call still runs on the
+  // previous state, so never call either from inside a teplug call on the
+  // same thread (it would wait for itself).
   absl::Status LoadPlugin(const std::string& path);
   // Validates and installs a new config; calls in flight finish on the old
-  // one. On error the running config is unchanged.
+  // one (this waits for them). On error the running config is unchanged.
   absl::Status ReloadConfigText(const std::string& text, const std::string& source_name);
   absl::Status ReloadConfigFile(const std::string& path);
 

@@ -50,6 +50,19 @@ class KernelCore {
   template <class Call>
   TeplugError* Dispatch(InterfaceKind kind, int32_t op, const void* args, Call&& call) const;
 
+  // Runs `fn(const Decision&)` on the cached decision for the op (deciding
+  // on a miss) while the state is held; returns fn's error, or an
+  // INVALID_ARGUMENT error for malformed args. For supports/workspace_size.
+  template <class Fn>
+  TeplugError* WithDecision(InterfaceKind kind, int32_t op, const void* args, Fn&& fn) const {
+    auto guard = state_.Read();
+    std::unique_ptr<CachedDecision> uncached;
+    TeplugError* err = nullptr;
+    const Decision* d = Resolve(*guard, kind, op, args, &uncached, &err);
+    if (d == nullptr) return err;
+    return fn(*d);
+  }
+
   // Selection outside the cache (Select/Explain, comm_create).
   absl::StatusOr<Decision> DecideNow(const KernelState& state, InterfaceKind kind, int32_t op,
                                      const void* args, absl::string_view provider) const;

@@ -187,6 +187,28 @@ TEST(KernelTest, FallbackOnUnavailableIsLoggedOncePerSignature) {
   EXPECT_EQ(log.Count("fast: device busy (test)"), 1) << "the original error text is kept";
 }
 
+TEST(KernelTest, DispatcherSupportsAndWorkspaceAnswerForTheWholeKernel) {
+  auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
+  auto attn = k->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+  auto* self = reinterpret_cast<TeplugObject*>(attn.get());
+  char reason[512] = "unset";
+  AttentionCall ok(192);  // only "wide" serves it: still served
+  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, &ok.args, reason, sizeof reason), 1);
+  AttentionCall fp8(64);
+  fp8.q.dtype = fp8.k.dtype = fp8.v.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, &fp8.args, reason, sizeof reason), 0);
+  EXPECT_NE(std::string(reason).find("no provider can serve it"), std::string::npos) << reason;
+  EXPECT_NE(std::string(reason).find("q dtype fp8_e4m3 not in {fp32, bf16}"), std::string::npos) << reason;
+  size_t bytes = 99;
+  EXPECT_TRUE(sdk::OwnedError(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, &ok.args,
+                                                         &bytes)).ok());
+  EXPECT_EQ(bytes, 0u) << "the fakes need no workspace";
+  ok.args.q = nullptr;
+  sdk::OwnedError bad(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, &ok.args, &bytes));
+  EXPECT_EQ(bad.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.message(), "TeplugAttentionFwdArgs.q is NULL");
+}
+
 TEST(KernelTest, OtherErrorsReachTheCallerUnchanged) {
   auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
   GemmCall c(14.f);
