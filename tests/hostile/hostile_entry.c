@@ -21,7 +21,7 @@
 #endif
 
 static const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
-static const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
+__attribute__((unused)) static const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
 
 /* Registers one implementation; returns the registrar's answer. */
 static TeplugError* reg(const TeplugHostApi* host, TeplugIID iid, TeplugObject* object,
@@ -42,7 +42,7 @@ __attribute__((unused)) static TeplugError* reg_gemm(const TeplugHostApi* host, 
 }
 
 /* Static storage for the malformed descriptors (they must outlive the call). */
-static TeplugGemmCaps g_bad_caps;
+__attribute__((unused)) static TeplugGemmCaps g_bad_caps; /* not every case uses it */
 
 static TeplugError* run_case(const TeplugHostApi* host) {
 #if defined(HOSTILE_GOOD)
