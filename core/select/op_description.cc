@@ -226,6 +226,24 @@ void ParamsSignature(const TeplugAttentionParams* p, OpSignature* sig) {
   sig->Add(FloatBits(p->dropout));
 }
 
+// What forward and backward descriptions share, once their args are checked.
+OpDescription AttentionDescription(int32_t op, const char* op_name, const void* args,
+                                   const TeplugAttentionParams& params, const TeplugTensor& q,
+                                   const TeplugDevice& device) {
+  OpDescription d;
+  d.kind = InterfaceKind::kAttention;
+  d.op = op;
+  d.args = args;
+  d.op_name = op_name;
+  d.device = device;
+  FinishDevice(&d);
+  d.dtype = sdk::DTypeName(q.dtype);
+  DescribeParams(&params, &d);
+  d.summary = absl::StrCat("attention_", op_name, " ", d.dtype, " ", ParamsSummary(&params), " on ",
+                           DeviceLabel(d.device));
+  return d;
+}
+
 absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs* a) {
   const size_t have = a == nullptr ? 0 : a->struct_size;
   absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream), kAttnFwd);
@@ -237,18 +255,8 @@ absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs*
     if (s.ok()) s = CheckTensor(t, kAttnFwd, name, req);
   }
   if (!s.ok()) return s;
-  OpDescription d;
-  d.kind = InterfaceKind::kAttention;
-  d.op = TEPLUG_OP_ATTENTION_FORWARD;
-  d.args = a;
-  d.op_name = "forward";
-  d.device = FirstDevice({a->q, a->k, a->v, a->o});
-  FinishDevice(&d);
-  d.dtype = sdk::DTypeName(a->q->dtype);
-  DescribeParams(a->params, &d);
-  d.summary = absl::StrCat("attention_forward ", d.dtype, " ", ParamsSummary(a->params), " on ",
-                           DeviceLabel(d.device));
-  return d;
+  return AttentionDescription(TEPLUG_OP_ATTENTION_FORWARD, "forward", a, *a->params, *a->q,
+                              FirstDevice({a->q, a->k, a->v, a->o}));
 }
 
 absl::StatusOr<OpDescription> DescribeAttentionBwd(const TeplugAttentionBwdArgs* a) {
@@ -266,18 +274,8 @@ absl::StatusOr<OpDescription> DescribeAttentionBwd(const TeplugAttentionBwdArgs*
     if (s.ok()) s = CheckTensor(t, kAttnBwd, name, req);
   }
   if (!s.ok()) return s;
-  OpDescription d;
-  d.kind = InterfaceKind::kAttention;
-  d.op = TEPLUG_OP_ATTENTION_BACKWARD;
-  d.args = a;
-  d.op_name = "backward";
-  d.device = FirstDevice({a->q, a->k, a->v, a->d_o});
-  FinishDevice(&d);
-  d.dtype = sdk::DTypeName(a->q->dtype);
-  DescribeParams(a->params, &d);
-  d.summary = absl::StrCat("attention_backward ", d.dtype, " ", ParamsSummary(a->params), " on ",
-                           DeviceLabel(d.device));
-  return d;
+  return AttentionDescription(TEPLUG_OP_ATTENTION_BACKWARD, "backward", a, *a->params, *a->q,
+                              FirstDevice({a->q, a->k, a->v, a->d_o}));
 }
 
 // -------------------------------------------------------------- quantizer
