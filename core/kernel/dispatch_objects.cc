@@ -136,10 +136,25 @@ const TeplugQuantizerV1Vtbl kQuantizerVtbl = {Base(sizeof(TeplugQuantizerV1Vtbl)
 // A communicator is created by one implementation and only it can use it:
 // the kernel's handle binds the two. Selection happens at creation.
 struct BoundCommunicator {
+  static constexpr uint64_t kMagic = 0x7465706c75672d63ull;  // "teplug-c"
+  uint64_t magic = kMagic;  // cleared on destroy: catches foreign and stale handles
   std::shared_ptr<const Implementation> impl;
   TeplugCommunicator* inner;
 };
-BoundCommunicator* Bound(TeplugCommunicator* c) { return reinterpret_cast<BoundCommunicator*>(c); }
+// The kernel's handle behind `c`, or nullptr (with *err set) when `c` is
+// NULL or not a communicator this dispatcher created.
+BoundCommunicator* Bound(TeplugCommunicator* c, const char* call, TeplugError** err) {
+  auto* b = reinterpret_cast<BoundCommunicator*>(c);
+  if (b == nullptr || b->magic != BoundCommunicator::kMagic) {
+    *err = teplug_error_create(TEPLUG_INVALID_ARGUMENT,
+                               absl::StrCat(call, ": ", b == nullptr ? "communicator is NULL"
+                                                                     : "not a communicator created by this "
+                                                                       "dispatcher's comm_create (or already destroyed)")
+                                   .c_str());
+    return nullptr;
+  }
+  return b;
+}
 TeplugCollectiveV1* Impl(const BoundCommunicator* b) {
   return reinterpret_cast<TeplugCollectiveV1*>(b->impl->object.get());
 }
@@ -168,18 +183,20 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ar
   return nullptr;
 }
 TeplugError* CommDestroy(TeplugCollectiveV1*, TeplugCommunicator* comm) {
-  if (comm == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "comm_destroy: comm is NULL");
-  std::unique_ptr<BoundCommunicator> bound(Bound(comm));
+  TeplugError* err = nullptr;
+  std::unique_ptr<BoundCommunicator> bound(Bound(comm, "comm_destroy", &err));
+  if (bound == nullptr) return err;
+  bound->magic = 0;
   TeplugCollectiveV1* impl = Impl(bound.get());
   return impl->vtbl->comm_destroy(impl, bound->inner);
 }
 TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArgs* args) {
-  if (args == nullptr || args->struct_size < TEPLUG_STRUCT_SIZE(TeplugCollectiveArgs, stream) ||
-      args->comm == nullptr) {
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT,
-                               "TeplugCollectiveArgs is NULL, too small, or has no communicator");
+  if (args == nullptr || args->struct_size < TEPLUG_STRUCT_SIZE(TeplugCollectiveArgs, stream)) {
+    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "TeplugCollectiveArgs is NULL or too small");
   }
-  BoundCommunicator* bound = Bound(args->comm);
+  TeplugError* err = nullptr;
+  BoundCommunicator* bound = Bound(args->comm, "TeplugCollectiveArgs.comm", &err);
+  if (bound == nullptr) return err;
   absl::StatusOr<OpDescription> desc = DescribeOp(InterfaceKind::kCollective, op, args);
   if (!desc.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(desc.status().message()).c_str());
   // The communicator's implementation must accept the op; there is nothing
@@ -190,7 +207,9 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   }
   if (!why && bound->impl->supports != nullptr) {
     char reason[256] = {0};
-    if (!bound->impl->supports(bound->impl->object.get(), op, args, reason, sizeof reason)) why = reason;
+    if (!bound->impl->supports(bound->impl->object.get(), op, args, reason, sizeof reason)) {
+      why = reason[0] != '\0' ? reason : "declined by supports() without a reason";
+    }
   }
   if (why) {
     return teplug_error_create(TEPLUG_UNSUPPORTED,
@@ -207,14 +226,18 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   return impl->vtbl->run(impl, op, &inner);
 }
 TeplugError* GroupStart(TeplugCollectiveV1*, TeplugCommunicator* comm) {
-  if (comm == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "group_start: comm is NULL");
-  TeplugCollectiveV1* impl = Impl(Bound(comm));
-  return impl->vtbl->group_start(impl, Bound(comm)->inner);
+  TeplugError* err = nullptr;
+  BoundCommunicator* bound = Bound(comm, "group_start", &err);
+  if (bound == nullptr) return err;
+  TeplugCollectiveV1* impl = Impl(bound);
+  return impl->vtbl->group_start(impl, bound->inner);
 }
 TeplugError* GroupEnd(TeplugCollectiveV1*, TeplugCommunicator* comm) {
-  if (comm == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "group_end: comm is NULL");
-  TeplugCollectiveV1* impl = Impl(Bound(comm));
-  return impl->vtbl->group_end(impl, Bound(comm)->inner);
+  TeplugError* err = nullptr;
+  BoundCommunicator* bound = Bound(comm, "group_end", &err);
+  if (bound == nullptr) return err;
+  TeplugCollectiveV1* impl = Impl(bound);
+  return impl->vtbl->group_end(impl, bound->inner);
 }
 const TeplugCollectiveV1Vtbl kCollectiveVtbl = {Base(sizeof(TeplugCollectiveV1Vtbl)), &Supports, &CommCreate,
                                                 &CommDestroy, &Run, &GroupStart, &GroupEnd};
