@@ -79,6 +79,33 @@ TEST(ReadMostlyTest, UpdateWaitsForAReaderHoldingTheOldValue) {
   EXPECT_EQ(rm.Read()->generation, 2);
 }
 
+// More reader threads than shards: threads share shards, and every reader
+// must still hold the old value alive.
+TEST(ReadMostlyTest, MoreReadersThanShardsStaySafe) {
+  ReadMostly<Value> rm(std::make_unique<Value>(0));
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> reads{0}, bad{0};
+  std::vector<std::thread> readers;
+  const int threads = static_cast<int>(ReadMostly<Value>::kShards) + 8;
+  for (int t = 0; t < threads; ++t) {
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        auto g = rm.Read();
+        if (!g->alive.load()) ++bad;
+        std::this_thread::yield();
+        if (!g->alive.load()) ++bad;
+        ++reads;
+      }
+    });
+  }
+  while (reads.load() < 5000) std::this_thread::yield();
+  for (int i = 1; i <= 50; ++i) rm.Update([i](const Value&) { return std::make_unique<Value>(i); });
+  stop = true;
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(rm.Read()->generation, 50);
+}
+
 TEST(ReadMostlyTest, UpdatesComposeUnderConcurrency) {
   ReadMostly<Value> rm(std::make_unique<Value>(0));
   std::vector<std::thread> writers;
