@@ -51,7 +51,7 @@ struct Binding {
     }
     try {
       return b->impl->QueryOther(*iid);
-    } catch (...) {  // query_interface has no error channel: "not implemented"
+    } catch (...) {  // query_interface has no error channel: answer "not exposed"
       return nullptr;
     }
   }

@@ -42,7 +42,7 @@ class Ref {
     if (T* p = std::exchange(p_, nullptr)) Base(p)->vtbl->release(Base(p));
   }
 
-  // Asks for another interface of the same object; empty if not implemented.
+  // Asks for another interface of the same object; empty if the object does not expose it.
   template <class U>
   Ref<U> Query(const TeplugIID& iid) const noexcept {
     if (p_ == nullptr) return Ref<U>();
