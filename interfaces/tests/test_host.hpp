@@ -57,6 +57,13 @@ class TestHost {
     return sdk::OwnedError(entry(&api_, &info_));
   }
 
+  // Runs an entry function linked into this binary (a built-in provider's
+  // entry) the same way, without dlopen. Returns the entry's error.
+  sdk::OwnedError Run(TeplugPluginEntryFn entry) {
+    api_.plugin_path = "built-in";
+    return sdk::OwnedError(entry(&api_, &info_));
+  }
+
   const TeplugPluginInfo& info() const { return info_; }
   std::vector<Recorded> recorded;
   std::vector<std::string> log_lines;

@@ -15,29 +15,9 @@
 
 namespace teplug::reference::provider::testing {
 
-class DirectHost {
- public:
-  DirectHost();
-  DirectHost(const DirectHost&) = delete;
-  DirectHost& operator=(const DirectHost&) = delete;
-
-  // Calls `entry` once; returns its error (empty on success).
-  sdk::OwnedError Run(TeplugPluginEntryFn entry);
-
-  const TeplugPluginInfo& info() const { return info_; }
-  std::vector<teplug::testing::Recorded> recorded;
-
- private:
-  struct RegistrarBox {
-    TeplugRegistrar self;  // first: the entry sees a TeplugRegistrar*
-    DirectHost* host;
-  };
-  static TeplugError* RegisterThunk(TeplugRegistrar* self, const TeplugImplementationDesc* d);
-
-  RegistrarBox registrar_{};
-  TeplugHostApi api_;
-  TeplugPluginInfo info_;
-};
+// Runs an entry function directly (TestHost::Run) and records its
+// registrations; the same host the ABI tests use to load a .so.
+using DirectHost = teplug::testing::TestHost;
 
 // The registered object for `iid` viewed as interface `T` (nullptr if none).
 template <class T>
