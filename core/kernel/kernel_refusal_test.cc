@@ -18,7 +18,7 @@
 namespace teplug::core {
 namespace {
 
-using testing::AttentionCall;
+using AttentionCall = testing::AttentionForwardCall;
 using testing::FakePlugin;
 using testing::GemmCall;
 using testing::IsolatedOptions;
@@ -42,8 +42,8 @@ Observed Observe(const Kernel& k) {
   }
   GemmCall g;
   AttentionCall a(192);
-  o.gemm_record = k.Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args)->Format();
-  o.attention_record = k.Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a.args)->Format();
+  o.gemm_record = k.Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args())->Format();
+  o.attention_record = k.Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, a.args())->Format();
   for (const LoadReportEntry& e : k.LoadReport()) {
     o.report.push_back(FormatLoadReport({e}));
   }
@@ -103,8 +103,8 @@ TEST(KernelRefusalTest, EachBadPluginChangesNothingButAddsOneRefusal) {
     // The kernel still serves.
     GemmCall c;
     auto gemm = kernel.Query<TeplugGemmV1>(sdk::kIidGemmV1);
-    ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &c.args)).ok());
-    EXPECT_EQ(c.marker(), 1.f);
+    ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), c.args())).ok());
+    EXPECT_EQ(c.OutputMarker(), 1.f);
   }
 }
 

@@ -17,7 +17,7 @@
 namespace teplug::core {
 namespace {
 
-using testing::AttentionCall;
+using AttentionCall = testing::AttentionForwardCall;
 using testing::FakePlugin;
 using testing::GemmCall;
 using testing::IsolatedOptions;
@@ -37,13 +37,13 @@ std::unique_ptr<Kernel> MakeKernel(std::vector<std::string> plugins, std::string
 sdk::OwnedError CallGemm(const Kernel& k, GemmCall& c) {
   auto gemm = k.Query<TeplugGemmV1>(sdk::kIidGemmV1);
   EXPECT_TRUE(gemm);
-  return sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &c.args));
+  return sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), c.args()));
 }
 
 sdk::OwnedError CallAttention(const Kernel& k, AttentionCall& c) {
   auto attn = k.Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
   EXPECT_TRUE(attn);
-  return sdk::OwnedError(attn->vtbl->forward(attn.get(), &c.args));
+  return sdk::OwnedError(attn->vtbl->forward(attn.get(), c.args()));
 }
 
 const CandidateVerdict* Find(const DecisionRecord& r, const std::string& impl) {
@@ -59,8 +59,8 @@ TEST(KernelTest, HighestDefaultPriorityServesAndTheRecordSaysWhy) {
   GemmCall c;
   auto err = CallGemm(*k, c);
   ASSERT_TRUE(err.ok()) << err.message();
-  EXPECT_EQ(c.marker(), kFast);
-  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+  EXPECT_EQ(c.OutputMarker(), kFast);
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(rec.ok()) << rec.status();
   ASSERT_TRUE(rec->served());
   EXPECT_EQ(rec->chosen()->implementation, "fast/gemm");
@@ -79,11 +79,11 @@ TEST(KernelTest, ConfigPriorityOverridePerInterfaceBeatsPerProvider) {
   ASSERT_TRUE(k);
   GemmCall g;
   ASSERT_TRUE(CallGemm(*k, g).ok());
-  EXPECT_EQ(g.marker(), kWide) << "provider-wide override 500 beats fast's 200";
+  EXPECT_EQ(g.OutputMarker(), kWide) << "provider-wide override 500 beats fast's 200";
   AttentionCall a;
   ASSERT_TRUE(CallAttention(*k, a).ok());
-  EXPECT_EQ(a.marker(), kFast) << "per-interface override 50 applies to attention";
-  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  EXPECT_EQ(a.OutputMarker(), kFast) << "per-interface override 50 applies to attention";
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
   EXPECT_EQ(rec->chosen()->reason, "priority 500 (config override)");
 }
 
@@ -99,8 +99,8 @@ TEST(KernelTest, DenyRuleRejectsWithRuleNameAndLocation) {
   ASSERT_TRUE(k);
   GemmCall g;
   ASSERT_TRUE(CallGemm(*k, g).ok());
-  EXPECT_EQ(g.marker(), kWide);
-  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  EXPECT_EQ(g.OutputMarker(), kWide);
+  auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
   const CandidateVerdict* fast = Find(*rec, "fast/gemm");
   ASSERT_NE(fast, nullptr);
   EXPECT_EQ(fast->verdict, Verdict::kRejected);
@@ -109,7 +109,7 @@ TEST(KernelTest, DenyRuleRejectsWithRuleNameAndLocation) {
   EXPECT_NE(rec->Format().find("no-fast-gemm"), std::string::npos);
   AttentionCall a;
   ASSERT_TRUE(CallAttention(*k, a).ok());
-  EXPECT_EQ(a.marker(), kFast) << "the rule matches gemm only";
+  EXPECT_EQ(a.OutputMarker(), kFast) << "the rule matches gemm only";
 }
 
 TEST(KernelTest, PreferAndAllowRulesWithMatchOnHeadDimRange) {
@@ -120,18 +120,18 @@ TEST(KernelTest, PreferAndAllowRulesWithMatchOnHeadDimRange) {
   ASSERT_TRUE(k);
   AttentionCall small(64), big(128);
   ASSERT_TRUE(CallAttention(*k, small).ok());
-  EXPECT_EQ(small.marker(), kFast);
+  EXPECT_EQ(small.OutputMarker(), kFast);
   ASSERT_TRUE(CallAttention(*k, big).ok());
-  EXPECT_EQ(big.marker(), kWide);
-  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &big.args);
+  EXPECT_EQ(big.OutputMarker(), kWide);
+  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, big.args());
   EXPECT_NE(rec->chosen()->reason.find("preferred (#1) by config rule \"big-heads\""), std::string::npos)
       << rec->Format();
   EXPECT_EQ(Find(*rec, "fast/attn")->reason,
             "outranked by wide/attn (preferred by config rule \"big-heads\" (test.textproto:1))");
   GemmCall g;
   ASSERT_TRUE(CallGemm(*k, g).ok());
-  EXPECT_EQ(g.marker(), kTwin);
-  auto grec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g.args);
+  EXPECT_EQ(g.OutputMarker(), kTwin);
+  auto grec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
   EXPECT_EQ(Find(*grec, "fast/gemm")->reason, "not in the allow list");
 }
 
@@ -140,23 +140,23 @@ TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
   ASSERT_TRUE(k);
   AttentionCall big(192);
   ASSERT_TRUE(CallAttention(*k, big).ok());
-  EXPECT_EQ(big.marker(), kWide);
-  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &big.args);
+  EXPECT_EQ(big.OutputMarker(), kWide);
+  auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, big.args());
   const CandidateVerdict* fast = Find(*rec, "fast/attn");
   EXPECT_EQ(fast->stage, "capability");
   EXPECT_EQ(fast->reason, "head_dim_qk 192 > max 128");
 
   AttentionCall odd(96);
   ASSERT_TRUE(CallAttention(*k, odd).ok());
-  EXPECT_EQ(odd.marker(), kWide);
-  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &odd.args);
+  EXPECT_EQ(odd.OutputMarker(), kWide);
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, odd.args());
   fast = Find(*rec, "fast/attn");
   EXPECT_EQ(fast->stage, "supports");
   EXPECT_EQ(fast->reason, "head_dim_qk 96 has no tuned kernel (test)");
 
   AttentionCall fp8(64);
-  fp8.q.dtype = fp8.k.dtype = fp8.v.dtype = TEPLUG_DTYPE_FP8_E4M3;
-  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &fp8.args);
+  fp8.q().dtype = fp8.k().dtype = fp8.v().dtype = TEPLUG_DTYPE_FP8_E4M3;
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, fp8.args());
   EXPECT_FALSE(rec->served());
   EXPECT_EQ(Find(*rec, "wide/attn")->reason, "q dtype fp8_e4m3 not in {fp32, bf16}");
   auto err = CallAttention(*k, fp8);
@@ -166,8 +166,8 @@ TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
 
   TeplugDevice cuda{sizeof(TeplugDevice), TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA, 0, 90};
   AttentionCall on_gpu(64);
-  on_gpu.q.device = on_gpu.k.device = on_gpu.v.device = on_gpu.o.device = &cuda;
-  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &on_gpu.args);
+  on_gpu.q().device = on_gpu.k().device = on_gpu.v().device = on_gpu.o().device = &cuda;
+  rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, on_gpu.args());
   EXPECT_EQ(Find(*rec, "fast/attn")->stage, "device");
   EXPECT_EQ(Find(*rec, "fast/attn")->reason, "device cuda:0 (nvidia, arch 90) not in {cpu}");
 }
@@ -180,7 +180,7 @@ TEST(KernelTest, FallbackOnUnavailableIsLoggedOncePerSignature) {
     GemmCall c(13.f);
     auto err = CallGemm(*k, c);
     ASSERT_TRUE(err.ok()) << err.message();
-    EXPECT_EQ(c.marker(), kWide);
+    EXPECT_EQ(c.OutputMarker(), kWide);
   }
   EXPECT_EQ(log.Count("fast/gemm returned unavailable"), 1) << log.All();
   EXPECT_EQ(log.Count("falling back to wide/gemm"), 1) << log.All();
@@ -193,18 +193,18 @@ TEST(KernelTest, DispatcherSupportsAndWorkspaceAnswerForTheWholeKernel) {
   auto* self = reinterpret_cast<TeplugObject*>(attn.get());
   char reason[512] = "unset";
   AttentionCall ok(192);  // only "wide" serves it: still served
-  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, &ok.args, reason, sizeof reason), 1);
+  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, ok.args(), reason, sizeof reason), 1);
   AttentionCall fp8(64);
-  fp8.q.dtype = fp8.k.dtype = fp8.v.dtype = TEPLUG_DTYPE_FP8_E4M3;
-  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, &fp8.args, reason, sizeof reason), 0);
+  fp8.q().dtype = fp8.k().dtype = fp8.v().dtype = TEPLUG_DTYPE_FP8_E4M3;
+  EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, fp8.args(), reason, sizeof reason), 0);
   EXPECT_NE(std::string(reason).find("no provider can serve it"), std::string::npos) << reason;
   EXPECT_NE(std::string(reason).find("q dtype fp8_e4m3 not in {fp32, bf16}"), std::string::npos) << reason;
   size_t bytes = 99;
-  EXPECT_TRUE(sdk::OwnedError(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, &ok.args,
+  EXPECT_TRUE(sdk::OwnedError(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, ok.args(),
                                                          &bytes)).ok());
   EXPECT_EQ(bytes, 0u) << "the fakes need no workspace";
-  ok.args.q = nullptr;
-  sdk::OwnedError bad(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, &ok.args, &bytes));
+  ok.mutable_args()->q = nullptr;
+  sdk::OwnedError bad(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, ok.args(), &bytes));
   EXPECT_EQ(bad.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_EQ(bad.message(), "TeplugAttentionFwdArgs.q is NULL");
 }
@@ -215,7 +215,7 @@ TEST(KernelTest, OtherErrorsReachTheCallerUnchanged) {
   auto err = CallGemm(*k, c);
   EXPECT_EQ(err.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_EQ(err.message(), "fast: alpha 14 is invalid (test)");
-  EXPECT_NE(c.marker(), kWide) << "no fallback on invalid_argument";
+  EXPECT_NE(c.OutputMarker(), kWide) << "no fallback on invalid_argument";
 }
 
 TEST(KernelTest, StrictModeReturnsTheErrorWithTheDecisionRecord) {
@@ -229,7 +229,7 @@ TEST(KernelTest, StrictModeReturnsTheErrorWithTheDecisionRecord) {
     EXPECT_EQ(err.code(), TEPLUG_UNAVAILABLE) << cfg;
     EXPECT_NE(err.message().find("strict mode"), std::string::npos) << err.message();
     EXPECT_NE(err.message().find("wide/gemm"), std::string::npos) << "record attached: " << err.message();
-    EXPECT_NE(c.marker(), kWide);
+    EXPECT_NE(c.OutputMarker(), kWide);
   }
   KernelOptions o = IsolatedOptions({FakePlugin("wide"), FakePlugin("fast")});
   o.strict = true;
@@ -250,16 +250,16 @@ TEST(KernelTest, LastCandidateFailingReportsEveryThingTried) {
 TEST(KernelTest, SelectByProviderReachesALosingProvider) {
   auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
   GemmCall c;
-  auto best = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+  auto best = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(best.ok());
   EXPECT_EQ(best->implementation->QualifiedName(), "fast/gemm");
-  auto wide = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide");
+  auto wide = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "wide");
   ASSERT_TRUE(wide.ok()) << wide.status();
   EXPECT_EQ(wide->implementation->QualifiedName(), "wide/gemm");
   TeplugGemmV1* g = wide->as<TeplugGemmV1>();
-  ASSERT_TRUE(sdk::OwnedError(g->vtbl->gemm(g, &c.args)).ok());
-  EXPECT_EQ(c.marker(), kWide);
-  auto none = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "native");
+  ASSERT_TRUE(sdk::OwnedError(g->vtbl->gemm(g, c.args())).ok());
+  EXPECT_EQ(c.OutputMarker(), kWide);
+  auto none = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "native");
   EXPECT_EQ(none.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(none.status().message().find("not the requested provider \"native\""), std::string::npos)
       << none.status();
@@ -270,18 +270,18 @@ TEST(KernelTest, ReloadInvalidatesCachedDecisionsAndBadConfigKeepsTheOldOne) {
   auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, "", &log);
   GemmCall c1;
   ASSERT_TRUE(CallGemm(*k, c1).ok());
-  EXPECT_EQ(c1.marker(), kFast);
+  EXPECT_EQ(c1.OutputMarker(), kFast);
   ASSERT_TRUE(k->ReloadConfigText("providers { name: \"fast\" enabled: false }\n", "reload.textproto").ok());
   GemmCall c2;
   ASSERT_TRUE(CallGemm(*k, c2).ok());
-  EXPECT_EQ(c2.marker(), kWide) << "same signature, new config: the cached decision must not be reused";
+  EXPECT_EQ(c2.OutputMarker(), kWide) << "same signature, new config: the cached decision must not be reused";
   absl::Status bad = k->ReloadConfigText("rules { name: \"x\" match { head_dim { min: 9 max: 3 } } deny: \"a\" }",
                                          "bad.textproto");
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(bad.message().find("bad.textproto:1:"), std::string::npos) << bad;
   GemmCall c3;
   ASSERT_TRUE(CallGemm(*k, c3).ok());
-  EXPECT_EQ(c3.marker(), kWide) << "a rejected reload leaves the running config";
+  EXPECT_EQ(c3.OutputMarker(), kWide) << "a rejected reload leaves the running config";
 }
 
 TEST(KernelTest, FirstServingOfASignatureIsLoggedOnceAtInfo) {
@@ -313,8 +313,8 @@ TEST(KernelTest, TiesBreakByNameWhateverTheLoadOrder) {
     auto k = MakeKernel(order);
     GemmCall c;
     ASSERT_TRUE(CallGemm(*k, c).ok());
-    EXPECT_EQ(c.marker(), kTwin) << "twin < wide by name at equal priority";
-    auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args);
+    EXPECT_EQ(c.OutputMarker(), kTwin) << "twin < wide by name at equal priority";
+    auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
     EXPECT_EQ(Find(*rec, "wide/gemm")->reason, "outranked by twin/gemm (same priority 100, name order)");
   }
 }
@@ -322,13 +322,13 @@ TEST(KernelTest, TiesBreakByNameWhateverTheLoadOrder) {
 TEST(KernelTest, MalformedArgsAreInvalidArgumentNamingTheField) {
   auto k = MakeKernel({FakePlugin("fast")});
   GemmCall c;
-  c.args.b = nullptr;
+  c.mutable_args()->b = nullptr;
   auto err = CallGemm(*k, c);
   EXPECT_EQ(err.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_EQ(err.message(), "TeplugGemmArgs.b is NULL");
-  c.args.b = &c.b;
-  c.args.struct_size = 16;
-  EXPECT_EQ(CallGemm(*k, c).code(), TEPLUG_INVALID_ARGUMENT);
+  GemmCall short_args;
+  short_args.mutable_args()->struct_size = 16;
+  EXPECT_EQ(CallGemm(*k, short_args).code(), TEPLUG_INVALID_ARGUMENT);
 }
 
 TEST(KernelTest, ListingAndLoadReportDescribeEveryProvider) {
@@ -403,11 +403,11 @@ TEST(KernelTest, RuntimeLoadAddsAProviderAndRefusesADuplicate) {
   auto k = MakeKernel({FakePlugin("wide")});
   GemmCall c1;
   ASSERT_TRUE(CallGemm(*k, c1).ok());
-  EXPECT_EQ(c1.marker(), kWide);
+  EXPECT_EQ(c1.OutputMarker(), kWide);
   ASSERT_TRUE(k->LoadPlugin(FakePlugin("fast")).ok());
   GemmCall c2;
   ASSERT_TRUE(CallGemm(*k, c2).ok());
-  EXPECT_EQ(c2.marker(), kFast);
+  EXPECT_EQ(c2.OutputMarker(), kFast);
   absl::Status again = k->LoadPlugin(FakePlugin("fast"));
   EXPECT_FALSE(again.ok());
   EXPECT_EQ(k->ListProviders().size(), 2u);
@@ -429,19 +429,19 @@ TEST(KernelCApiTest, CreateQueryExplainReportReloadDestroy) {
   ASSERT_NE(obj, nullptr);
   auto* gemm = reinterpret_cast<TeplugGemmV1*>(obj);
   GemmCall c;
-  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, &c.args)).ok());
-  EXPECT_EQ(c.marker(), kFast);
+  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, c.args())).ok());
+  EXPECT_EQ(c.OutputMarker(), kFast);
 
   size_t len = 0;
-  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "wide",
                                                     nullptr, 0, &len)).ok());
   std::string text(len + 1, '\0');
-  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_explain(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "wide",
                                                     text.data(), text.size(), &len)).ok());
   EXPECT_NE(text.find("requested provider: wide"), std::string::npos) << text;
 
   TeplugObject* selected = nullptr;
-  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_select(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, &c.args, "wide",
+  ASSERT_TRUE(sdk::OwnedError(teplug_kernel_select(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "wide",
                                                    &selected)).ok());
   ASSERT_NE(selected, nullptr);
   selected->vtbl->release(selected);
@@ -455,8 +455,8 @@ TEST(KernelCApiTest, CreateQueryExplainReportReloadDestroy) {
   teplug_kernel_destroy(kernel);
   // The dispatching object keeps the kernel's state alive on its own.
   GemmCall after;
-  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, &after.args)).ok());
-  EXPECT_EQ(after.marker(), kFast);
+  ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, after.args())).ok());
+  EXPECT_EQ(after.OutputMarker(), kFast);
   obj->vtbl->release(obj);
 
   TeplugKernel* none = nullptr;

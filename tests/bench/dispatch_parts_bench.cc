@@ -9,13 +9,13 @@
 #include "core/kernel/decision_cache.h"
 #include "core/select/op_description.h"
 #include "core/select/op_signature.h"
-#include "tests/stress/fake_calls.h"
+#include "core/kernel/testing/fake_calls.h"
 
 namespace teplug::bench {
 namespace {
 
 const TeplugAttentionFwdArgs* PartsCallArgs() {
-  static const stress::AttentionForwardCall* call = new stress::AttentionForwardCall(128, 16, 2, 1);
+  static const core::testing::AttentionForwardCall* call = new core::testing::AttentionForwardCall(128, 16, 2, 1);
   return call->args();
 }
 

@@ -31,7 +31,7 @@
 #include "interfaces/tests/test_host.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "tests/bench/bench_ratios.h"
-#include "tests/stress/fake_calls.h"
+#include "core/kernel/testing/fake_calls.h"
 #include "tools/cpp/runfiles/runfiles.h"
 
 namespace teplug::bench {
@@ -80,8 +80,8 @@ bool Failed(benchmark::State& state, TeplugError* e) {
 
 // The attention forward every call benchmark makes: head_dim 128, causal,
 // BSHD, fp32. The no-op provider accepts it and touches nothing.
-const stress::AttentionForwardCall& ForwardCall() {
-  static const stress::AttentionForwardCall* call = new stress::AttentionForwardCall(128, 16, 2, 1);
+const core::testing::AttentionForwardCall& ForwardCall() {
+  static const core::testing::AttentionForwardCall* call = new core::testing::AttentionForwardCall(128, 16, 2, 1);
   return *call;
 }
 

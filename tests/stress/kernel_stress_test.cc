@@ -26,10 +26,14 @@
 #include "gtest/gtest.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
-#include "tests/stress/fake_calls.h"
+#include "core/kernel/testing/fake_calls.h"
 #include "tests/stress/runfile_path.h"
 
 namespace teplug::stress {
+
+using core::testing::GemmCall;
+using core::testing::AttentionForwardCall;
+using core::testing::kUnstamped;
 namespace {
 
 using core::Kernel;

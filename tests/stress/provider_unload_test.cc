@@ -16,11 +16,13 @@
 #include "core/kernel/kernel.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/iids.hpp"
-#include "tests/stress/fake_calls.h"
+#include "core/kernel/testing/fake_calls.h"
 #include "tests/stress/gate.h"
 #include "tests/stress/runfile_path.h"
 
 namespace teplug::stress {
+
+using core::testing::GemmCall;
 namespace {
 
 using core::Kernel;

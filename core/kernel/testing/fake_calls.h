@@ -4,8 +4,8 @@
 // twin 3), so a caller can see which provider served a call. Each bundle
 // owns its storage; the args point into it, so a bundle must not be copied
 // or moved once made (hence the deleted copy).
-#ifndef TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
-#define TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
+#ifndef TEPLUG_CORE_KERNEL_TESTING_FAKE_CALLS_H_
+#define TEPLUG_CORE_KERNEL_TESTING_FAKE_CALLS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include "teplug/teplug.h"
 
-namespace teplug::stress {
+namespace teplug::core::testing {
 
 // Written into outputs before a call; no provider stamps it.
 inline constexpr float kUnstamped = -7.f;
@@ -22,11 +22,13 @@ inline constexpr float kUnstamped = -7.f;
 // (UNAVAILABLE) and 14 (INVALID_ARGUMENT).
 class GemmCall {
  public:
-  GemmCall(float alpha, int64_t m, int64_t n, int64_t k, uint32_t seed);
+  explicit GemmCall(float alpha = 1.f, int64_t m = 4, int64_t n = 4, int64_t k = 4, uint32_t seed = 1);
   GemmCall(const GemmCall&) = delete;
   GemmCall& operator=(const GemmCall&) = delete;
 
   const TeplugGemmArgs* args() const { return &args_; }
+  // For tests that break the args on purpose.
+  TeplugGemmArgs* mutable_args() { return &args_; }
   // Passes `bytes` of workspace at `data` (the gated provider's gate).
   void SetWorkspace(void* data, size_t bytes) {
     args_.workspace = data;
@@ -47,11 +49,17 @@ class GemmCall {
 // Attention forward, layout bshd_bshd_bshd, causal mask, batch 1.
 class AttentionForwardCall {
  public:
-  AttentionForwardCall(int64_t head_dim, int64_t seq, int64_t heads, uint32_t seed);
+  explicit AttentionForwardCall(int64_t head_dim = 64, int64_t seq = 16, int64_t heads = 2, uint32_t seed = 1);
   AttentionForwardCall(const AttentionForwardCall&) = delete;
   AttentionForwardCall& operator=(const AttentionForwardCall&) = delete;
 
   const TeplugAttentionFwdArgs* args() const { return &args_; }
+  // For tests that change dtypes or devices, or break the args on purpose.
+  TeplugAttentionFwdArgs* mutable_args() { return &args_; }
+  TeplugTensor& q() { return q_; }
+  TeplugTensor& k() { return k_; }
+  TeplugTensor& v() { return v_; }
+  TeplugTensor& o() { return o_; }
   void ClearOutput();
   float OutputMarker() const;
 
@@ -62,6 +70,6 @@ class AttentionForwardCall {
   TeplugAttentionFwdArgs args_;
 };
 
-}  // namespace teplug::stress
+}  // namespace teplug::core::testing
 
-#endif  // TEPLUG_TESTS_STRESS_FAKE_CALLS_H_
+#endif  // TEPLUG_CORE_KERNEL_TESTING_FAKE_CALLS_H_

@@ -1,11 +1,11 @@
-#include "tests/stress/fake_calls.h"
+#include "core/kernel/testing/fake_calls.h"
 
 #include <algorithm>
 #include <random>
 
 #include "teplug/sdk/struct_io.hpp"
 
-namespace teplug::stress {
+namespace teplug::core::testing {
 namespace {
 
 // A dense fp32 tensor of `shape` over `storage`, filled with values drawn
@@ -78,4 +78,4 @@ AttentionForwardCall::AttentionForwardCall(int64_t head_dim, int64_t seq, int64_
 void AttentionForwardCall::ClearOutput() { std::fill(o_data_.begin(), o_data_.end(), kUnstamped); }
 float AttentionForwardCall::OutputMarker() const { return UniformValue(o_data_); }
 
-}  // namespace teplug::stress
+}  // namespace teplug::core::testing
