@@ -140,6 +140,9 @@ struct BoundCommunicator {
   uint64_t magic = kMagic;  // cleared on destroy: catches foreign and stale handles
   std::shared_ptr<const Implementation> impl;
   TeplugCommunicator* inner;
+  // TEPLUG_OP_BIT of the ops already announced at INFO, so the hot path
+  // takes no lock after the first call of each op.
+  std::atomic<uint32_t> announced{0};
 };
 // The kernel's handle behind `c`, or nullptr (with *err set) when `c` is
 // NULL or not a communicator this dispatcher created.
@@ -216,9 +219,12 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
                                absl::StrCat(bound->impl->QualifiedName(), " (bound to this communicator) cannot serve ",
                                             desc->summary, ": ", *why).c_str());
   }
-  Core(self).logger().LogOnce(absl::StrCat("served:", desc->summary), LogLevel::kInfo,
-                              absl::StrCat("serving ", desc->summary, " -> ", bound->impl->QualifiedName(),
-                                           " (bound by its communicator)"));
+  const Logger& logger = Core(self).logger();
+  if (logger.Enabled(LogLevel::kInfo) &&
+      (bound->announced.fetch_or(TEPLUG_OP_BIT(op), std::memory_order_relaxed) & TEPLUG_OP_BIT(op)) == 0) {
+    logger.Log(LogLevel::kInfo, absl::StrCat("serving ", desc->summary, " -> ", bound->impl->QualifiedName(),
+                                             " (bound by its communicator)"));
+  }
   TeplugCollectiveArgs inner = *args;
   inner.struct_size = sizeof inner;
   inner.comm = bound->inner;
