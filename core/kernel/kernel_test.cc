@@ -199,10 +199,17 @@ TEST(KernelTest, DispatcherSupportsAndWorkspaceAnswerForTheWholeKernel) {
   EXPECT_EQ(attn->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, fp8.args(), reason, sizeof reason), 0);
   EXPECT_NE(std::string(reason).find("no provider can serve it"), std::string::npos) << reason;
   EXPECT_NE(std::string(reason).find("q dtype fp8_e4m3 not in {fp32, bf16}"), std::string::npos) << reason;
+  // Workspace is the most any ranked candidate needs, so a fallback never
+  // lacks it: "fast" (8192 bytes) is refused at head_dim 192, "wide" needs
+  // 4096; at head_dim 64 both rank.
   size_t bytes = 99;
   EXPECT_TRUE(sdk::OwnedError(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, ok.args(),
                                                          &bytes)).ok());
-  EXPECT_EQ(bytes, 0u) << "the fakes need no workspace";
+  EXPECT_EQ(bytes, 4096u);
+  AttentionCall both(64);
+  EXPECT_TRUE(sdk::OwnedError(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, both.args(),
+                                                         &bytes)).ok());
+  EXPECT_EQ(bytes, 8192u);
   ok.mutable_args()->q = nullptr;
   sdk::OwnedError bad(attn->vtbl->workspace_size(attn.get(), TEPLUG_OP_ATTENTION_FORWARD, ok.args(), &bytes));
   EXPECT_EQ(bad.code(), TEPLUG_INVALID_ARGUMENT);

@@ -44,6 +44,7 @@ class FakeAttention : public teplug::sdk::AttentionImpl {
     }
     return true;
   }
+  size_t ForwardWorkspaceSize(const TeplugAttentionFwdArgs&) override { return FAKE_WORKSPACE_BYTES; }
   void Forward(const TeplugAttentionFwdArgs& a) override { Stamp(a.o); }
   void Backward(const TeplugAttentionBwdArgs& a) override { Stamp(a.dq); }
 };
