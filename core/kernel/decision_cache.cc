@@ -7,7 +7,7 @@ DecisionCache::~DecisionCache() {
 }
 
 const CachedDecision* DecisionCache::Insert(std::unique_ptr<CachedDecision>& entry) {
-  const uint64_t hash = entry->hash;
+  const uint64_t hash = entry->key.hash();
   for (size_t probe = 0; probe < kMaxProbe; ++probe) {
     std::atomic<const CachedDecision*>& slot = slots_[(hash + probe) & (kSlots - 1)];
     const CachedDecision* current = slot.load(std::memory_order_acquire);
@@ -17,7 +17,7 @@ const CachedDecision* DecisionCache::Insert(std::unique_ptr<CachedDecision>& ent
         return entry.release();
       }
     }
-    if (current->hash == hash && current->key == entry->key) return current;
+    if (current->key.hash() == hash && current->key == entry->key) return current;
   }
   return nullptr;
 }

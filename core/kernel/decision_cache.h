@@ -15,8 +15,7 @@
 namespace teplug::core {
 
 struct CachedDecision {
-  OpSignature key;
-  uint64_t hash = 0;
+  OpSignature key;  // built by BuildSignature (so key.hash() is set)
   Decision decision;
 };
 
@@ -30,12 +29,13 @@ class DecisionCache {
   DecisionCache(const DecisionCache&) = delete;
   DecisionCache& operator=(const DecisionCache&) = delete;
 
-  // The cached decision for `key` (with `hash` = key.Hash()), or nullptr.
-  const CachedDecision* Find(const OpSignature& key, uint64_t hash) const {
+  // The cached decision for `key` (built by BuildSignature), or nullptr.
+  const CachedDecision* Find(const OpSignature& key) const {
+    const uint64_t hash = key.hash();
     for (size_t probe = 0; probe < kMaxProbe; ++probe) {
       const CachedDecision* e = slots_[(hash + probe) & (kSlots - 1)].load(std::memory_order_acquire);
       if (e == nullptr) return nullptr;
-      if (e->hash == hash && e->key == key) return e;
+      if (e->key.hash() == hash && e->key == key) return e;
     }
     return nullptr;
   }

@@ -51,31 +51,25 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
   return d;
 }
 
-const Decision* KernelCore::Resolve(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
-                                    std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const {
-  OpSignature sig;
-  const bool keyed = BuildSignature(kind, op, args, &sig);
-  const uint64_t hash = keyed ? sig.Hash() : 0;
-  if (keyed) {
-    if (const CachedDecision* hit = state.cache.Find(sig, hash)) return &hit->decision;
-  }
+const Decision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op,
+                                           const void* args, const OpSignature* sig,
+                                           std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const {
   absl::StatusOr<Decision> d = DecideNow(state, kind, op, args, "");
   if (!d.ok()) {
     *err = teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
     return nullptr;
   }
   // First time this signature is served (per kernel): one INFO line saying
-  // where it goes and why.
-  // The record is only built when the line is actually printed.
-  const std::string once_key = absl::StrCat("served:", d->op_summary());
+  // where it goes and why. The record is only built when the line is
+  // actually printed.
   if (logger_->Enabled(LogLevel::kInfo)) {
-    logger_->LogOnce(once_key, LogLevel::kInfo, absl::StrCat("serving ", d->record().OneLine()));
+    logger_->LogOnce(absl::StrCat("served:", d->op_summary()), LogLevel::kInfo,
+                     absl::StrCat("serving ", d->record().OneLine()));
   }
   auto entry = std::make_unique<CachedDecision>();
-  entry->key = sig;
-  entry->hash = hash;
   entry->decision = *std::move(d);
-  if (keyed) {
+  if (sig != nullptr) {
+    entry->key = *sig;
     if (const CachedDecision* cached = state.cache.Insert(entry)) return &cached->decision;
     logger_->LogOnce("cache-full", LogLevel::kDebug,
                      "decision cache window full: some signatures are decided on every call");

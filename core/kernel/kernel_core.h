@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/status/statusor.h"
 #include "core/concurrency/read_mostly.h"
 #include "core/config/config_snapshot.h"
@@ -19,6 +21,7 @@
 #include "core/log/logger.h"
 #include "core/registry/implementation.h"
 #include "core/select/op_description.h"
+#include "core/select/op_signature.h"
 #include "core/select/selector.h"
 
 namespace teplug::core {
@@ -47,6 +50,8 @@ class KernelCore {
   // Runs one op: selects (cached per signature), calls `call(impl)` on the
   // ranked implementations until one succeeds or fails with an error that
   // is not UNSUPPORTED/UNAVAILABLE, and applies strict mode. Never throws.
+  // The cache hit is inline and the rest out of line (DispatchMiss), so the
+  // common call is the signature, one probe and the call.
   template <class Call>
   TeplugError* Dispatch(InterfaceKind kind, int32_t op, const void* args, Call&& call) const;
 
@@ -56,9 +61,13 @@ class KernelCore {
   template <class Fn>
   TeplugError* WithDecision(InterfaceKind kind, int32_t op, const void* args, Fn&& fn) const {
     auto guard = state_.Read();
+    OpSignature sig;
+    const bool keyed = BuildSignature(kind, op, args, &sig);
+    const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
+    if (hit != nullptr) return fn(hit->decision);
     std::unique_ptr<CachedDecision> uncached;
     TeplugError* err = nullptr;
-    const Decision* d = Resolve(*guard, kind, op, args, &uncached, &err);
+    const Decision* d = DecideAndCache(*guard, kind, op, args, keyed ? &sig : nullptr, &uncached, &err);
     if (d == nullptr) return err;
     return fn(*d);
   }
@@ -73,10 +82,20 @@ class KernelCore {
   ReadMostly<KernelState>& state() const { return state_; }
 
  private:
-  // Cache lookup + slow path. Returns the decision to use; `uncached` owns it
-  // when the cache could not take it. Sets *err for malformed args.
-  const Decision* Resolve(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
-                          std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const;
+  // The cache miss: decides, logs the first serving of the signature, and
+  // caches the decision under `sig` (NULL when the call could not be keyed).
+  // Returns the decision to use; `uncached` owns it when the cache could not
+  // take it. Sets *err for malformed args.
+  const Decision* DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
+                                 const OpSignature* sig, std::unique_ptr<CachedDecision>* uncached,
+                                 TeplugError** err) const;
+  // Everything but a cache hit that succeeds at once: the miss, an empty
+  // ranking, and call-time fallback from `first_error` (the error of
+  // candidate 0 on a hit; NULL on a miss, where nothing was called yet).
+  template <class Call>
+  TeplugError* DispatchMiss(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
+                            const OpSignature* sig, const Decision* hit, TeplugError* first_error,
+                            Call& call) const;
   // Handles a failed call: returns the error to give the caller, or nullptr
   // to try the next candidate (after logging the fallback once).
   TeplugError* OnCallError(const Decision& d, size_t index, TeplugError* e) const;
@@ -90,12 +109,36 @@ class KernelCore {
 template <class Call>
 TeplugError* KernelCore::Dispatch(InterfaceKind kind, int32_t op, const void* args, Call&& call) const {
   auto guard = state_.Read();
+  OpSignature sig;
+  const bool keyed = BuildSignature(kind, op, args, &sig);
+  const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
+  TeplugError* first_error = nullptr;
+  if (ABSL_PREDICT_TRUE(hit != nullptr && !hit->decision.ranked.empty())) {
+    first_error = call(*hit->decision.ranked[0]);
+    if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
+  }
+  return DispatchMiss(*guard, kind, op, args, keyed ? &sig : nullptr, hit != nullptr ? &hit->decision : nullptr,
+                      first_error, call);
+}
+
+template <class Call>
+ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState& state, InterfaceKind kind,
+                                                              int32_t op, const void* args, const OpSignature* sig,
+                                                              const Decision* hit, TeplugError* first_error,
+                                                              Call& call) const {
   std::unique_ptr<CachedDecision> uncached;
-  TeplugError* err = nullptr;
-  const Decision* d = Resolve(*guard, kind, op, args, &uncached, &err);
-  if (d == nullptr) return err;
+  const Decision* d = hit;
+  size_t next = 0;
+  if (d == nullptr) {
+    TeplugError* err = nullptr;
+    d = DecideAndCache(state, kind, op, args, sig, &uncached, &err);
+    if (d == nullptr) return err;
+  } else if (first_error != nullptr) {
+    if (TeplugError* final_error = OnCallError(*d, 0, first_error)) return final_error;
+    next = 1;
+  }
   if (d->ranked.empty()) return NoProvider(*d);
-  for (size_t i = 0; i < d->ranked.size(); ++i) {
+  for (size_t i = next; i < d->ranked.size(); ++i) {
     TeplugError* e = call(*d->ranked[i]);
     if (e == nullptr) return nullptr;
     if (TeplugError* final_error = OnCallError(*d, i, e)) return final_error;

@@ -41,59 +41,6 @@ absl::Status CheckTensor(const TeplugTensor* t, const char* args_name, const cha
   return absl::OkStatus();
 }
 
-// Alignment class of a pointer: log2 of its alignment, capped at 8 (256 B).
-int64_t AlignClass(const void* p) {
-  auto v = reinterpret_cast<uintptr_t>(p) | uintptr_t{256};
-  return __builtin_ctzll(v);
-}
-
-// One word per tensor: dtype, rank, alignment class, scaling mode, whether it
-// names a device and whether strides are explicit; then explicit strides
-// (strides are all-or-none, so strides[0] == 0 means contiguous) and, when
-// asked, the shape. The op's device is added once, by AddOpDevice.
-void AddTensor(OpSignature* sig, const TeplugTensor* t, bool with_shape) {
-  if (!TensorOk(t)) {
-    sig->Add(-1);
-    return;
-  }
-  const bool strided = t->rank > 0 && t->strides[0] != 0;
-  sig->Add(t->dtype | (int64_t{t->rank} << 8) | (AlignClass(t->data) << 16) |
-           (int64_t{t->quant != nullptr ? t->quant->mode + 1 : 0} << 24) |
-           (int64_t{t->device != nullptr} << 32) | (int64_t{strided} << 33));
-  if (strided) {
-    for (int i = 0; i < t->rank; ++i) sig->Add(t->strides[i]);
-  }
-  if (with_shape) {
-    for (int i = 0; i < t->rank; ++i) sig->Add(t->shape[i]);
-  }
-}
-
-// The device the op runs on (what capability checks look at): the first of
-// `tensors` that names one, as DeviceOf/FirstDevice define it.
-void AddOpDevice(OpSignature* sig, std::initializer_list<const TeplugTensor*> tensors) {
-  for (const TeplugTensor* t : tensors) {
-    if (TensorOk(t) && t->device != nullptr) {
-      const TeplugDevice d = DeviceOf(t);
-      sig->Add(int64_t{d.kind} | (int64_t{d.vendor_id} << 32));
-      sig->Add(int64_t{d.ordinal} | (int64_t{d.arch} << 32));
-      return;
-    }
-  }
-  sig->Add(TEPLUG_DEVICE_CPU);
-}
-
-// Two 32-bit values in one word.
-int64_t Pair(int64_t lo, int64_t hi) {
-  return static_cast<int64_t>((static_cast<uint64_t>(hi) << 32) | (static_cast<uint64_t>(lo) & 0xFFFFFFFFu));
-}
-
-int64_t FloatBits(float f) {
-  int32_t b;
-  static_assert(sizeof b == sizeof f, "float is 32-bit");
-  __builtin_memcpy(&b, &f, sizeof b);
-  return b;
-}
-
 std::string Shape(const TeplugTensor* t) {
   if (t == nullptr) return "-";
   std::string s = absl::StrCat(sdk::DTypeName(t->dtype), "[");
@@ -148,18 +95,6 @@ absl::StatusOr<OpDescription> DescribeGemm(const TeplugGemmArgs* a) {
   return d;
 }
 
-void GemmSignature(const TeplugGemmArgs* a, OpSignature* sig) {
-  // GEMM shapes are its parameters (M, N, K): all in the key.
-  for (const TeplugTensor* t : {a->a, a->b, a->c, static_cast<const TeplugTensor*>(a->d), a->bias,
-                                static_cast<const TeplugTensor*>(a->pre_gelu_out)}) {
-    AddTensor(sig, t, /*with_shape=*/true);
-  }
-  AddOpDevice(sig, {a->a, a->b, a->d});
-  sig->Add(int64_t{a->trans_a != 0} | int64_t{a->trans_b != 0} << 1 | int64_t{a->accumulate != 0} << 2 |
-           int64_t{a->use_split_accumulator != 0} << 3 | int64_t{a->epilogue} << 8);
-  sig->Add(AlignClass(a->workspace) | (static_cast<int64_t>(a->workspace_size) << 8));
-}
-
 // -------------------------------------------------------------- attention
 const char* const kAttnFwd = "TeplugAttentionFwdArgs";
 const char* const kAttnBwd = "TeplugAttentionBwdArgs";
@@ -206,24 +141,6 @@ std::string ParamsSummary(const TeplugAttentionParams* p) {
   }
   if (p->deterministic) absl::StrAppend(&s, " deterministic");
   return s;
-}
-
-void ParamsSignature(const TeplugAttentionParams* p, OpSignature* sig) {
-  if (p == nullptr) {
-    sig->Add(-1);
-    return;
-  }
-  sig->Add(int64_t{p->layout} | int64_t{p->mask_type} << 8 | int64_t{p->bias_type} << 16 |
-           int64_t{p->is_training != 0} << 24 | int64_t{p->deterministic != 0} << 25 |
-           int64_t{p->cu_seqlens_q != nullptr} << 26 | int64_t{p->cu_seqlens_kv != nullptr} << 27 |
-           int64_t{p->alibi_slopes != nullptr} << 28);
-  sig->Add(p->batch);
-  sig->Add(Pair(p->num_heads_q, p->num_heads_kv));
-  sig->Add(Pair(p->head_dim_qk, p->head_dim_v));
-  sig->Add(p->max_seqlen_q);
-  sig->Add(p->max_seqlen_kv);
-  sig->Add(Pair(p->window_left, p->window_right));
-  sig->Add(FloatBits(p->dropout));
 }
 
 // What forward and backward descriptions share, once their args are checked.
@@ -326,15 +243,6 @@ absl::StatusOr<OpDescription> DescribeDequantize(const TeplugDequantizeArgs* a) 
                            sdk::ScalingName(a->input->quant ? a->input->quant->mode : TEPLUG_SCALING_NONE),
                            " -> ", Shape(a->output), " on ", DeviceLabel(d.device));
   return d;
-}
-
-void QuantSignature(const TeplugQuantizeArgs* a, OpSignature* sig) {
-  AddTensor(sig, a->input, /*with_shape=*/true);
-  AddTensor(sig, a->output, /*with_shape=*/true);
-  AddOpDevice(sig, {a->input, a->output});
-  sig->Add(int64_t{a->recipe} | int64_t{a->force_pow2_scales != 0} << 8 | int64_t{a->rowwise != 0} << 9 |
-           int64_t{a->columnwise != 0} << 10);
-  sig->Add(FloatBits(a->amax_epsilon));
 }
 
 // ------------------------------------------------------------- collective
@@ -455,67 +363,6 @@ absl::StatusOr<OpDescription> DescribeOp(InterfaceKind kind, int32_t op, const v
   }
   return absl::InvalidArgumentError(
       absl::StrCat("op ", sdk::OpName(op), " (", op, ") is not an op of ", InterfaceDisplayName(kind)));
-}
-
-bool BuildSignature(InterfaceKind kind, int32_t op, const void* args, OpSignature* sig) {
-  if (args == nullptr) return false;
-  sig->Add(static_cast<int64_t>(kind) << 32 | op);
-  switch (kind) {
-    case InterfaceKind::kGemm: {
-      auto* a = static_cast<const TeplugGemmArgs*>(args);
-      if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream)) return false;
-      GemmSignature(a, sig);
-      break;
-    }
-    case InterfaceKind::kAttention:
-      if (op == TEPLUG_OP_ATTENTION_FORWARD) {
-        auto* a = static_cast<const TeplugAttentionFwdArgs*>(args);
-        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream)) return false;
-        ParamsSignature(a->params, sig);
-        // Attention shapes follow from the parameters and layout (and THD
-        // token counts vary per batch): only the bias's broadcast shape is
-        // keyed.
-        for (const TeplugTensor* t : {a->q, a->k, a->v, static_cast<const TeplugTensor*>(a->o),
-                                      static_cast<const TeplugTensor*>(a->softmax_lse)}) {
-          AddTensor(sig, t, /*with_shape=*/false);
-        }
-        AddTensor(sig, a->bias, /*with_shape=*/true);
-        AddOpDevice(sig, {a->q, a->k, a->v, a->o});
-        sig->Add(int64_t{a->s_quant != nullptr} | AlignClass(a->workspace) << 1 |
-                 static_cast<int64_t>(a->workspace_size) << 16);
-      } else {
-        auto* a = static_cast<const TeplugAttentionBwdArgs*>(args);
-        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream)) return false;
-        ParamsSignature(a->params, sig);
-        for (const TeplugTensor* t : {a->q, a->k, a->v, a->o, a->d_o, a->softmax_lse,
-                                      static_cast<const TeplugTensor*>(a->dq), static_cast<const TeplugTensor*>(a->dk),
-                                      static_cast<const TeplugTensor*>(a->dv)}) {
-          AddTensor(sig, t, /*with_shape=*/false);
-        }
-        AddTensor(sig, a->bias, /*with_shape=*/true);
-        AddTensor(sig, a->dbias, /*with_shape=*/true);
-        AddOpDevice(sig, {a->q, a->k, a->v, a->d_o});
-        sig->Add(int64_t{a->s_quant != nullptr} | int64_t{a->dp_quant != nullptr} << 1 |
-                 AlignClass(a->workspace) << 2 | static_cast<int64_t>(a->workspace_size) << 16);
-      }
-      break;
-    case InterfaceKind::kQuantizer:
-      if (op == TEPLUG_OP_QUANTIZE) {
-        auto* a = static_cast<const TeplugQuantizeArgs*>(args);
-        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream)) return false;
-        QuantSignature(a, sig);
-      } else {
-        auto* a = static_cast<const TeplugDequantizeArgs*>(args);
-        if (a->struct_size < TEPLUG_STRUCT_SIZE(TeplugDequantizeArgs, stream)) return false;
-        AddTensor(sig, a->input, /*with_shape=*/true);
-        AddTensor(sig, a->output, /*with_shape=*/true);
-        AddOpDevice(sig, {a->input, a->output});
-      }
-      break;
-    case InterfaceKind::kCollective:
-      return false;  // collectives are bound to their communicator's implementation
-  }
-  return !sig->overflow();
 }
 
 }  // namespace teplug::core

@@ -1,7 +1,7 @@
 // What the selection engine knows about one op call, extracted from the
 // caller's args struct: the device it runs on, the facts config rules match
-// on, a one-line summary for decision records and logs, and the signature
-// decisions are cached under.
+// on, and a one-line summary for decision records and logs. (The cache key,
+// which must be far cheaper, is built separately: op_signature.h.)
 #ifndef TEPLUG_CORE_SELECT_OP_DESCRIPTION_H_
 #define TEPLUG_CORE_SELECT_OP_DESCRIPTION_H_
 
@@ -10,7 +10,6 @@
 #include "absl/status/statusor.h"
 #include "core/config/config_snapshot.h"
 #include "core/registry/interface_kind.h"
-#include "core/select/op_signature.h"
 #include "teplug/teplug.h"
 
 namespace teplug::core {
@@ -45,10 +44,6 @@ struct OpDescription {
 // tensors non-NULL where required, struct sizes). Errors are
 // INVALID_ARGUMENT naming the struct and field.
 absl::StatusOr<OpDescription> DescribeOp(InterfaceKind kind, int32_t op, const void* args);
-
-// The cache key of an op call: fast (no allocation, no strings). Returns
-// false when the args are too malformed to key (DescribeOp then reports why).
-bool BuildSignature(InterfaceKind kind, int32_t op, const void* args, OpSignature* sig);
 
 // The op's device from its first tensor with a device (host if none).
 TeplugDevice DeviceOf(const TeplugTensor* t);
