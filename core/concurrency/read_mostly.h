@@ -1,12 +1,22 @@
 // ReadMostly<T>: a value read on every call and replaced rarely (plugin
 // loads, config reloads), with lock-free reads and safe reclamation.
 //
-// Readers take a Guard: two uncontended atomic increments on a per-thread
-// shard, no lock. Publish swaps in a new value, then waits until every reader
-// that might still see the old one has left, and only then destroys it — so a
-// call that started on the old value finishes on it (this is the scheme of
-// sleepable RCU with two reader phases). Do not call Publish while holding a
-// Guard on the same object from the same thread: it would wait for itself.
+// Readers take a Guard, which counts them in one of two phases; Update swaps
+// in a new value, moves to the other phase, waits until the old phase has no
+// readers, and only then destroys the old value — so a call that started on
+// the old value finishes on it (the scheme of sleepable RCU with two reader
+// phases).
+//
+// Counting is the hot path's cost, so each of the first kSlots threads that
+// read counts itself in a slot only it writes, with a plain load and store,
+// and no fence the CPU executes: the writer makes every thread execute one
+// instead (ProcessWideFence). Threads beyond kSlots, and processes where that
+// fence is unavailable, count in a shared slot with locked increments and
+// full fences (ReaderFence::kSymmetric).
+//
+// Rules: release a Guard on the thread that took it; do not call Update
+// while holding a Guard on the same object from the same thread (it would
+// wait for itself).
 #ifndef TEPLUG_CORE_CONCURRENCY_READ_MOSTLY_H_
 #define TEPLUG_CORE_CONCURRENCY_READ_MOSTLY_H_
 
@@ -17,28 +27,50 @@
 #include <mutex>
 #include <thread>
 
+#include "core/concurrency/process_fence.h"
+#include "core/concurrency/reader_index.h"
+
 namespace teplug::core {
 
-// Index of the calling thread's reader shard, stable per thread.
-size_t ReaderShardIndex();
+// How readers are ordered against the writer (see the file comment).
+enum class ReaderFence {
+  kAsymmetric,  // per-thread slots, compiler fence; the writer fences every thread
+  kSymmetric,   // a shared slot, locked increments and full fences on both sides
+};
+
+// kAsymmetric where the process-wide fence is available, else kSymmetric.
+inline ReaderFence DefaultReaderFence() {
+  return ProcessFenceAvailable() ? ReaderFence::kAsymmetric : ReaderFence::kSymmetric;
+}
 
 template <class T>
 class ReadMostly {
  public:
-  static constexpr size_t kShards = 64;
+  // Threads with their own slot; later threads share one.
+  static constexpr size_t kSlots = 128;
 
-  explicit ReadMostly(std::unique_ptr<T> initial) : current_(initial.release()) {}
+  explicit ReadMostly(std::unique_ptr<T> initial, ReaderFence fence = DefaultReaderFence())
+      : current_(initial.release()), asymmetric_(fence == ReaderFence::kAsymmetric) {}
   ~ReadMostly() { delete current_.load(); }
   ReadMostly(const ReadMostly&) = delete;
   ReadMostly& operator=(const ReadMostly&) = delete;
 
   class Guard {
    public:
-    Guard(Guard&& o) noexcept : counter_(o.counter_), value_(o.value_) { o.counter_ = nullptr; }
+    Guard(Guard&& o) noexcept : counter_(o.counter_), value_(o.value_), own_slot_(o.own_slot_) {
+      o.counter_ = nullptr;
+    }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
     ~Guard() {
-      if (counter_ != nullptr) counter_->fetch_sub(1, std::memory_order_release);
+      if (counter_ == nullptr) return;
+      if (own_slot_) {
+        // Only this thread writes the slot. Release: our reads of the value
+        // happen before the writer sees the count drop.
+        counter_->store(counter_->load(std::memory_order_relaxed) - 1, std::memory_order_release);
+      } else {
+        counter_->fetch_sub(1, std::memory_order_release);
+      }
     }
     const T* get() const { return value_; }
     const T* operator->() const { return value_; }
@@ -46,22 +78,39 @@ class ReadMostly {
 
    private:
     friend class ReadMostly;
-    Guard(std::atomic<int64_t>* c, const T* v) : counter_(c), value_(v) {}
+    Guard(std::atomic<int64_t>* c, const T* v, bool own_slot) : counter_(c), value_(v), own_slot_(own_slot) {}
     std::atomic<int64_t>* counter_;
     const T* value_;
+    bool own_slot_;
   };
 
   // The current value, valid while the Guard lives.
   Guard Read() const {
-    Shard& shard = shards_[ReaderShardIndex() % kShards];
+    const size_t index = ReaderIndex();
+    if (asymmetric_ && index < kSlots) {
+      Slot& slot = slots_[index];
+      for (;;) {
+        const uint64_t phase = phase_.load(std::memory_order_acquire);
+        std::atomic<int64_t>* counter = &slot.readers[phase & 1];
+        counter->store(counter->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        // Either the writer's process-wide fence comes after our store (and
+        // the writer sees our count), or our loads below come after it (and
+        // see the new phase, so we retry there).
+        LightFence();
+        if (phase_.load(std::memory_order_acquire) == phase) {
+          return Guard(counter, current_.load(std::memory_order_acquire), true);
+        }
+        counter->store(counter->load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+      }
+    }
     for (;;) {
       const uint64_t phase = phase_.load(std::memory_order_seq_cst);
-      std::atomic<int64_t>* counter = &shard.readers[phase & 1];
+      std::atomic<int64_t>* counter = &shared_.readers[phase & 1];
       counter->fetch_add(1, std::memory_order_seq_cst);
       // If the phase moved, a writer may already be waiting on the other
       // counter without having seen our increment: retry in the new phase.
       if (phase_.load(std::memory_order_seq_cst) == phase) {
-        return Guard(counter, current_.load(std::memory_order_seq_cst));
+        return Guard(counter, current_.load(std::memory_order_seq_cst), false);
       }
       counter->fetch_sub(1, std::memory_order_release);
     }
@@ -76,20 +125,23 @@ class ReadMostly {
     const T* published = next.get();
     T* old = current_.exchange(next.release(), std::memory_order_seq_cst);
     const uint64_t phase = phase_.fetch_add(1, std::memory_order_seq_cst);
+    if (asymmetric_) ProcessWideFence();
     WaitForReaders(phase & 1);
     delete old;
     return published;
   }
 
  private:
-  struct alignas(64) Shard {
+  struct alignas(64) Slot {
     std::atomic<int64_t> readers[2] = {{0}, {0}};
   };
 
   void WaitForReaders(uint64_t parity) const {
     for (;;) {
-      int64_t total = 0;
-      for (const Shard& s : shards_) total += s.readers[parity].load(std::memory_order_seq_cst);
+      int64_t total = shared_.readers[parity].load(std::memory_order_seq_cst);
+      if (asymmetric_) {
+        for (const Slot& s : slots_) total += s.readers[parity].load(std::memory_order_acquire);
+      }
       if (total == 0) return;
       std::this_thread::yield();
     }
@@ -97,7 +149,9 @@ class ReadMostly {
 
   std::atomic<T*> current_;
   std::atomic<uint64_t> phase_{0};
-  mutable Shard shards_[kShards];
+  const bool asymmetric_;
+  mutable Slot slots_[kSlots];  // slot i: written only by the thread whose ReaderIndex() is i
+  mutable Slot shared_;
   std::mutex writer_;
 };
 
