@@ -1,7 +1,9 @@
 #include "core/concurrency/process_fence.h"
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -32,12 +34,22 @@ bool ProcessFenceAvailable() {
 }
 
 void ProcessWideFence() {
+  int error = 0;
 #if defined(__linux__) && defined(__NR_membarrier)
   if (Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
+  error = errno;
+  // The registration belongs to the address space (a forked child inherits
+  // it); should it ever be missing, register again.
+  if (error == EPERM && Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
+      Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
+    return;
+  }
+  error = errno;
 #endif
-  // Registered at start, so this cannot fail; if it ever did, readers would
-  // not be fenced and a value could be freed under them. Stop instead.
-  std::fprintf(stderr, "teplug: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after registration\n");
+  // Readers that count themselves without a CPU fence rely on this one;
+  // going on without it could free a value under a reader. Stop instead.
+  std::fprintf(stderr, "teplug: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed: %s\n",
+               std::strerror(error));
   std::abort();
 }
 

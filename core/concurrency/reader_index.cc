@@ -5,6 +5,9 @@
 #include <queue>
 #include <vector>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
+
 namespace teplug::core {
 namespace {
 
@@ -46,14 +49,21 @@ struct IndexReturner {
   }
 };
 
-}  // namespace
-
-size_t ReaderIndex() {
-  if (t_index != kUnassigned) return t_index;
+// The first call on a thread. Out of line, so that the common path of
+// ReaderIndex is a thread-local load and a compare.
+ABSL_ATTRIBUTE_NOINLINE size_t AssignReaderIndex() {
   t_index = Pool().Take();
   thread_local IndexReturner returner;
   (void)returner;
   return t_index;
+}
+
+}  // namespace
+
+size_t ReaderIndex() {
+  const size_t index = t_index;
+  if (ABSL_PREDICT_TRUE(index != kUnassigned)) return index;
+  return AssignReaderIndex();
 }
 
 }  // namespace teplug::core

@@ -53,11 +53,10 @@ constexpr uint64_t SiteKey(uint32_t site) {
 // what is wrong), so the common path is straight-line loads and stores.
 struct Cursor {
   int64_t* out;
-  // Four partial sums, so that the additions form four short chains instead
-  // of one long one; Lane spreads consecutive sites (and the four keys of one
-  // tensor site) over them.
-  uint64_t hash[4] = {0, 0, 0, 0};
-  static constexpr int Lane(uint32_t site) { return static_cast<int>((site ^ (site >> 2)) & 3); }
+  // Two partial sums, so that the additions form two shorter chains; Lane
+  // spreads consecutive sites over them.
+  uint64_t hash[2] = {0, 0};
+  static constexpr int Lane(uint32_t site) { return static_cast<int>((site ^ (site >> 2)) & 1); }
   // The op's device: that of the first device-candidate tensor that names
   // one (what DescribeOp's FirstDevice picks), found on the way.
   const TeplugDevice* device = nullptr;
@@ -78,7 +77,7 @@ struct Cursor {
     }
     out += n;
   }
-  uint64_t Sum() const { return (hash[0] + hash[1]) + (hash[2] + hash[3]); }
+  uint64_t Sum() const { return hash[0] + hash[1]; }
 };
 
 // Alignment class of a pointer: log2 of its alignment, capped at 8 (256 B).
