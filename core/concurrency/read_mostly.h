@@ -7,12 +7,13 @@
 // the old value finishes on it (the scheme of sleepable RCU with two reader
 // phases).
 //
-// Counting is the hot path's cost, so each of the first kSlots threads that
-// read counts itself in a slot only it writes, with a plain load and store,
-// and no fence the CPU executes: the writer makes every thread execute one
-// instead (ProcessWideFence). Threads beyond kSlots, and processes where that
-// fence is unavailable, count in a shared slot with locked increments and
-// full fences (ReaderFence::kSymmetric).
+// Counting is the hot path's cost, so each of the first kSlots threads alive
+// at once counts itself in a slot only it writes (no contended cache line),
+// with a plain load and store and no fence the CPU executes: the writer makes
+// every thread execute one instead (ProcessWideFence). Where that fence is
+// unavailable (ReaderFence::kSymmetric), readers count in their own slot with
+// locked increments and full fences; threads beyond kSlots share one more
+// slot that way.
 //
 // Rules: release a Guard on the thread that took it; do not call Update
 // while holding a Guard on the same object from the same thread (it would
@@ -35,7 +36,7 @@ namespace teplug::core {
 // How readers are ordered against the writer (see the file comment).
 enum class ReaderFence {
   kAsymmetric,  // per-thread slots, compiler fence; the writer fences every thread
-  kSymmetric,   // a shared slot, locked increments and full fences on both sides
+  kSymmetric,   // per-thread slots, locked increments and full fences on both sides
 };
 
 // kAsymmetric where the process-wide fence is available, else kSymmetric.
@@ -57,14 +58,14 @@ class ReadMostly {
 
   class Guard {
    public:
-    Guard(Guard&& o) noexcept : counter_(o.counter_), value_(o.value_), own_slot_(o.own_slot_) {
+    Guard(Guard&& o) noexcept : counter_(o.counter_), value_(o.value_), plain_(o.plain_) {
       o.counter_ = nullptr;
     }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
     ~Guard() {
       if (counter_ == nullptr) return;
-      if (own_slot_) {
+      if (plain_) {
         // Only this thread writes the slot. Release: our reads of the value
         // happen before the writer sees the count drop.
         counter_->store(counter_->load(std::memory_order_relaxed) - 1, std::memory_order_release);
@@ -78,17 +79,17 @@ class ReadMostly {
 
    private:
     friend class ReadMostly;
-    Guard(std::atomic<int64_t>* c, const T* v, bool own_slot) : counter_(c), value_(v), own_slot_(own_slot) {}
+    Guard(std::atomic<int64_t>* c, const T* v, bool plain) : counter_(c), value_(v), plain_(plain) {}
     std::atomic<int64_t>* counter_;
     const T* value_;
-    bool own_slot_;
+    bool plain_;  // counted with a plain store in the thread's own slot
   };
 
   // The current value, valid while the Guard lives.
   Guard Read() const {
     const size_t index = ReaderIndex();
+    Slot& slot = index < kSlots ? slots_[index] : shared_;
     if (asymmetric_ && index < kSlots) {
-      Slot& slot = slots_[index];
       for (;;) {
         const uint64_t phase = phase_.load(std::memory_order_acquire);
         std::atomic<int64_t>* counter = &slot.readers[phase & 1];
@@ -105,7 +106,7 @@ class ReadMostly {
     }
     for (;;) {
       const uint64_t phase = phase_.load(std::memory_order_seq_cst);
-      std::atomic<int64_t>* counter = &shared_.readers[phase & 1];
+      std::atomic<int64_t>* counter = &slot.readers[phase & 1];
       counter->fetch_add(1, std::memory_order_seq_cst);
       // If the phase moved, a writer may already be waiting on the other
       // counter without having seen our increment: retry in the new phase.
@@ -139,9 +140,7 @@ class ReadMostly {
   void WaitForReaders(uint64_t parity) const {
     for (;;) {
       int64_t total = shared_.readers[parity].load(std::memory_order_seq_cst);
-      if (asymmetric_) {
-        for (const Slot& s : slots_) total += s.readers[parity].load(std::memory_order_acquire);
-      }
+      for (const Slot& s : slots_) total += s.readers[parity].load(std::memory_order_seq_cst);
       if (total == 0) return;
       std::this_thread::yield();
     }
@@ -150,8 +149,8 @@ class ReadMostly {
   std::atomic<T*> current_;
   std::atomic<uint64_t> phase_{0};
   const bool asymmetric_;
-  mutable Slot slots_[kSlots];  // slot i: written only by the thread whose ReaderIndex() is i
-  mutable Slot shared_;
+  mutable Slot slots_[kSlots];  // slot i: used only by the thread whose ReaderIndex() is i
+  mutable Slot shared_;         // threads whose index is kSlots or more
   std::mutex writer_;
 };
 
