@@ -21,8 +21,8 @@ constexpr int kShapedTensorWords = kTensorWords + TEPLUG_MAX_RANK;  // and the s
 constexpr int kParamsWords = 12;
 constexpr int kDeviceWords = 2;
 
-// The word of an absent (NULL) tensor. A present tensor's first word is its
-// dtype and rank; a rank is never negative, so this cannot be one.
+// The word of an absent (NULL) tensor. A present tensor's word has bits
+// 43..63 clear (see AddTensor), so this cannot be one.
 constexpr int64_t kAbsentTensor = -1;
 
 // The hash multiplier of the words one code site writes: odd and below 2^31,
@@ -44,9 +44,9 @@ constexpr uint64_t SiteKey(uint32_t site) {
 // for runs (strides, shapes) the site's key plus twice the index. Two equal
 // signatures of one op are written by the same sites in the same order,
 // because every branch the writer takes is decided by a word it already wrote
-// (a NULL tensor's -1, the rank, the strided and device bits), so equal keys
-// always hash alike. The products are independent, so they overlap in the
-// pipeline.
+// (a NULL tensor's -1, the rank, the strided, quantized and device bits), so
+// equal keys always hash alike. The products are independent, so they overlap
+// in the pipeline.
 //
 // Checks that cannot fail for well-formed args branch to a cold path that
 // marks the call unkeyable (it is then decided uncached, where DescribeOp names
