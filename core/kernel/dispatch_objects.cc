@@ -208,12 +208,7 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   if (std::optional<Refusal> r = CheckCapability(bound->impl->capability, *desc)) {
     why = FormatRefusal(*r, bound->impl->capability.devices);
   }
-  if (!why && bound->impl->supports != nullptr) {
-    char reason[256] = {0};
-    if (!bound->impl->supports(bound->impl->object.get(), op, args, reason, sizeof reason)) {
-      why = reason[0] != '\0' ? reason : "declined by supports() without a reason";
-    }
-  }
+  if (!why) why = AskSupports(*bound->impl, op, args);
   if (why) {
     return teplug_error_create(TEPLUG_UNSUPPORTED,
                                absl::StrCat(bound->impl->QualifiedName(), " (bound to this communicator) cannot serve ",

@@ -307,6 +307,14 @@ std::string FormatRefusal(const Refusal& r, const std::vector<TeplugDeviceSuppor
   return "refused";
 }
 
+std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args) {
+  if (impl.supports == nullptr) return std::nullopt;
+  char reason[256] = {0};
+  if (impl.supports(impl.object.get(), op, args, reason, sizeof reason)) return std::nullopt;
+  reason[sizeof reason - 1] = '\0';  // a plugin may fill the whole buffer
+  return std::string(reason[0] != '\0' ? reason : "declined by supports() without a reason");
+}
+
 std::string SummarizeCapability(const Capability& cap) {
   std::vector<std::string> devices;
   for (const TeplugDeviceSupport& s : cap.devices) devices.push_back(DeviceSupportLabel(s));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/registry/capability.h"
+#include "core/registry/implementation.h"
 #include "core/select/op_description.h"
 
 namespace teplug::core {
@@ -63,6 +64,12 @@ std::optional<Refusal> CheckDevice(const std::vector<TeplugDeviceSupport>& devic
 // the first reason it does not. `op.args` must be the args DescribeOp
 // validated.
 std::optional<Refusal> CheckCapability(const Capability& cap, const OpDescription& op);
+
+// Asks the implementation's `supports` hook (if it has one) about the op:
+// nullopt when it will serve it, else its reason. The plugin writes into a
+// 256-byte buffer that is NUL-terminated here whatever the plugin did, and an
+// empty reason becomes "declined by supports() without a reason".
+std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args);
 
 // One line describing what a descriptor accepts, for `teplug list`.
 std::string SummarizeCapability(const Capability& cap);

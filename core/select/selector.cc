@@ -113,12 +113,9 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kCapability, Why::kRefused);
       continue;
     }
-    if (impl->supports != nullptr && op.op != kOpCommCreate) {
-      char reason[256] = {0};
-      if (!impl->supports(impl->object.get(), op.op, op.args, reason, sizeof reason)) {
-        reason[sizeof reason - 1] = '\0';
-        reject(Stage::kSupports, Why::kExplained,
-               reason[0] != '\0' ? reason : "declined by supports() without a reason");
+    if (op.op != kOpCommCreate) {
+      if (std::optional<std::string> why = AskSupports(*impl, op.op, op.args)) {
+        reject(Stage::kSupports, Why::kExplained, *std::move(why));
         continue;
       }
     }
