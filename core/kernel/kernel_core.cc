@@ -85,10 +85,9 @@ TeplugError* KernelCore::NoProvider(const Decision& d) const {
 
 TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugError* e) const {
   const int32_t code = e->code;
-  const std::string failed = d.ranked[index]->QualifiedName();
-  const bool fallback_eligible = code == TEPLUG_UNSUPPORTED || code == TEPLUG_UNAVAILABLE;
-  if (!fallback_eligible) return e;  // other errors go back unchanged
-  std::string message = e->message != nullptr ? e->message : "";
+  if (code != TEPLUG_UNSUPPORTED && code != TEPLUG_UNAVAILABLE) return e;  // other errors go back unchanged
+  const std::string& failed = d.ranked[index]->QualifiedName();
+  const char* message = e->message != nullptr ? e->message : "";
   if (d.strict() || index + 1 == d.ranked.size()) {
     std::string why = d.strict()
                           ? absl::StrCat("strict mode (", d.strict_source(), "): no fallback")
@@ -98,12 +97,14 @@ TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugErro
     e->destroy(e);
     return teplug_error_create(static_cast<TeplugCode>(code), full.c_str());
   }
-  const std::string next = d.ranked[index + 1]->QualifiedName();
   // Never silent: the first fallback per signature and implementation is a
-  // warning that names both implementations and the error.
-  logger_->LogOnce(absl::StrCat("fallback:", d.op_summary(), ":", failed), LogLevel::kWarn,
-                   absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.op_summary(), ": ",
-                                message, "; falling back to ", next));
+  // warning that names both implementations and the error. Later calls with
+  // this cached decision skip the strings and the logger's lock.
+  if (d.FirstFallbackFrom(index)) {
+    logger_->LogOnce(absl::StrCat("fallback:", d.op_summary(), ":", failed), LogLevel::kWarn,
+                     absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.op_summary(), ": ",
+                                  message, "; falling back to ", d.ranked[index + 1]->QualifiedName()));
+  }
   e->destroy(e);
   return nullptr;
 }

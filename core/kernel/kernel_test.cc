@@ -185,6 +185,15 @@ TEST(KernelTest, FallbackOnUnavailableIsLoggedOncePerSignature) {
   EXPECT_EQ(log.Count("fast/gemm returned unavailable"), 1) << log.All();
   EXPECT_EQ(log.Count("falling back to wide/gemm"), 1) << log.All();
   EXPECT_EQ(log.Count("fast: device busy (test)"), 1) << "the original error text is kept";
+  // Another signature (another shape) is warned about once more: once per
+  // signature, not once per kernel.
+  for (int i = 0; i < 2; ++i) {
+    GemmCall c(13.f, 8, 8, 8);
+    auto err = CallGemm(*k, c);
+    ASSERT_TRUE(err.ok()) << err.message();
+    EXPECT_EQ(c.OutputMarker(), kWide);
+  }
+  EXPECT_EQ(log.Count("fast/gemm returned unavailable"), 2) << log.All();
 }
 
 TEST(KernelTest, DispatcherSupportsAndWorkspaceAnswerForTheWholeKernel) {

@@ -64,12 +64,11 @@ struct Implementation {
   TeplugSupportsFn supports = nullptr;
   sdk::Ref<TeplugObject> object;  // declared last: released first
 
-  // "provider/name", as decision records show it; the loader fills
-  // qualified_name once so selection does not rebuild it.
+  // "provider/name", as decision records show it. Set by the loader (the
+  // only place implementations are made), so selection and fallback read it
+  // without building a string.
   std::string qualified_name;
-  std::string QualifiedName() const {
-    return qualified_name.empty() ? provider->name + "/" + name : qualified_name;
-  }
+  const std::string& QualifiedName() const { return qualified_name; }
 };
 
 }  // namespace teplug::core

@@ -170,6 +170,12 @@ const DecisionRecord& Decision::record() const {
   return lazy_->record;
 }
 
+bool Decision::FirstFallbackFrom(size_t index) const {
+  if (index >= 64) return true;
+  const uint64_t bit = uint64_t{1} << index;
+  return (lazy_->fallbacks_announced.fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+}
+
 DecisionRecord Decision::Materialize() const {
   DecisionRecord rec;
   rec.interface_name = interface_name_;

@@ -9,6 +9,7 @@
 #ifndef TEPLUG_CORE_SELECT_SELECTOR_H_
 #define TEPLUG_CORE_SELECT_SELECTOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -53,6 +54,13 @@ class Decision {
   // safe; the decision may be shared through the decision cache).
   const DecisionRecord& record() const;
 
+  // True the first time it is called for `index` on this decision (always
+  // true past index 63). Lets call-time fallback skip building its warning,
+  // and the logger's lock, on every later call: a provider that keeps
+  // answering UNAVAILABLE must not put a lock on the hot path. The logger's
+  // log-once key stays the authority across decisions.
+  bool FirstFallbackFrom(size_t index) const;
+
  private:
   friend Decision Decide(const SelectRequest& request);
 
@@ -70,9 +78,12 @@ class Decision {
     Refusal refusal;     // kRefused: the device/capability refusal, as values
     std::string reason;  // kExplained: what supports() said
   };
+  // Heap state shared by the cached decision's readers (and kept at a stable
+  // address, so Decision stays movable).
   struct LazyRecord {
     std::once_flag once;
     DecisionRecord record;
+    std::atomic<uint64_t> fallbacks_announced{0};  // bit i: FirstFallbackFrom(i) was called
   };
 
   DecisionRecord Materialize() const;
