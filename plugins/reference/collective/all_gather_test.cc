@@ -14,10 +14,10 @@ namespace teplug::reference::collective {
 namespace {
 
 using testing::AllTopologies;
-using testing::FreshRegionPath;
+using testing::ExpectAllRanksOk;
 using testing::RandomElements;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::RunOnCommunicators;
 using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
@@ -59,12 +59,9 @@ std::vector<unsigned char> Concatenate(const std::vector<std::vector<unsigned ch
 void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bool uneven,
                  bool in_place) {
   const auto inputs = MakeInputs(counts);
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<unsigned char> all_outputs;
         for (size_t t = 0; t < std::size(kTypes); ++t) {
           const std::vector<unsigned char>& mine = inputs[t][rank];
@@ -76,9 +73,9 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bo
             if (!mine.empty()) std::memcpy(out.data() + offset, mine.data(), mine.size());
             in = out.data() + offset;
           }
-          absl::Status status =
-              uneven ? (*communicator)->AllGatherV(in, out.data(), counts, kTypes[t])
-                     : (*communicator)->AllGather(in, out.data(), counts[0], kTypes[t]);
+          absl::Status status = uneven
+                                    ? communicator.AllGatherV(in, out.data(), counts, kTypes[t])
+                                    : communicator.AllGather(in, out.data(), counts[0], kTypes[t]);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
         }
@@ -89,8 +86,8 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bo
     const std::vector<unsigned char> all = Concatenate(per_rank);
     expected.insert(expected.end(), all.begin(), all.end());
   }
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < topology.world; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     EXPECT_EQ(results[r].output, expected) << "rank " << r;
   }
 }

@@ -2,12 +2,10 @@
 // reducible type and operator on random data checked against the exact
 // oracle, bit-identical results on every rank, in place, and empty buffers.
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/random_elements.h"
 #include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/reduction_oracle.h"
 
@@ -16,12 +14,12 @@ namespace {
 
 using testing::AllTopologies;
 using testing::CheckReduction;
-using testing::FreshRegionPath;
-using testing::kReduceOps;
-using testing::kReducibleTypes;
-using testing::RandomElements;
+using testing::ElementBytes;
+using testing::ExpectAllRanksOk;
+using testing::MakeReduceCases;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::ReduceCase;
+using testing::RunOnCommunicators;
 using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
@@ -32,34 +30,9 @@ constexpr size_t kChunkBytes = 512;
 // Not a multiple of any chunk's element count, and several chunks long.
 constexpr size_t kCount = 301;
 
-size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
-
-// One (type, op) case with every rank's random input.
-struct ReduceCase {
-  DataType type;
-  ReduceOp op;
-  std::vector<std::vector<unsigned char>> inputs;  // [rank]
-};
-
+// Every type x operator with kCount random elements per rank.
 std::vector<ReduceCase> MakeCases(int world) {
-  std::vector<ReduceCase> cases;
-  uint64_t seed = 1000 * world;
-  for (DataType type : kReducibleTypes) {
-    for (ReduceOp op : kReduceOps) {
-      ReduceCase c{type, op, {}};
-      for (int r = 0; r < world; ++r) {
-        c.inputs.push_back(RandomElements(type, kCount, ++seed));
-      }
-      cases.push_back(std::move(c));
-    }
-  }
-  return cases;
-}
-
-void ExpectAllRanksOk(const std::vector<RankResult>& results) {
-  for (size_t r = 0; r < results.size(); ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
-  }
+  return MakeReduceCases(world, kCount, 1000 * world);
 }
 
 class AllReduceTest : public ::testing::TestWithParam<Topology> {};
@@ -67,23 +40,20 @@ class AllReduceTest : public ::testing::TestWithParam<Topology> {};
 TEST_P(AllReduceTest, EveryTypeAndOperatorMatchesTheExactOracleOnEveryRank) {
   const Topology topology = GetParam();
   const std::vector<ReduceCase> cases = MakeCases(topology.world);
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
           std::vector<unsigned char> out(kCount * ElementBytes(c.type));
           absl::Status status =
-              (*communicator)->AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
+              communicator.AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
         }
         return all_outputs;
       });
-  ExpectAllRanksOk(results);
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 1; r < topology.world; ++r) {
     EXPECT_EQ(results[r].output, results[0].output)
         << "rank " << r << " differs from rank 0: results must be bit-identical";
@@ -102,30 +72,26 @@ TEST_P(AllReduceTest, EveryTypeAndOperatorMatchesTheExactOracleOnEveryRank) {
 TEST_P(AllReduceTest, InPlaceGivesTheSameBitsAsOutOfPlace) {
   const Topology topology = GetParam();
   const std::vector<ReduceCase> cases = MakeCases(topology.world);
-  const std::string path = FreshRegionPath();
   // Output per rank: for every case, the out-of-place result then the
   // in-place one.
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<unsigned char> all_outputs;
         for (const ReduceCase& c : cases) {
           std::vector<unsigned char> out(c.inputs[rank].size());
           absl::Status status =
-              (*communicator)->AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
+              communicator.AllReduce(c.inputs[rank].data(), out.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           std::vector<unsigned char> in_place = c.inputs[rank];
-          status =
-              (*communicator)->AllReduce(in_place.data(), in_place.data(), kCount, c.type, c.op);
+          status = communicator.AllReduce(in_place.data(), in_place.data(), kCount, c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
           all_outputs.insert(all_outputs.end(), in_place.begin(), in_place.end());
         }
         return all_outputs;
       });
-  ExpectAllRanksOk(results);
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < topology.world; ++r) {
     size_t offset = 0;
     for (const ReduceCase& c : cases) {
@@ -145,24 +111,21 @@ TEST_P(AllReduceTest, InPlaceGivesTheSameBitsAsOutOfPlace) {
 
 TEST_P(AllReduceTest, EmptyBufferIsANoOpThatKeepsRanksInStep) {
   const Topology topology = GetParam();
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         absl::Status status =
-            (*communicator)->AllReduce(nullptr, nullptr, 0, DataType::kFp32, ReduceOp::kSum);
+            communicator.AllReduce(nullptr, nullptr, 0, DataType::kFp32, ReduceOp::kSum);
         if (!status.ok()) return status;
         // A real reduction after the empty one still lines up on all ranks.
         int32_t value = rank + 1;
-        status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt32, ReduceOp::kSum);
+        status = communicator.AllReduce(&value, &value, 1, DataType::kInt32, ReduceOp::kSum);
         if (!status.ok()) return status;
         std::vector<unsigned char> bytes(sizeof(value));
         std::memcpy(bytes.data(), &value, sizeof(value));
         return bytes;
       });
-  ExpectAllRanksOk(results);
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   const int32_t expected = topology.world * (topology.world + 1) / 2;
   for (int r = 0; r < topology.world; ++r) {
     int32_t got = 0;

@@ -14,10 +14,10 @@ namespace teplug::reference::collective {
 namespace {
 
 using testing::AllTopologies;
-using testing::FreshRegionPath;
+using testing::ExpectAllRanksOk;
 using testing::RandomElements;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::RunOnCommunicators;
 using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
@@ -40,23 +40,20 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
       payloads[root].push_back(RandomElements(DataType::kFp32, kCount, ++seed));
     }
   }
-  const std::string path = FreshRegionPath();
   // Per root: out-of-place result, then in-place result.
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<unsigned char> all_outputs;
         for (int root = 0; root < topology.world; ++root) {
           const std::vector<unsigned char>& mine = payloads[root][rank];
           std::vector<unsigned char> out(mine.size(), 0x5A);
           absl::Status status =
-              (*communicator)->Broadcast(mine.data(), out.data(), kCount, DataType::kFp32, root);
+              communicator.Broadcast(mine.data(), out.data(), kCount, DataType::kFp32, root);
           if (!status.ok()) return status;
           std::vector<unsigned char> in_place = mine;
-          status = (*communicator)
-                       ->Broadcast(in_place.data(), in_place.data(), kCount, DataType::kFp32, root);
+          status = communicator.Broadcast(in_place.data(), in_place.data(), kCount, DataType::kFp32,
+                                          root);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out.begin(), out.end());
           all_outputs.insert(all_outputs.end(), in_place.begin(), in_place.end());
@@ -69,8 +66,8 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
       expected.insert(expected.end(), payloads[root][root].begin(), payloads[root][root].end());
     }
   }
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < topology.world; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     EXPECT_EQ(results[r].output, expected) << "rank " << r;
   }
 }
@@ -80,15 +77,12 @@ TEST_P(BroadcastBarrierTest, BroadcastFromEveryRootDeliversTheRootsData) {
 // processes on one host (CLOCK_MONOTONIC).
 TEST_P(BroadcastBarrierTest, NoRankLeavesBarrierBeforeTheLastArrives) {
   const Topology topology = GetParam();
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::this_thread::sleep_for(std::chrono::milliseconds(30 * rank));
         const int64_t arrived = std::chrono::steady_clock::now().time_since_epoch().count();
-        absl::Status status = (*communicator)->Barrier();
+        absl::Status status = communicator.Barrier();
         if (!status.ok()) return status;
         const int64_t left = std::chrono::steady_clock::now().time_since_epoch().count();
         std::vector<unsigned char> times(2 * sizeof(int64_t));
@@ -98,8 +92,8 @@ TEST_P(BroadcastBarrierTest, NoRankLeavesBarrierBeforeTheLastArrives) {
       });
   int64_t last_arrival = 0;
   std::vector<int64_t> departures;
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < topology.world; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     ASSERT_EQ(results[r].output.size(), 2 * sizeof(int64_t));
     int64_t arrived = 0, left = 0;
     std::memcpy(&arrived, results[r].output.data(), sizeof(arrived));

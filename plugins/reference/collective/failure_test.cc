@@ -19,7 +19,7 @@ namespace {
 using testing::FreshRegionPath;
 using testing::Launch;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::RunOnCommunicators;
 
 CommunicatorOptions ShortTimeout() {
   CommunicatorOptions options;
@@ -55,16 +55,14 @@ class DeadPeerTest : public ::testing::TestWithParam<Launch> {};
 // returned); the survivors' AllReduce must time out naming AllReduce and rank
 // 2, and the failed communicator must refuse later calls.
 TEST_P(DeadPeerTest, CollectiveTimesOutNamingTheOperationAndTheMissingRank) {
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(GetParam(), 3, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, 3, ShortTimeout());
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      GetParam(), 3, ShortTimeout(),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         if (rank == 2) return std::vector<unsigned char>{};  // "dies"
         float value = 1.5f;
         absl::Status first =
-            (*communicator)->AllReduce(&value, &value, 1, DataType::kFp32, ReduceOp::kSum);
-        absl::Status later = (*communicator)->Barrier();
+            communicator.AllReduce(&value, &value, 1, DataType::kFp32, ReduceOp::kSum);
+        absl::Status later = communicator.Barrier();
         return absl::Status(first.code(), std::string(first.message()) + " || " +
                                               absl::StatusCodeToString(later.code()) + ": " +
                                               std::string(later.message()));
@@ -87,12 +85,10 @@ INSTANTIATE_TEST_SUITE_P(Launches, DeadPeerTest,
 std::vector<absl::Status> RunPair(
     const CommunicatorOptions& options,
     const std::function<absl::Status(Communicator&, int rank)>& body) {
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(Launch::kThreads, 2, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, 2, options);
-        if (!communicator.ok()) return communicator.status();
-        absl::Status status = body(**communicator, rank);
+  const std::vector<RankResult> results = RunOnCommunicators(
+      Launch::kThreads, 2, options,
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
+        absl::Status status = body(communicator, rank);
         if (!status.ok()) return status;
         return std::vector<unsigned char>{};
       });

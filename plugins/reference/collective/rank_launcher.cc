@@ -16,11 +16,6 @@
 namespace teplug::reference::collective::testing {
 namespace {
 
-std::string TestDirectory() {
-  const char* directory = std::getenv("TEST_TMPDIR");
-  return directory != nullptr && directory[0] != '\0' ? directory : "/tmp";
-}
-
 // Result file layout: int32 status code, uint64 message length, message,
 // then the output bytes up to the end of the file.
 bool WriteResult(const std::string& path,
@@ -144,6 +139,28 @@ CommunicatorOptions SmallChunkOptions(size_t chunk_bytes) {
   return options;
 }
 
+std::string TestDirectory() {
+  const char* directory = std::getenv("TEST_TMPDIR");
+  return directory != nullptr && directory[0] != '\0' ? directory : "/tmp";
+}
+
 std::string FreshRegionPath() { return MakeUniqueRegionPath(TestDirectory()); }
+
+std::vector<RankResult> RunOnCommunicators(Launch launch, int world,
+                                           const CommunicatorOptions& options,
+                                           const CommunicatorBody& body) {
+  const std::string path = FreshRegionPath();
+  return RunRanks(launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+    auto communicator = Communicator::Create(path, rank, world, options);
+    if (!communicator.ok()) return communicator.status();
+    return body(rank, **communicator);
+  });
+}
+
+void ExpectAllRanksOk(const std::vector<RankResult>& results) {
+  for (size_t r = 0; r < results.size(); ++r) {
+    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
+  }
+}
 
 }  // namespace teplug::reference::collective::testing

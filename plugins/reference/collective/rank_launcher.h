@@ -56,8 +56,29 @@ std::string TopologyName(const ::testing::TestParamInfo<Topology>& info);
 // rounds) and a 30 s timeout (generous for 4 processes on 2 loaded cores).
 CommunicatorOptions SmallChunkOptions(size_t chunk_bytes);
 
-// A fresh region path in $TEST_TMPDIR (or /tmp outside Bazel).
+// $TEST_TMPDIR, or /tmp outside Bazel (or when it is set but empty).
+std::string TestDirectory();
+
+// A fresh region path in TestDirectory().
 std::string FreshRegionPath();
+
+// The work of one rank on its already created communicator; returns the
+// bytes the test will check.
+using CommunicatorBody =
+    std::function<absl::StatusOr<std::vector<unsigned char>>(int rank, Communicator& communicator)>;
+
+// The usual start of a multi-rank test, written once: every rank joins one
+// fresh region with `options` and then runs body(rank, communicator). A rank
+// whose Create fails returns that status without running body.
+std::vector<RankResult> RunOnCommunicators(Launch launch, int world,
+                                           const CommunicatorOptions& options,
+                                           const CommunicatorBody& body);
+
+// Fails the test with the rank and its status for the first rank that did not
+// return ok. It uses ASSERT, which only leaves this function, so callers write
+// ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results)) to skip the output checks
+// that would only repeat the failure.
+void ExpectAllRanksOk(const std::vector<RankResult>& results);
 
 }  // namespace teplug::reference::collective::testing
 

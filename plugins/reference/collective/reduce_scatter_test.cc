@@ -7,7 +7,6 @@
 
 #include "gtest/gtest.h"
 #include "plugins/reference/collective/communicator.h"
-#include "plugins/reference/collective/random_elements.h"
 #include "plugins/reference/collective/rank_launcher.h"
 #include "plugins/reference/collective/reduction_oracle.h"
 
@@ -16,12 +15,12 @@ namespace {
 
 using testing::AllTopologies;
 using testing::CheckReduction;
-using testing::FreshRegionPath;
-using testing::kReduceOps;
-using testing::kReducibleTypes;
-using testing::RandomElements;
+using testing::ElementBytes;
+using testing::ExpectAllRanksOk;
+using testing::MakeReduceCases;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::ReduceCase;
+using testing::RunOnCommunicators;
 using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
@@ -29,34 +28,11 @@ using testing::TopologyName;
 // Staging size per round: 4 ranks: 64-byte parts, 8 fp64 per round.
 constexpr size_t kChunkBytes = 256;
 
-size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
-
 // Uneven block sizes: one empty block, the others differ and span rounds.
 std::vector<size_t> UnevenCounts(int world) {
   std::vector<size_t> counts;
   for (int r = 0; r < world; ++r) counts.push_back(r == world - 1 ? 0 : 13 + 29 * r);
   return counts;
-}
-
-struct ScatterCase {
-  DataType type;
-  ReduceOp op;
-  std::vector<std::vector<unsigned char>> inputs;  // [rank], all blocks
-};
-
-std::vector<ScatterCase> MakeCases(int world, size_t total_count) {
-  std::vector<ScatterCase> cases;
-  uint64_t seed = 500 * world;
-  for (DataType type : kReducibleTypes) {
-    for (ReduceOp op : kReduceOps) {
-      ScatterCase c{type, op, {}};
-      for (int r = 0; r < world; ++r) {
-        c.inputs.push_back(RandomElements(type, total_count, ++seed));
-      }
-      cases.push_back(std::move(c));
-    }
-  }
-  return cases;
 }
 
 void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bool uneven,
@@ -67,32 +43,31 @@ void RunAndCheck(const Topology& topology, const std::vector<size_t>& counts, bo
     offsets.push_back(total);
     total += count;
   }
-  const std::vector<ScatterCase> cases = MakeCases(topology.world, total);
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results = RunRanks(
-      topology.launch, topology.world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator =
-            Communicator::Create(path, rank, topology.world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  // Each rank's input holds every block: `total` elements.
+  const std::vector<ReduceCase> cases =
+      MakeReduceCases(topology.world, total, 500 * topology.world);
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, topology.world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<unsigned char> all_outputs;
-        for (const ScatterCase& c : cases) {
+        for (const ReduceCase& c : cases) {
           const size_t bytes = counts[rank] * ElementBytes(c.type);
           std::vector<unsigned char> in = c.inputs[rank];
           std::vector<unsigned char> separate_out(bytes);
           unsigned char* out =
               in_place ? in.data() + offsets[rank] * ElementBytes(c.type) : separate_out.data();
           absl::Status status =
-              uneven ? (*communicator)->ReduceScatterV(in.data(), out, counts, c.type, c.op)
-                     : (*communicator)->ReduceScatter(in.data(), out, counts[0], c.type, c.op);
+              uneven ? communicator.ReduceScatterV(in.data(), out, counts, c.type, c.op)
+                     : communicator.ReduceScatter(in.data(), out, counts[0], c.type, c.op);
           if (!status.ok()) return status;
           all_outputs.insert(all_outputs.end(), out, out + bytes);
         }
         return all_outputs;
       });
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < topology.world; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     size_t offset = 0;
-    for (const ScatterCase& c : cases) {
+    for (const ReduceCase& c : cases) {
       const size_t element_bytes = ElementBytes(c.type);
       std::vector<const unsigned char*> block_inputs;
       for (const auto& input : c.inputs) {

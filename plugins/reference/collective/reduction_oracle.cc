@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -141,6 +142,21 @@ std::string CheckIntegerElement(const std::vector<const unsigned char*>& inputs,
 }
 
 }  // namespace
+
+std::vector<ReduceCase> MakeReduceCases(int world, size_t count, uint64_t seed_base) {
+  std::vector<ReduceCase> cases;
+  uint64_t seed = seed_base;
+  for (DataType type : kReducibleTypes) {
+    for (ReduceOp op : kReduceOps) {
+      ReduceCase c{type, op, {}};
+      for (int r = 0; r < world; ++r) {
+        c.inputs.push_back(RandomElements(type, count, ++seed));
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
 
 std::string CheckReduction(const std::vector<const unsigned char*>& inputs, size_t count,
                            DataType type, ReduceOp op, const unsigned char* got) {

@@ -15,6 +15,7 @@
 #define TEPLUG_PLUGINS_REFERENCE_COLLECTIVE_REDUCTION_ORACLE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,22 @@ inline constexpr DataType kReducibleTypes[] = {DataType::kFp32,  DataType::kFp64
                                                DataType::kInt64, DataType::kUint8};
 inline constexpr ReduceOp kReduceOps[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin,
                                           ReduceOp::kMax, ReduceOp::kAvg};
+
+// Bytes of one element; every reducible type is a whole number of bytes.
+inline size_t ElementBytes(DataType type) { return ElementBits(type) / 8; }
+
+// One (type, operator) pair with every rank's random input.
+struct ReduceCase {
+  DataType type;
+  ReduceOp op;
+  std::vector<std::vector<unsigned char>> inputs;  // [rank], `count` elements each
+};
+
+// Every reducible type x every operator, in kReducibleTypes x kReduceOps
+// order, each with `world` random inputs of `count` elements. Input r of case
+// i uses seed seed_base + i * world + r + 1, so every input differs and a
+// suite that keeps its seed_base keeps its data bit for bit.
+std::vector<ReduceCase> MakeReduceCases(int world, size_t count, uint64_t seed_base);
 
 // Checks got[i] for i < count against the reduction of inputs[r][i] over all
 // ranks r. Returns "" when every element is within bounds, otherwise a

@@ -16,14 +16,11 @@
 namespace teplug::reference::collective {
 namespace {
 
+using testing::ExpectAllRanksOk;
 using testing::Launch;
 using testing::RankResult;
 using testing::RunRanks;
-
-std::string TestDirectory() {
-  const char* directory = std::getenv("TEST_TMPDIR");
-  return directory != nullptr ? directory : "/tmp";
-}
+using testing::TestDirectory;
 
 TEST(RendezvousTest, UniquePathsDifferAndLiveInTheDirectory) {
   std::set<std::string> paths;
@@ -88,8 +85,8 @@ TEST(RendezvousTest, KeyValueStoreConnectsThreeRanks) {
         std::memcpy(bytes.data(), &value, sizeof(value));
         return bytes;
       });
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < 3; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     int32_t got = 0;
     ASSERT_EQ(results[r].output.size(), sizeof(got));
     std::memcpy(&got, results[r].output.data(), sizeof(got));

@@ -14,10 +14,10 @@ namespace teplug::reference::collective {
 namespace {
 
 using testing::AllTopologies;
-using testing::FreshRegionPath;
+using testing::ExpectAllRanksOk;
 using testing::RandomElements;
 using testing::RankResult;
-using testing::RunRanks;
+using testing::RunOnCommunicators;
 using testing::SmallChunkOptions;
 using testing::Topology;
 using testing::TopologyName;
@@ -33,8 +33,8 @@ std::vector<unsigned char> Message(int sender, int receiver, int index, size_t c
 
 void ExpectOutputs(const std::vector<RankResult>& results,
                    const std::vector<std::vector<unsigned char>>& expected) {
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (size_t r = 0; r < results.size(); ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     EXPECT_EQ(results[r].output, expected[r]) << "rank " << r;
   }
 }
@@ -47,20 +47,18 @@ TEST_P(SendRecvTest, UngroupedRingOfSmallMessages) {
   const Topology topology = GetParam();
   const int world = topology.world;
   constexpr size_t kCount = 50;  // 200 bytes < one 256-byte chunk
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         const int next = (rank + 1) % world;
         const int previous = (rank + world - 1) % world;
         const auto outgoing = Message(rank, next, 0, kCount, DataType::kInt32);
         std::vector<unsigned char> incoming(outgoing.size());
         auto send = [&] {
-          return (*communicator)->Send(outgoing.data(), kCount, DataType::kInt32, next);
+          return communicator.Send(outgoing.data(), kCount, DataType::kInt32, next);
         };
         auto recv = [&] {
-          return (*communicator)->Recv(incoming.data(), kCount, DataType::kInt32, previous);
+          return communicator.Recv(incoming.data(), kCount, DataType::kInt32, previous);
         };
         absl::Status first = rank % 2 == 0 ? send() : recv();
         if (!first.ok()) return first;
@@ -83,25 +81,23 @@ TEST_P(SendRecvTest, GroupedAllToAllOfLargeMessagesNeverDeadlocks) {
   const Topology topology = GetParam();
   const int world = topology.world;
   constexpr size_t kCount = 777;  // 1554 bf16 bytes: 7 chunks of 256 bytes
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         std::vector<std::vector<unsigned char>> outgoing, incoming;
         for (int peer = 0; peer < world; ++peer) {
           outgoing.push_back(Message(rank, peer, 0, kCount, DataType::kBf16));
           incoming.emplace_back(outgoing.back().size());
         }
-        absl::Status status = (*communicator)->GroupStart();
+        absl::Status status = communicator.GroupStart();
         for (int peer = 0; peer < world && status.ok(); ++peer) {
-          status = (*communicator)->Send(outgoing[peer].data(), kCount, DataType::kBf16, peer);
+          status = communicator.Send(outgoing[peer].data(), kCount, DataType::kBf16, peer);
         }
         for (int peer = 0; peer < world && status.ok(); ++peer) {
-          status = (*communicator)->Recv(incoming[peer].data(), kCount, DataType::kBf16, peer);
+          status = communicator.Recv(incoming[peer].data(), kCount, DataType::kBf16, peer);
         }
         if (!status.ok()) return status;
-        status = (*communicator)->GroupEnd();
+        status = communicator.GroupEnd();
         if (!status.ok()) return status;
         std::vector<unsigned char> all;
         for (const auto& message : incoming) all.insert(all.end(), message.begin(), message.end());
@@ -123,11 +119,9 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
   const Topology topology = GetParam();
   const int world = topology.world;
   const size_t kCounts[] = {300, 7, 129};
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         const int next = (rank + 1) % world;
         const int previous = (rank + world - 1) % world;
         std::vector<std::vector<unsigned char>> outgoing, incoming;
@@ -135,15 +129,15 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
           outgoing.push_back(Message(rank, next, i, kCounts[i], DataType::kFp64));
           incoming.emplace_back(Message(previous, rank, i, kCounts[i], DataType::kFp64).size());
         }
-        absl::Status status = (*communicator)->GroupStart();
+        absl::Status status = communicator.GroupStart();
         for (int i = 0; i < 3 && status.ok(); ++i) {
-          status = (*communicator)->Recv(incoming[i].data(), kCounts[i], DataType::kFp64, previous);
+          status = communicator.Recv(incoming[i].data(), kCounts[i], DataType::kFp64, previous);
         }
         for (int i = 0; i < 3 && status.ok(); ++i) {
-          status = (*communicator)->Send(outgoing[i].data(), kCounts[i], DataType::kFp64, next);
+          status = communicator.Send(outgoing[i].data(), kCounts[i], DataType::kFp64, next);
         }
         if (!status.ok()) return status;
-        status = (*communicator)->GroupEnd();
+        status = communicator.GroupEnd();
         if (!status.ok()) return status;
         std::vector<unsigned char> all;
         for (const auto& message : incoming) all.insert(all.end(), message.begin(), message.end());
@@ -164,27 +158,24 @@ TEST_P(SendRecvTest, MessagesOnOneChannelArriveInOrder) {
 TEST_P(SendRecvTest, GroupQueuesCollectivesUntilGroupEnd) {
   const Topology topology = GetParam();
   const int world = topology.world;
-  const std::string path = FreshRegionPath();
-  const std::vector<RankResult> results =
-      RunRanks(topology.launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
-        auto communicator = Communicator::Create(path, rank, world, SmallChunkOptions(kChunkBytes));
-        if (!communicator.ok()) return communicator.status();
+  const std::vector<RankResult> results = RunOnCommunicators(
+      topology.launch, world, SmallChunkOptions(kChunkBytes),
+      [&](int rank, Communicator& communicator) -> absl::StatusOr<std::vector<unsigned char>> {
         int64_t value = 10 + rank;
         int64_t sent = 1000 + rank, received = 0;
-        absl::Status status = (*communicator)->GroupStart();
+        absl::Status status = communicator.GroupStart();
         if (status.ok()) {
-          status = (*communicator)->AllReduce(&value, &value, 1, DataType::kInt64, ReduceOp::kSum);
+          status = communicator.AllReduce(&value, &value, 1, DataType::kInt64, ReduceOp::kSum);
         }
         if (status.ok()) {
-          status = (*communicator)->Send(&sent, 1, DataType::kInt64, (rank + 1) % world);
+          status = communicator.Send(&sent, 1, DataType::kInt64, (rank + 1) % world);
         }
         if (status.ok()) {
-          status =
-              (*communicator)->Recv(&received, 1, DataType::kInt64, (rank + world - 1) % world);
+          status = communicator.Recv(&received, 1, DataType::kInt64, (rank + world - 1) % world);
         }
         if (!status.ok()) return status;
         const int64_t value_before_group_end = value;
-        status = (*communicator)->GroupEnd();
+        status = communicator.GroupEnd();
         if (!status.ok()) return status;
         std::vector<unsigned char> out(3 * sizeof(int64_t));
         std::memcpy(out.data(), &value_before_group_end, sizeof(int64_t));
@@ -192,8 +183,8 @@ TEST_P(SendRecvTest, GroupQueuesCollectivesUntilGroupEnd) {
         std::memcpy(out.data() + 16, &received, sizeof(int64_t));
         return out;
       });
+  ASSERT_NO_FATAL_FAILURE(ExpectAllRanksOk(results));
   for (int r = 0; r < world; ++r) {
-    ASSERT_TRUE(results[r].status.ok()) << "rank " << r << ": " << results[r].status;
     ASSERT_EQ(results[r].output.size(), 3 * sizeof(int64_t));
     int64_t before = 0, after = 0, received = 0;
     std::memcpy(&before, results[r].output.data(), 8);
