@@ -4,7 +4,11 @@
 //     bshd_bshd_bshd after re-layout (causal, GQA-free since packed layouts
 //     need hq == hkv), forward and backward;
 //   - bshd_bshd_bshd O matches a naive causal softmax attention written here
-//     (fp32 output: relative 2^-23);
+//     (fp32 output: relative 2^-23), and its dQ, dK, dV match the kernels'
+//     AttentionBackward called directly on the same inputs (fp32 output:
+//     relative 2^-24, one rounding);
+//   - outputs and gradients start as NaN (attention_runner.h), so an element
+//     the provider does not write fails the comparisons;
 //   - THD with cu_seqlens equals padded BSHD with a padding mask, bitwise, with
 //     GQA, head_dim_qk != head_dim_v and dropout; empty rows have LSE -inf;
 //   - errors name the args field.
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "plugins/reference/kernels/attention_reference.h"
 #include "plugins/reference/provider/reference_entry.h"
 #include "plugins/reference/provider/testing/abi_tensor.h"
 #include "plugins/reference/provider/testing/attention_runner.h"
@@ -113,6 +118,39 @@ TEST_F(AttentionProviderTest, EveryLayoutMatchesBshdAndTheNaiveOracle) {
               << "b" << b << " h" << h << " i" << i << " e" << e;
         }
         ASSERT_NEAR(want.lse[(b * d.hq + h) * d.sq + i], static_cast<double>(mx + std::log(sum)), 1e-5);
+      }
+    }
+  }
+  // dQ, dK, dV of bshd_bshd_bshd against the kernels' AttentionBackward (which
+  // kernels/attention_backward_test.cc checks against finite differences),
+  // called here on the canonical arrays the provider should have read through
+  // the ABI: fp32-rounded Q, K, V and dO, and its own O and LSE (checked above).
+  // Only the adapter's layout reads and writes stand between the two, plus one
+  // rounding of each gradient to fp32: within half an fp32 ulp, relative 2^-24.
+  // Without this check every gradient comparison is layout against layout.
+  {
+    auto as_fp32 = [](std::vector<double> x) {
+      for (double& e : x) e = static_cast<float>(e);
+      return x;
+    };
+    const AttentionShape shape{d.b, d.hq, d.hkv, d.sq, d.skv, d.dqk, d.dv};
+    AttentionOptions options;
+    options.mask_type = AttnMaskType::kCausal;
+    options.softmax_scale = params.softmax_scale;  // the float 0.4f the provider reads
+    options.is_training = true;
+    const absl::StatusOr<AttentionGradients> oracle = AttentionBackward(
+        shape, options, as_fp32(q), as_fp32(k), as_fp32(v), want.o, want.lse, as_fp32(d_o));
+    ASSERT_TRUE(oracle.ok()) << oracle.status();
+    const struct {
+      const char* name;
+      const std::vector<double>& got;
+      const std::vector<double>& oracle;
+    } grads[] = {{"dq", want.dq, oracle->dq}, {"dk", want.dk, oracle->dk}, {"dv", want.dv, oracle->dv}};
+    for (const auto& g : grads) {
+      ASSERT_EQ(g.got.size(), g.oracle.size()) << g.name;
+      for (size_t i = 0; i < g.got.size(); ++i) {
+        ASSERT_NEAR(g.got[i], g.oracle[i], std::fabs(g.oracle[i]) * 0x1p-24 + 1e-12)
+            << g.name << " element " << i << " (canonical [B][H][S][D])";
       }
     }
   }

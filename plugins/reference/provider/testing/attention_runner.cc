@@ -1,5 +1,6 @@
 #include "plugins/reference/provider/testing/attention_runner.h"
 
+#include <limits>
 #include <memory>
 
 #include "plugins/reference/provider/testing/abi_tensor.h"
@@ -7,6 +8,16 @@
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::reference::provider::testing {
+namespace {
+
+// Quiet NaN in every element of an output buffer (AbiTensor starts zeroed):
+// an element the provider leaves unwritten then reads back as NaN and breaks
+// any comparison, instead of passing as a plausible 0.
+void FillWithNan(AbiTensor& t) {
+  t.Fill(std::vector<double>(static_cast<size_t>(t.count()), std::numeric_limits<double>::quiet_NaN()));
+}
+
+}  // namespace
 
 AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAttentionParams params,
                             const Dims& d, const std::vector<int64_t>& cu_q,
@@ -32,6 +43,7 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
     in[w] = std::make_unique<AbiTensor>(dtype, shape);
     if (dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2) in[w]->SetPerTensor(1.0f, 1.0f);
     grad[w] = std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, shape);
+    FillWithNan(*grad[w]);
     std::vector<double> buffer(static_cast<size_t>(in[w]->count()), 0.0);
     for (int m = 0; m < 3; ++m) {
       const int mo = s.pack == 3 ? 0 : (s.pack == 2 && m == 2 ? 1 : m);
@@ -46,11 +58,13 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
   const LayoutSpec os{s.format, 0, false};
   const Dims od{d.b, d.sq, d.sq, d.hq, d.hq, d.dv, d.dv};
   AbiTensor o(TEPLUG_DTYPE_FP32, BufferShape(os, od, 0, tq));
+  FillWithNan(o);
   AbiTensor d_o_t(TEPLUG_DTYPE_FP32, BufferShape(os, od, 0, tq));
   std::vector<double> dob(static_cast<size_t>(d_o_t.count()), 0.0);
   Scatter(os, od, 0, cu_q, lq, d_o, &dob);
   d_o_t.Fill(dob);
   AbiTensor lse(TEPLUG_DTYPE_FP32, {d.b, d.hq, d.sq});
+  FillWithNan(lse);
   AbiTensor cq(TEPLUG_DTYPE_INT32, {d.b + 1}), ckv(TEPLUG_DTYPE_INT32, {d.b + 1});
   cq.Fill(std::vector<double>(cu_q.begin(), cu_q.end()));
   ckv.Fill(std::vector<double>(cu_kv.begin(), cu_kv.end()));

@@ -23,6 +23,9 @@ struct AttentionOutputs {
 // with per-tensor scale_inv 1), O, dO, LSE and gradients in fp32. cu_q/cu_kv
 // ([b+1] prefix sums) are passed for thd layouts and padding masks; for other
 // layouts they must describe full lengths. `bias` is passed to both calls.
+// O, LSE, dQ, dK and dV start as quiet NaN in every element, so any element
+// the provider leaves unwritten comes back as NaN (never as a plausible 0)
+// and fails every comparison of the results.
 AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAttentionParams params,
                               const Dims& d, const std::vector<int64_t>& cu_q,
                               const std::vector<int64_t>& cu_kv, const std::vector<double>& q,
