@@ -72,7 +72,8 @@ class MemoryStore {
   std::map<std::string, std::string> map_;
 };
 
-class CollectiveProviderTest : public ::testing::TestWithParam<int> {
+// Runs the entry once per test and finds ICollective v1.
+class CollectiveTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
@@ -121,6 +122,9 @@ class CollectiveProviderTest : public ::testing::TestWithParam<int> {
   testing::DirectHost host_;
   TeplugCollectiveV1* coll_ = nullptr;
 };
+
+// The same, parameterised by the world size.
+class CollectiveProviderTest : public CollectiveTest, public ::testing::WithParamInterface<int> {};
 
 // Rank r's input for element i: distinct, non-zero, exact in fp32.
 float Input(int r, int64_t i) { return static_cast<float>((r + 1) * 0.375 + (i % 7) * 1.25 + 0.0625 * i); }
@@ -199,7 +203,7 @@ TEST_P(CollectiveProviderTest, EveryOpWithThreadRanksAndBootstrapBlob) {
 
 INSTANTIATE_TEST_SUITE_P(Worlds, CollectiveProviderTest, ::testing::Values(2, 3, 4));
 
-using CollectiveRendezvousTest = CollectiveProviderTest;
+using CollectiveRendezvousTest = CollectiveTest;
 
 TEST_F(CollectiveRendezvousTest, KeyValueStoreRendezvous) {
   MemoryStore store;

@@ -60,13 +60,28 @@ int32_t ScaleDType(int32_t mode) {
   return mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
 }
 
-class QuantizerProviderTest : public ::testing::TestWithParam<Case> {
+// Runs the entry once per test and finds IQuantizer v1.
+class QuantizerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
     q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
     ASSERT_NE(q_, nullptr);
   }
+  sdk::OwnedError Dequantize(TeplugTensor* in, TeplugTensor* out) {
+    TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
+    d.input = in;
+    d.output = out;
+    return sdk::OwnedError(q_->vtbl->dequantize(q_, &d));
+  }
+  testing::DirectHost host_;
+  TeplugQuantizerV1* q_ = nullptr;
+  std::mt19937_64 rng_{777};
+};
+
+// The same, parameterised by the scaling case.
+class QuantizerProviderTest : public QuantizerTest, public ::testing::WithParamInterface<Case> {
+ protected:
   // An fp8 output [rows, cols] with row- and column-wise data and scales.
   std::unique_ptr<AbiTensor> MakeOutput(int64_t rows, int64_t cols) {
     const Case c = GetParam();
@@ -80,15 +95,6 @@ class QuantizerProviderTest : public ::testing::TestWithParam<Case> {
                                                  : ScaleShape(c.mode, cols, rows)));
     return out;
   }
-  sdk::OwnedError Dequantize(TeplugTensor* in, TeplugTensor* out) {
-    TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
-    d.input = in;
-    d.output = out;
-    return sdk::OwnedError(q_->vtbl->dequantize(q_, &d));
-  }
-  testing::DirectHost host_;
-  TeplugQuantizerV1* q_ = nullptr;
-  std::mt19937_64 rng_{777};
 };
 
 // Checks |deq - x| against the half-ulp bound, blockwise scale_inv given per element.
@@ -225,11 +231,9 @@ TEST_P(QuantizerProviderTest, RowAndColumnwiseMatchNumericsAndRoundTrip) {
 INSTANTIATE_TEST_SUITE_P(AllModes, QuantizerProviderTest, ::testing::ValuesIn(AllCases()), CaseName);
 
 // Error paths and the delayed recipe, outside the parameterised suite.
-class QuantizerErrorsTest : public QuantizerProviderTest {};
+using QuantizerErrorsTest = QuantizerTest;
 
 TEST_F(QuantizerErrorsTest, DelayedScalingUsesTheGivenScale) {
-  ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
-  q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
   AbiTensor input(TEPLUG_DTYPE_FP32, {4, 8});
   input.Fill(testing::RandomValues(rng_, 32, 0.1, 3.0));
   AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {4, 8});
@@ -249,8 +253,6 @@ TEST_F(QuantizerErrorsTest, DelayedScalingUsesTheGivenScale) {
 }
 
 TEST_F(QuantizerErrorsTest, RefusesFp4AndMissingScales) {
-  ASSERT_TRUE(host_.Run(&teplug_reference_entry).ok());
-  q_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
   AbiTensor input(TEPLUG_DTYPE_FP32, {2, 32});
   input.Fill(testing::RandomValues(rng_, 64));
   AbiTensor fp4(TEPLUG_DTYPE_FP4_E2M1, {2, 32});
