@@ -57,10 +57,13 @@ typedef enum TeplugOp {
  * NUL) into `reason`, naming the value it rejects ("k=7 not a multiple of 8").
  * Must not block, allocate device memory, launch work or read tensor data
  * (`data` may be NULL when the host only asks, e.g. `teplug explain`); may run
- * concurrently. The host caches the answer per op signature: every dtype,
- * shape, stride, scalar parameter, device and pointer alignment class (up to
- * 256 bytes) of the args, but not data addresses or values, so decide from
- * those only. */
+ * concurrently. The host caches the answer per op signature, so decide only
+ * from what the signature holds (interfaces/README.md section 3.4 lists it
+ * per op): dtypes, ranks, explicit strides, devices, scaling modes, pointer
+ * alignment classes up to 256 bytes, the op's flags and sizes, and shapes
+ * where the parameters do not imply them (attention: only bias and dbias).
+ * It does not hold data addresses, values, softmax_scale, RNG seeds or GEMM
+ * alpha/beta: refuse those from the op itself with TEPLUG_UNSUPPORTED. */
 typedef TeplugBool (*TeplugSupportsFn)(TeplugObject* self, int32_t op, const void* args,
                                        char* reason, size_t reason_size);
 
