@@ -56,5 +56,15 @@ TEST(BenchRatios, VerdictsFlipAtTheIssueTargets) {
   }
 }
 
+// Exactly at each limit: "within 1.1x" is met, "under 25 ns / 5 us / 100 ms"
+// is not, and the printed verdict says the same as the flag.
+TEST(BenchRatios, AtExactlyTheTargetTextAndFlagAgree) {
+  std::vector<RatioLine> lines = ComputeRatios(Times(2.0, 2.2, 27.0, 5.0, 1.0, 101.0));
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(lines[0].met) << lines[0].text;
+  for (size_t i = 1; i < 4; ++i) EXPECT_FALSE(lines[i].met) << lines[i].text;
+  for (const RatioLine& l : lines) EXPECT_EQ(l.met, Contains(l.text, ": met")) << l.text;
+}
+
 }  // namespace
 }  // namespace teplug::bench
