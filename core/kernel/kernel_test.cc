@@ -21,9 +21,10 @@ using AttentionCall = testing::AttentionForwardCall;
 using testing::FakePlugin;
 using testing::GemmCall;
 using testing::IsolatedOptions;
+using testing::kFast;
+using testing::kTwin;
+using testing::kWide;
 using testing::LogCapture;
-
-constexpr float kFast = 1.f, kWide = 2.f, kTwin = 3.f;
 
 std::unique_ptr<Kernel> MakeKernel(std::vector<std::string> plugins, std::string config = "",
                                    LogCapture* log = nullptr) {

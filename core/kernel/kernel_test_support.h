@@ -10,16 +10,24 @@
 
 #include "core/kernel/kernel.h"
 #include "core/kernel/testing/fake_calls.h"
+#include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
 #include "tools/cpp/runfiles/runfiles.h"
 
 namespace teplug::core::testing {
 
+// Where a file of this test's runfiles (a plugin in `data`) is on disk;
+// `path` is relative to the workspace root. Fails the running test (and
+// returns "") when the runfiles cannot be found.
 inline std::string Runfile(const std::string& path) {
   std::string error;
   std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> r(
       bazel::tools::cpp::runfiles::Runfiles::CreateForTest(&error));
-  return r ? r->Rlocation("teplug/" + path) : std::string();
+  if (r == nullptr) {
+    ADD_FAILURE() << "cannot find the runfiles for " << path << ": " << error;
+    return "";
+  }
+  return r->Rlocation("teplug/" + path);
 }
 inline std::string FakePlugin(const std::string& name) {
   return Runfile("core/kernel/testing/libteplug_fake_" + name + ".so");

@@ -32,7 +32,7 @@ void BM_Part1_ReadGuard(benchmark::State& state) {
 BENCHMARK(BM_Part1_ReadGuard);
 
 // ...and with the fallback for processes without membarrier: locked
-// increments on a shared slot.
+// increments on the thread's own slot.
 void BM_Part1_ReadGuardSymmetric(benchmark::State& state) {
   core::ReadMostly<int> value(std::make_unique<int>(1), core::ReaderFence::kSymmetric);
   for (auto _ : state) {

@@ -23,11 +23,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/kernel/kernel.h"
+#include "core/kernel/kernel_test_support.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "core/kernel/testing/fake_calls.h"
-#include "tests/stress/runfile_path.h"
 
 namespace teplug::stress {
 
@@ -46,16 +46,15 @@ constexpr int kMinCallsAfterReloads = 25;  // per worker, on the final config
 constexpr int kBenchPlugins = 50;
 const auto kDeadline = std::chrono::seconds(120);  // a hang guard, not a timing assertion
 
-// Markers the fake providers stamp (core/kernel/testing/BUILD).
-constexpr float kFast = 1.f, kWide = 2.f, kTwin = 3.f;
+using core::testing::FakePlugin;
+using core::testing::kFast;
+using core::testing::kTwin;
+using core::testing::kWide;
 
-std::string FakePlugin(const std::string& name) {
-  return RunfilePath("core/kernel/testing/libteplug_fake_" + name + ".so");
-}
 std::string BenchPlugin(int i) {
   char name[64];
   std::snprintf(name, sizeof name, "tests/bench/libteplug_bench_plugin_%02d.so", i);
-  return RunfilePath(name);
+  return core::testing::Runfile(name);
 }
 
 // The configs the reloader installs. Config index 0 is the start-up config;

@@ -14,11 +14,11 @@
 #include <thread>
 
 #include "core/kernel/kernel.h"
+#include "core/kernel/kernel_test_support.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/iids.hpp"
 #include "core/kernel/testing/fake_calls.h"
 #include "tests/stress/gate.h"
-#include "tests/stress/runfile_path.h"
 
 namespace teplug::stress {
 
@@ -28,11 +28,11 @@ namespace {
 using core::Kernel;
 using core::KernelOptions;
 
-constexpr float kWideMarker = 2.f;  // core/kernel/testing/BUILD
+using core::testing::kWide;
 
 // The canonical path of a plugin in this test's runfiles.
 std::string PluginPath(const std::string& runfile) {
-  const std::string path = RunfilePath(runfile);
+  const std::string path = core::testing::Runfile(runfile);
   char* real = realpath(path.c_str(), nullptr);
   if (real == nullptr) {
     ADD_FAILURE() << "cannot resolve " << path;
@@ -103,7 +103,7 @@ TEST_F(ProviderUnload, SelectionKeepsTheLibraryAfterTheKernelIsGone) {
   ASSERT_TRUE(PluginLoaded()) << "the Selection's implementation lives in the library";
   TeplugGemmV1* gemm = selection->as<TeplugGemmV1>();
   EXPECT_EQ(CallText(gemm->vtbl->gemm(gemm, call.args())), "OK");
-  EXPECT_EQ(call.OutputMarker(), kWideMarker);
+  EXPECT_EQ(call.OutputMarker(), kWide);
 
   selection = absl::CancelledError("released");  // drops the last reference
   EXPECT_FALSE(PluginLoaded());
@@ -118,7 +118,7 @@ TEST_F(ProviderUnload, DispatchObjectKeepsTheLibraryAfterTheKernelIsGone) {
   ASSERT_TRUE(PluginLoaded());
   GemmCall call(1.f, 2, 6, 3, 2);
   EXPECT_EQ(CallText(dispatcher->vtbl->gemm(dispatcher.get(), call.args())), "OK");
-  EXPECT_EQ(call.OutputMarker(), kWideMarker);
+  EXPECT_EQ(call.OutputMarker(), kWide);
 
   dispatcher = sdk::Ref<TeplugGemmV1>();
   EXPECT_FALSE(PluginLoaded());

@@ -18,8 +18,13 @@ namespace teplug::core::testing {
 // Written into outputs before a call; no provider stamps it.
 inline constexpr float kUnstamped = -7.f;
 
-// D = alpha * A B with A [m, k], B [k, n]; the fakes fail on alpha 13
-// (UNAVAILABLE) and 14 (INVALID_ARGUMENT).
+// What each fake provider stamps into every output element (FAKE_MARK in
+// core/kernel/testing/BUILD).
+inline constexpr float kFast = 1.f, kWide = 2.f, kTwin = 3.f;
+
+// D = alpha * A B with A [m, k], B [k, n]. The fast fake fails on alpha 13
+// with UNAVAILABLE (wide and twin serve it, so calls fall back); every fake
+// fails on alpha 14 with INVALID_ARGUMENT.
 class GemmCall {
  public:
   explicit GemmCall(float alpha = 1.f, int64_t m = 4, int64_t n = 4, int64_t k = 4, uint32_t seed = 1);
