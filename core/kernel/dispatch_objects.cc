@@ -173,8 +173,7 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ar
                                absl::StrCat("teplug: no collective provider for ", d->op_summary(), "\n",
                                             d->record().Format()).c_str());
   }
-  core.logger().LogOnce(absl::StrCat("served:", d->op_summary()), LogLevel::kInfo,
-                        absl::StrCat("serving ", d->record().OneLine()));
+  core.LogServedOnce(*d);
   // Collectives cannot fall back per call (peers must agree on one
   // implementation), so creation uses the chosen one only.
   auto bound = std::make_unique<BoundCommunicator>();

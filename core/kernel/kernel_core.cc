@@ -59,13 +59,7 @@ const Decision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKi
     *err = teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
     return nullptr;
   }
-  // First time this signature is served (per kernel): one INFO line saying
-  // where it goes and why. The record is only built when the line is
-  // actually printed.
-  if (logger_->Enabled(LogLevel::kInfo)) {
-    logger_->LogOnce(absl::StrCat("served:", d->op_summary()), LogLevel::kInfo,
-                     absl::StrCat("serving ", d->record().OneLine()));
-  }
+  LogServedOnce(*d);
   auto entry = std::make_unique<CachedDecision>();
   entry->decision = *std::move(d);
   if (sig != nullptr) {
@@ -76,6 +70,12 @@ const Decision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKi
   }
   *uncached = std::move(entry);
   return &(*uncached)->decision;
+}
+
+void KernelCore::LogServedOnce(const Decision& d) const {
+  if (!logger_->Enabled(LogLevel::kInfo)) return;
+  logger_->LogOnceWith(absl::StrCat("served:", d.op_summary()), LogLevel::kInfo,
+                       [&d] { return absl::StrCat("serving ", d.record().OneLine()); });
 }
 
 TeplugError* KernelCore::NoProvider(const Decision& d) const {

@@ -72,6 +72,11 @@ class KernelCore {
     return fn(*d);
   }
 
+  // The INFO line for the first time a signature is served (per kernel):
+  // where it goes and why. The decision record is built only when the line
+  // is printed.
+  void LogServedOnce(const Decision& d) const;
+
   // Selection outside the cache (Select/Explain, comm_create).
   absl::StatusOr<Decision> DecideNow(const KernelState& state, InterfaceKind kind, int32_t op,
                                      const void* args, absl::string_view provider) const;

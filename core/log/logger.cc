@@ -39,13 +39,13 @@ void Logger::Log(LogLevel level, absl::string_view message) const {
   sink_(level, absl::StrCat("teplug ", LogLevelName(level), ": ", message));
 }
 
+bool Logger::FirstTime(absl::string_view key) {
+  absl::MutexLock lock(&once_mutex_);
+  return seen_.insert(std::string(key)).second;
+}
+
 bool Logger::LogOnce(absl::string_view key, LogLevel level, absl::string_view message) {
-  {
-    absl::MutexLock lock(&once_mutex_);
-    if (!seen_.insert(std::string(key)).second) return false;
-  }
-  Log(level, message);
-  return true;
+  return LogOnceWith(key, level, [message] { return message; });
 }
 
 }  // namespace teplug::core

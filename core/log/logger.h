@@ -44,8 +44,19 @@ class Logger {
   // filters the line out, so raising the level later does not replay them.
   bool LogOnce(absl::string_view key, LogLevel level, absl::string_view message)
       ABSL_LOCKS_EXCLUDED(once_mutex_);
+  // The same, with the message built by `make()` only the first time, for
+  // lines that are costly to build (a decision record).
+  template <class MakeMessage>
+  bool LogOnceWith(absl::string_view key, LogLevel level, MakeMessage&& make) ABSL_LOCKS_EXCLUDED(once_mutex_) {
+    if (!FirstTime(key)) return false;
+    Log(level, make());
+    return true;
+  }
 
  private:
+  // Remembers `key`; true when it was new.
+  bool FirstTime(absl::string_view key) ABSL_LOCKS_EXCLUDED(once_mutex_);
+
   std::atomic<int> level_;
   Sink sink_;
   mutable absl::Mutex once_mutex_;
