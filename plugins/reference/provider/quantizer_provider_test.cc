@@ -252,6 +252,32 @@ TEST_F(QuantizerErrorsTest, DelayedScalingUsesTheGivenScale) {
   EXPECT_EQ(out.scale()->Values()[0], 100.0f);
 }
 
+// The output's own data may be NULL when only the column-wise codes are
+// written; with rowwise set, NULL data is refused by name.
+TEST_F(QuantizerErrorsTest, OutputDataMayBeNullOnlyWithoutRowwise) {
+  AbiTensor input(TEPLUG_DTYPE_FP32, {2, 32});
+  input.Fill(testing::RandomValues(rng_, 64));
+  AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {2, 32});
+  out.SetQuant(TEPLUG_SCALING_BLOCK_1D128,
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, std::vector<int64_t>{2, 1}),
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP8_E4M3, std::vector<int64_t>{32, 2}),
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, std::vector<int64_t>{32, 1}));
+  out.get()->data = nullptr;
+  TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+  args.input = input.get();
+  args.output = out.get();
+  args.columnwise = 1;
+  sdk::OwnedError e(q_->vtbl->quantize(q_, &args));
+  EXPECT_TRUE(e.ok()) << e.message();
+
+  args.rowwise = 1;
+  e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugQuantizeArgs.output.data is NULL but rowwise is set"),
+            std::string::npos)
+      << e.message();
+}
+
 TEST_F(QuantizerErrorsTest, RefusesFp4AndMissingScales) {
   AbiTensor input(TEPLUG_DTYPE_FP32, {2, 32});
   input.Fill(testing::RandomValues(rng_, 64));

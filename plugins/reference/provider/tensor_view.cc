@@ -41,7 +41,8 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
   return absl::StrCat("[", absl::StrJoin(shape, ", "), "]");
 }
 
-absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_view name) {
+absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_view name,
+                                      NullData null_data) {
   if (tensor == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is NULL"));
   TeplugTensor t;
   if (!sdk::ReadVersioned(tensor, &t, TEPLUG_STRUCT_SIZE(TeplugTensor, quant))) {
@@ -95,7 +96,7 @@ absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_v
       s *= t.shape[i];
     }
   }
-  if (view.element_count > 0 && view.data == nullptr) {
+  if (null_data == NullData::kRefuse && view.element_count > 0 && view.data == nullptr) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s.data is NULL but the tensor has %d elements", name, view.element_count));
   }

@@ -40,14 +40,24 @@ struct TensorView {
 // "[4, 5]".
 std::string ShapeString(const std::vector<int64_t>& shape);
 
+// Whether ViewTensor refuses a non-empty tensor whose data is NULL.
+enum class NullData {
+  kRefuse,  // the usual case: the caller reads or writes the data
+  kAllow,   // only the shape, dtype and quant are used (quantize's output
+            // when only the column-wise codes are written); the caller
+            // checks data itself before touching it
+};
+
 // Checks and views `tensor`. Errors (InvalidArgument unless noted) name
 // `name` and the field: NULL tensor, struct_size too small (abi mismatch is
 // reported as InvalidArgument here: the SDK checks only args structs), a
 // device other than the host (Unimplemented: "TeplugGemmArgs.a.device: kind
 // cuda ... the reference provider serves host memory only"), rank outside
-// 0..8, negative extents, unknown dtype, NULL data for a non-empty tensor,
-// fp4 with an inner stride other than 1 or an odd element count.
-absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_view name);
+// 0..8, negative extents, unknown dtype, NULL data for a non-empty tensor
+// (unless null_data is kAllow), fp4 with an inner stride other than 1 or an
+// odd element count.
+absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_view name,
+                                      NullData null_data = NullData::kRefuse);
 
 // Same, for an optional tensor: std::nullopt for NULL.
 absl::StatusOr<std::optional<TensorView>> ViewOptionalTensor(const TeplugTensor* tensor,
