@@ -105,12 +105,13 @@ absl::Status RunReferenceGemm(const TeplugGemmArgs& args) {
   if (!a_values.ok()) return a_values.status();
   absl::StatusOr<std::vector<double>> b_values = ReadValues(*b);
   if (!b_values.ok()) return b_values.status();
-  std::vector<double> c_values, bias_values;
+  // With accumulate the kernel reads D's old contents from d itself (C is D).
+  std::vector<double> c_values, d_values, bias_values;
   double beta = args.beta;
   if (args.accumulate) {
     absl::StatusOr<std::vector<double>> old = ReadValues(*d);
     if (!old.ok()) return old.status();
-    c_values = *std::move(old);
+    d_values = *std::move(old);
     beta = 1.0;
   } else if (c->has_value()) {
     absl::StatusOr<std::vector<double>> read = ReadValues(**c);
@@ -136,13 +137,12 @@ absl::Status RunReferenceGemm(const TeplugGemmArgs& args) {
   options.bias = bias->has_value() ? bias_values.data() : nullptr;
   options.gelu = gelu;
   options.accumulate = args.accumulate != 0;
-  std::vector<double> d_values(static_cast<size_t>(m * n));
+  d_values.resize(static_cast<size_t>(m * n));  // no-op when accumulate read it
   std::vector<double> pre_values(gelu ? static_cast<size_t>(m * n) : 0);
-  if (args.accumulate) d_values = c_values;
   // Stored matrices are dense row-major copies: stored [rows, cols].
   const ConstMatrixView a_view{a_values->data(), a->shape[1], 1};
   const ConstMatrixView b_view{b_values->data(), b->shape[1], 1};
-  const ConstMatrixView c_view{c_values.empty() || args.accumulate ? nullptr : c_values.data(), n, 1};
+  const ConstMatrixView c_view{c_values.empty() ? nullptr : c_values.data(), n, 1};
   const MatrixView d_view{d_values.data(), n, 1};
   const MatrixView pre_view{gelu ? pre_values.data() : nullptr, n, 1};
   absl::Status computed = GemmReference(options, a_view, b_view, c_view, d_view, pre_view);
