@@ -6,6 +6,7 @@
 #include "plugins/reference/numerics/float_formats.h"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
+#include "tools/teplug/independent_oracles.h"
 
 namespace teplug::cli {
 
@@ -92,7 +93,7 @@ float HostTensor::PerTensorScaleInv() const {
 
 double HostTensor::MxScale(int64_t row, int64_t col) const {
   const int64_t blocks = (cols() + 31) / 32;
-  return ref::DecodeE8M0(quant_->scale_inv->bytes_[static_cast<size_t>(row * blocks + col / 32)]);
+  return DecodeE8M0(quant_->scale_inv->bytes_[static_cast<size_t>(row * blocks + col / 32)]);
 }
 
 std::vector<double> HostTensor::Values() const {
@@ -112,11 +113,11 @@ std::vector<double> HostTensor::Values() const {
       for (size_t i = 0; i < n; ++i) {
         uint16_t h;
         std::memcpy(&h, b + 2 * i, 2);
-        out[i] = view_.dtype == TEPLUG_DTYPE_FP16 ? ref::DecodeFp16(h) : ref::DecodeBf16(h);
+        out[i] = view_.dtype == TEPLUG_DTYPE_FP16 ? DecodeFp16(h) : DecodeBf16(h);
       }
       return out;
     case TEPLUG_DTYPE_E8M0:
-      for (size_t i = 0; i < n; ++i) out[i] = ref::DecodeE8M0(b[i]);
+      for (size_t i = 0; i < n; ++i) out[i] = DecodeE8M0(b[i]);
       return out;
     case TEPLUG_DTYPE_FP8_E4M3:
     case TEPLUG_DTYPE_FP8_E5M2: {
@@ -125,7 +126,7 @@ std::vector<double> HostTensor::Values() const {
       const double tensor_scale = per_tensor ? PerTensorScaleInv() : 1.0;
       const int64_t c = cols();
       for (size_t i = 0; i < n; ++i) {
-        const double code = e4m3 ? ref::DecodeFp8E4M3(b[i]) : ref::DecodeFp8E5M2(b[i]);
+        const double code = e4m3 ? DecodeE4M3(b[i]) : DecodeE5M2(b[i]);
         const double s = per_tensor
                              ? tensor_scale
                              : MxScale(static_cast<int64_t>(i) / c, static_cast<int64_t>(i) % c);

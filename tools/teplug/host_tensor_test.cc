@@ -36,5 +36,24 @@ TEST(HostTensorTest, Bf16RoundTripsAndFp8DecodesWithItsScale) {
   EXPECT_EQ(q.Values(), (std::vector<double>{0.25, -0.5}));
 }
 
+TEST(HostTensorTest, Mxfp8DecodesEachBlockWithItsOwnE8m0Scale) {
+  HostTensor q("q", TEPLUG_DTYPE_FP8_E5M2, {2, 33});  // 2 rows of 2 blocks
+  q.AttachQuantization(TEPLUG_SCALING_MXFP8_1D32);
+  auto* codes = static_cast<uint8_t*>(q.tensor()->data);
+  codes[0] = 0x3C;       // e5m2 1.0, row 0 block 0
+  codes[32] = 0xC2;      // e5m2 -3.0, row 0 block 1
+  codes[33 + 5] = 0x01;  // e5m2 2^-16, row 1 block 0
+  auto* scales = static_cast<uint8_t*>(const_cast<void*>(q.tensor()->quant->scale_inv->data));
+  scales[0] = 0x80;  // 2
+  scales[1] = 0x7D;  // 0.25
+  scales[2] = 0x8F;  // 2^16
+  scales[3] = 0x7F;
+  const std::vector<double> v = q.Values();
+  EXPECT_EQ(v[0], 2.0);
+  EXPECT_EQ(v[32], -0.75);
+  EXPECT_EQ(v[33 + 5], 1.0);
+  EXPECT_EQ(q.MxScale(1, 32), 1.0);
+}
+
 }  // namespace
 }  // namespace teplug::cli
