@@ -150,17 +150,8 @@ absl::StatusOr<std::unique_ptr<Communicator>> JoinCommunicator(const TeplugCommC
         "%s: rank %d of world_size %d; need world_size >= 1 and 0 <= rank < world_size", an,
         args.rank, args.world_size));
   }
-  if (args.device != nullptr) {
-    TeplugDevice device;
-    if (!sdk::ReadVersioned(args.device, &device, TEPLUG_STRUCT_SIZE(TeplugDevice, kind))) {
-      return absl::InvalidArgumentError(an + ".device.struct_size is too small");
-    }
-    if (device.kind != TEPLUG_DEVICE_CPU) {
-      return absl::UnimplementedError(absl::StrCat(
-          an, ".device: kind ", sdk::DeviceKindName(device.kind),
-          " but the reference provider's collectives work on host memory only"));
-    }
-  }
+  TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireHostDevice(
+      args.device, an, " but the reference provider's collectives work on host memory only"));
   if (args.rendezvous == nullptr) return absl::InvalidArgumentError(an + ".rendezvous is NULL");
   TeplugRendezvous rv;
   if (!sdk::ReadVersioned(args.rendezvous, &rv, TEPLUG_STRUCT_SIZE(TeplugRendezvous, timeout_ms))) {

@@ -50,17 +50,10 @@ absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_v
         absl::StrFormat("%s.struct_size %d is smaller than the v1 TeplugTensor (%d)", name,
                         tensor->struct_size, TEPLUG_STRUCT_SIZE(TeplugTensor, quant)));
   }
-  if (t.device != nullptr) {
-    TeplugDevice device;
-    if (!sdk::ReadVersioned(t.device, &device, TEPLUG_STRUCT_SIZE(TeplugDevice, kind))) {
-      return absl::InvalidArgumentError(absl::StrCat(name, ".device.struct_size is too small"));
-    }
-    if (device.kind != TEPLUG_DEVICE_CPU) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s.device: kind %s (ordinal %d), but the reference provider serves host memory only "
-          "(device NULL or cpu)",
-          name, sdk::DeviceKindName(device.kind), device.ordinal));
-    }
+  if (absl::Status host = RequireHostDevice(
+          t.device, name, ", but the reference provider serves host memory only (device NULL or cpu)");
+      !host.ok()) {
+    return host;
   }
   if (t.rank < 0 || t.rank > TEPLUG_MAX_RANK) {
     return absl::InvalidArgumentError(
@@ -138,6 +131,18 @@ absl::Status RequireDType(const TensorView& t, uint64_t allowed, absl::string_vi
   }
   return absl::InvalidArgumentError(absl::StrCat(t.name, ": dtype ", sdk::DTypeName(t.dtype), " but ",
                                                  what, " (", absl::StrJoin(names, ", "), ")"));
+}
+
+absl::Status RequireHostDevice(const TeplugDevice* device, absl::string_view name,
+                               absl::string_view refusal) {
+  if (device == nullptr) return absl::OkStatus();
+  TeplugDevice d;
+  if (!sdk::ReadVersioned(device, &d, TEPLUG_STRUCT_SIZE(TeplugDevice, kind))) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ".device.struct_size is too small"));
+  }
+  if (d.kind == TEPLUG_DEVICE_CPU) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrFormat("%s.device: kind %s (ordinal %d)%s", name,
+                                                  sdk::DeviceKindName(d.kind), d.ordinal, refusal));
 }
 
 absl::StatusOr<TeplugQuantization> ReadQuantization(const TeplugQuantization* quant,

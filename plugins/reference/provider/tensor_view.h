@@ -71,6 +71,13 @@ absl::Status RequireShape(const TensorView& t, const std::vector<int64_t>& expec
 // (a TEPLUG_DTYPE_BIT mask).
 absl::Status RequireDType(const TensorView& t, uint64_t allowed, absl::string_view what);
 
+// Checks that `device` (NULL = host) is the host. Errors name `name`:
+// InvalidArgument "<name>.device.struct_size is too small"; Unimplemented
+// "<name>.device: kind cuda (ordinal 0)<refusal>", where `refusal` says what
+// serves host memory only (" but the reference provider ...").
+absl::Status RequireHostDevice(const TeplugDevice* device, absl::string_view name,
+                               absl::string_view refusal);
+
 // Reads a copy of a TeplugQuantization (struct_size-checked); `name` names its owner.
 absl::StatusOr<TeplugQuantization> ReadQuantization(const TeplugQuantization* quant,
                                                     absl::string_view name);
