@@ -167,10 +167,9 @@ absl::StatusOr<ValidatedConfig> LoadConfigFile(const std::string& path) {
   return is_json ? ParseConfigJson(text, path) : ParseConfigText(text, path);
 }
 
-absl::StatusOr<ValidatedConfig> LoadStartupConfig() {
-  const char* path = std::getenv(kConfigPathEnvVar);
-  if (path != nullptr && path[0] != '\0') {
-    auto loaded = LoadConfigFile(path);
+absl::StatusOr<ValidatedConfig> LoadStartupConfig(const std::optional<std::string>& config_path_env) {
+  if (config_path_env.has_value() && !config_path_env->empty()) {
+    auto loaded = LoadConfigFile(*config_path_env);
     if (!loaded.ok()) {
       return absl::Status(loaded.status().code(),
                           absl::StrCat("config named by $", kConfigPathEnvVar,

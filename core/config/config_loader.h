@@ -7,6 +7,7 @@
 #ifndef TEPLUG_CORE_CONFIG_CONFIG_LOADER_H_
 #define TEPLUG_CORE_CONFIG_CONFIG_LOADER_H_
 
+#include <optional>
 #include <string>
 #include "absl/strings/string_view.h"
 
@@ -36,9 +37,11 @@ absl::StatusOr<ValidatedConfig> ParseConfigJson(absl::string_view text,
 // the file cannot be read.
 absl::StatusOr<ValidatedConfig> LoadConfigFile(const std::string& path);
 
-// The config to start with: the file named by $TEPLUG_CONFIG when that is
-// set and non-empty, otherwise the embedded default (default_config.h).
-absl::StatusOr<ValidatedConfig> LoadStartupConfig();
+// The config to start with, given the value of $TEPLUG_CONFIG (read by the
+// caller, with secure_getenv): the file it names when set and non-empty,
+// otherwise the embedded default (default_config.h). A file that cannot be
+// used is an error naming the variable and every problem.
+absl::StatusOr<ValidatedConfig> LoadStartupConfig(const std::optional<std::string>& config_path_env);
 
 }  // namespace teplug::config
 

@@ -1,9 +1,9 @@
 // The immutable configuration the running kernel consults.
 //
 // A ConfigSnapshot is built once from a ValidatedConfig and never changes;
-// it is shared as std::shared_ptr<const ConfigSnapshot>, so a reload (see
-// active_config.h) installs a new snapshot while calls already in flight keep
-// using the one they started with. There are no global mutable flags.
+// it is shared as std::shared_ptr<const ConfigSnapshot>, so a reload (the
+// kernel publishes a new state holding the new snapshot) leaves calls already
+// in flight on the one they started with. There are no global mutable flags.
 #ifndef TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_
 #define TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_
 
@@ -112,7 +112,7 @@ class RuleVerdicts {
 class ConfigSnapshot {
  public:
   // Compiles `config`. `generation` identifies this snapshot among those the
-  // process installed (active_config.h numbers them 1, 2, ...).
+  // kernel installed (it numbers them 1, 2, ...).
   static std::shared_ptr<const ConfigSnapshot> Create(ValidatedConfig config,
                                                       uint64_t generation);
 

@@ -25,31 +25,6 @@ std::string ReadFile(const std::string& path) {
   return contents.str();
 }
 
-// Sets or clears $TEPLUG_CONFIG for one test and restores it afterwards.
-class ScopedConfigEnv {
- public:
-  explicit ScopedConfigEnv(const char* value) {
-    const char* old = std::getenv(kConfigPathEnvVar);
-    had_old_ = old != nullptr;
-    if (had_old_) old_ = old;
-    if (value == nullptr) {
-      unsetenv(kConfigPathEnvVar);
-    } else {
-      setenv(kConfigPathEnvVar, value, 1);
-    }
-  }
-  ~ScopedConfigEnv() {
-    if (had_old_) {
-      setenv(kConfigPathEnvVar, old_.c_str(), 1);
-    } else {
-      unsetenv(kConfigPathEnvVar);
-    }
-  }
-
- private:
-  bool had_old_ = false;
-  std::string old_;
-};
 
 TEST(DefaultConfigTest, EmbeddedTextIsTheDefaultTextprotoFile) {
   const std::string file = ReadFile(testing::ConfigFilePath("default.textproto"));
@@ -75,21 +50,18 @@ TEST(DefaultConfigTest, DefaultParsesAndIsNeutral) {
 }
 
 TEST(DefaultConfigTest, StartupUsesTheDefaultWithoutTheVariable) {
-  ScopedConfigEnv env(nullptr);
-  auto config = LoadStartupConfig();
+  auto config = LoadStartupConfig(std::nullopt);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->source_name, kDefaultConfigSourceName);
 
-  ScopedConfigEnv empty("");
-  auto with_empty = LoadStartupConfig();
+  auto with_empty = LoadStartupConfig("");
   ASSERT_TRUE(with_empty.ok()) << with_empty.status();
   EXPECT_EQ(with_empty->source_name, kDefaultConfigSourceName);
 }
 
 TEST(DefaultConfigTest, StartupLoadsTheFileNamedByTheVariable) {
   const std::string path = testing::ConfigFilePath("testdata/valid.textproto");
-  ScopedConfigEnv env(path.c_str());
-  auto config = LoadStartupConfig();
+  auto config = LoadStartupConfig(path);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->source_name, path);
   EXPECT_EQ(config->proto.rules_size(), 3);
@@ -97,8 +69,7 @@ TEST(DefaultConfigTest, StartupLoadsTheFileNamedByTheVariable) {
 
 TEST(DefaultConfigTest, StartupErrorNamesTheVariableAndEveryProblem) {
   const std::string path = testing::ConfigFilePath("testdata/unknown_fields.textproto");
-  ScopedConfigEnv env(path.c_str());
-  auto config = LoadStartupConfig();
+  auto config = LoadStartupConfig(path);
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), absl::StatusCode::kInvalidArgument);
   const std::string message(config.status().message());

@@ -36,10 +36,7 @@ EnvLookup EffectiveEnv(const KernelOptions& o) {
 absl::StatusOr<config::ValidatedConfig> LoadInitialConfig(const KernelOptions& o, const EnvLookup& env) {
   if (!o.config_text.empty()) return config::ParseConfigText(o.config_text, o.config_source_name);
   if (!o.config_path.empty()) return config::LoadConfigFile(o.config_path);
-  if (std::optional<std::string> path = env("TEPLUG_CONFIG"); path && !path->empty()) {
-    return config::LoadConfigFile(*path);
-  }
-  return config::DefaultConfig();
+  return config::LoadStartupConfig(env(config::kConfigPathEnvVar));
 }
 
 // Log level precedence: API option, then TEPLUG_LOG, then the config.

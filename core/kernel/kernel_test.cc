@@ -6,6 +6,9 @@
 // and the C API.
 #include "core/kernel/kernel.h"
 
+#include <cstdlib>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "core/kernel/kernel_test_support.h"
@@ -406,6 +409,46 @@ TEST(KernelTest, EnvironmentDiscoveryIncludingNvtePlugin) {
   bool saw_nvte = false;
   for (const auto& e : (*k)->LoadReport()) saw_nvte |= e.origin == "NVTE_PLUGIN" && e.loaded;
   EXPECT_TRUE(saw_nvte);
+}
+
+// Writes `text` to a file in the test's scratch directory and returns its path.
+std::string ScratchFile(const std::string& name, const std::string& text) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// $TEPLUG_CONFIG (read through the kernel's environment lookup) names the
+// startup config when the API gives none; a file that cannot be used fails
+// creation with the variable and the problem's file:line.
+TEST(KernelTest, TeplugConfigNamesTheStartupConfig) {
+  const std::string good = ScratchFile("env_config.textproto",
+                                       "log_level: \"warn\"\n"
+                                       "rules { name: \"no-fast\" match { interfaces: \"gemm\" } deny: \"fast\" }\n");
+  const std::string bad = ScratchFile("env_config_bad.textproto", "log_level: \"warn\"\nnot_a_field: 1\n");
+  auto options = [&](const std::string& path) {
+    KernelOptions o;
+    o.load_builtins = false;
+    o.plugin_paths = {FakePlugin("fast"), FakePlugin("wide")};
+    o.env = [path](const char* name) -> std::optional<std::string> {
+      if (std::string(name) == "TEPLUG_CONFIG") return path;
+      if (std::string(name) == "TEPLUG_PLUGINS") return std::string("none");
+      return std::nullopt;
+    };
+    return o;
+  };
+  auto k = Kernel::Create(options(good));
+  ASSERT_TRUE(k.ok()) << k.status();
+  GemmCall g;
+  ASSERT_TRUE(CallGemm(**k, g).ok());
+  EXPECT_EQ(g.OutputMarker(), kWide) << "the rule in $TEPLUG_CONFIG's file denies fast";
+
+  auto refused = Kernel::Create(options(bad));
+  ASSERT_FALSE(refused.ok());
+  const std::string msg(refused.status().message());
+  EXPECT_NE(msg.find("config named by $TEPLUG_CONFIG is unusable"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(bad + ":2:"), std::string::npos) << msg;
 }
 
 TEST(KernelTest, RequiredPluginThatFailsFailsCreation) {
