@@ -233,6 +233,7 @@ absl::StatusOr<AttentionProblem> ReadAttentionProblem(const TeplugAttentionParam
     o.bias = *std::move(values);
     o.bias_batch = b->shape[0];
     o.bias_heads = b->shape[1];
+    p.bias_shape = b->shape;
   }
   return p;
 }

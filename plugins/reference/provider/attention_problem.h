@@ -34,6 +34,8 @@ struct AttentionProblem {
   // cu_seqlens per side (batch + 1 entries); empty when not given.
   std::vector<int64_t> cu_seqlens_q;
   std::vector<int64_t> cu_seqlens_kv;
+  // The checked bias tensor's shape (pre/post-scale bias only; else empty).
+  std::vector<int64_t> bias_shape;
 };
 
 // Checks params and the bias tensor (optional unless bias_type is pre/post

@@ -1,5 +1,6 @@
 #include "plugins/reference/provider/attention_provider.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,18 +17,24 @@ namespace {
 
 constexpr uint64_t kQkvDTypes = kHighPrecisionDTypes | kFp8DTypes;
 
-// Views q, k, v and checks their dtypes.
-absl::Status ViewQkv(const TeplugTensor* q, const TeplugTensor* k, const TeplugTensor* v,
-                     const std::string& args_name, std::vector<TensorView>* out) {
-  const TeplugTensor* tensors[] = {q, k, v};
-  const char* names[] = {".q", ".k", ".v"};
+// Views q, k, v (or dq, dk, dv), named args_name + names[i], and checks that
+// each dtype is in `allowed` (RequireDType's `what` says why).
+absl::Status ViewTriple(const std::array<const TeplugTensor*, 3>& tensors,
+                        const std::array<const char*, 3>& names, const std::string& args_name,
+                        uint64_t allowed, const char* what, std::vector<TensorView>* out) {
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<TensorView> t = ViewTensor(tensors[i], args_name + names[i]);
     if (!t.ok()) return t.status();
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*t, kQkvDTypes, "attention inputs must be"));
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*t, allowed, what));
     out->push_back(*std::move(t));
   }
   return absl::OkStatus();
+}
+
+absl::Status ViewQkv(const TeplugTensor* q, const TeplugTensor* k, const TeplugTensor* v,
+                     const std::string& args_name, std::vector<TensorView>* out) {
+  return ViewTriple({q, k, v}, {".q", ".k", ".v"}, args_name, kQkvDTypes,
+                    "attention inputs must be", out);
 }
 
 // Gathers canonical Q, K, V.
@@ -99,14 +106,8 @@ absl::Status RunReferenceAttentionBackward(const TeplugAttentionBwdArgs& args) {
   if (!lse.ok()) return lse.status();
   TEPLUG_REFERENCE_RETURN_IF_ERROR(CheckLse(*p, *lse));
   std::vector<TensorView> grads;
-  const TeplugTensor* grad_tensors[] = {args.dq, args.dk, args.dv};
-  const char* grad_names[] = {".dq", ".dk", ".dv"};
-  for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<TensorView> g = ViewTensor(grad_tensors[i], an + grad_names[i]);
-    if (!g.ok()) return g.status();
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*g, kWritableDTypes, "gradients must be"));
-    grads.push_back(*std::move(g));
-  }
+  TEPLUG_REFERENCE_RETURN_IF_ERROR(ViewTriple({args.dq, args.dk, args.dv}, {".dq", ".dk", ".dv"},
+                                              an, kWritableDTypes, "gradients must be", &grads));
   absl::StatusOr<std::optional<TensorView>> dbias = ViewOptionalTensor(args.dbias, an + ".dbias");
   if (!dbias.ok()) return dbias.status();
   if (dbias->has_value()) {
@@ -114,9 +115,7 @@ absl::Status RunReferenceAttentionBackward(const TeplugAttentionBwdArgs& args) {
       return absl::InvalidArgumentError(
           an + ".dbias is set but params.bias_type takes no bias tensor (pre_scale/post_scale only)");
     }
-    absl::StatusOr<TensorView> b = ViewTensor(args.bias, an + ".bias");
-    if (!b.ok()) return b.status();
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(**dbias, b->shape, "bias is"));
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(**dbias, p->bias_shape, "bias is"));
   }
   std::vector<double> q, k, v;
   TEPLUG_REFERENCE_RETURN_IF_ERROR(GatherInputs(*p, qkv, &q, &k, &v));
