@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "teplug/sdk/plugin.hpp"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/json_writer.h"
@@ -23,9 +24,10 @@ constexpr char kListHelp[] =
     "(TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH, NVTE_PLUGIN) unless --no-discovery.\n"
     "Exit status: 0, or 2 when the kernel cannot start (bad config, required plugin refused).\n";
 
+// "1.0", or "1.0-1.3" for a provider that spans several ABI versions.
 std::string AbiRange(uint32_t min, uint32_t max) {
-  auto v = [](uint32_t x) { return absl::StrCat(x >> 16, ".", x & 0xffff); };
-  return min == max ? v(min) : absl::StrCat(v(min), "-", v(max));
+  if (min == max) return sdk::AbiVersionString(min);
+  return absl::StrCat(sdk::AbiVersionString(min), "-", sdk::AbiVersionString(max));
 }
 
 std::string PriorityText(const core::ImplementationListing& i) {
@@ -76,9 +78,9 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
     j.Key("version");
     j.String(p.version);
     j.Key("abi_min");
-    j.String(AbiRange(p.abi_min, p.abi_min));
+    j.String(sdk::AbiVersionString(p.abi_min));
     j.Key("abi_max");
-    j.String(AbiRange(p.abi_max, p.abi_max));
+    j.String(sdk::AbiVersionString(p.abi_max));
     j.Key("builtin");
     j.Bool(p.builtin);
     j.Key("source");
