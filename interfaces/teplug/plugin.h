@@ -9,7 +9,8 @@
  *      only fields that fit in info->struct_size;
  *   2. checks that its ABI range overlaps [host->abi_min, host->abi_max] and
  *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not;
- *   3. registers each implementation through host->registrar;
+ *   3. registers each implementation through host->registrar (which of its
+ *      errors to return: see TeplugRegistrar);
  *   4. returns NULL, or an error to refuse loading.
  * The entry call is one transaction: registrations are staged and become
  * visible only if the entry returns NULL and the host accepts `info`; on any
@@ -65,7 +66,10 @@ struct TeplugRegistrar {
   /* Stages one implementation. Errors (returned, owned by the plugin, destroy
    * them) name what was wrong: unknown IID, a capability descriptor that is
    * malformed, NULL object, duplicate name, registration before `info` was
-   * filled. A plugin should return the error from its entry. */
+   * filled. TEPLUG_UNSUPPORTED means the host does not serve the IID (e.g. a
+   * newer major version): destroy it and go on, the registration is skipped
+   * and the plugin loads with the rest. Any other error refuses the plugin
+   * even if the entry returns NULL: return it from the entry. */
   TeplugError* (*register_implementation)(TeplugRegistrar* self,
                                           const TeplugImplementationDesc* desc);
 };

@@ -1,7 +1,8 @@
 // The C++ SDK's guarantees: exceptions become error statuses carrying their
 // message (never crossing the C boundary, never dropped), errors are destroyed
-// exactly once, references count correctly, and a `supports` refusal always
-// carries a reason.
+// exactly once, references count correctly, a `supports` refusal always
+// carries a reason, and RegisterIfServed skips only an interface the host does
+// not serve.
 #include <atomic>
 #include <memory>
 #include <new>
@@ -9,8 +10,10 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "interfaces/tests/test_host.hpp"
 #include "teplug/sdk/implement.hpp"
 #include "teplug/sdk/names.hpp"
+#include "teplug/sdk/plugin.hpp"
 #include "teplug/sdk/ref.hpp"
 
 namespace {
@@ -126,6 +129,66 @@ TEST(SdkObjectTest, MethodExceptionsAndSupportsRefusalsCrossAsStatusAndReason) {
   EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_GEMM, &args, reason, sizeof reason), 0);
   EXPECT_EQ(std::string(reason).size(), sizeof reason - 1) << "truncated, NUL-terminated";
   EXPECT_EQ(gemm->vtbl->supports(self, TEPLUG_OP_QUANTIZE, &args, reason, sizeof reason), 0);
+}
+
+// A plugin offering IGemm/2 (unknown to a v1 host) beside IGemm/1.
+constexpr TeplugIID kIidGemmV2 = {0x7465706c75670001ull, 0x67656d6d00000002ull};
+const TeplugGemmCaps kAnyCaps = teplug::sdk::Versioned<TeplugGemmCaps>();
+bool g_v2_alive = false, g_v1_alive = false;
+bool g_v2_served = true;
+
+template <void (*RegisterFn)(teplug::sdk::Registrar&)>
+TeplugError* EntryOf(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  return teplug::sdk::RunPluginEntry(host, info, "sdk_test", "teplug tests", "1.0.0",
+                                     TEPLUG_ABI_VERSION_CURRENT, TEPLUG_ABI_VERSION_CURRENT,
+                                     RegisterFn);
+}
+
+void RegisterV2IfServedThenV1(teplug::sdk::Registrar& r) {
+  g_v2_served = r.RegisterIfServed(
+      kIidGemmV2, teplug::sdk::MakeGemm(std::make_unique<Tracked>(&g_v2_alive)), &kAnyCaps,
+      "gemm-v2", 10);
+  EXPECT_TRUE(r.RegisterIfServed(teplug::sdk::kIidGemmV1,
+                                 teplug::sdk::MakeGemm(std::make_unique<Tracked>(&g_v1_alive)),
+                                 &kAnyCaps, "gemm-v1", 10));
+}
+void RegisterV2(teplug::sdk::Registrar& r) {
+  r.Register(kIidGemmV2, teplug::sdk::MakeGemm(std::make_unique<Tracked>(&g_v2_alive)),
+             &kAnyCaps, "gemm-v2", 10);
+}
+void RegisterV1IfServedWithoutCaps(teplug::sdk::Registrar& r) {
+  r.RegisterIfServed(teplug::sdk::kIidGemmV1,
+                     teplug::sdk::MakeGemm(std::make_unique<Tracked>(&g_v1_alive)), nullptr,
+                     "gemm-v1", 10);
+}
+
+TEST(SdkRegistrarTest, RegisterIfServedSkipsAnInterfaceTheHostDoesNotServe) {
+  teplug::testing::TestHost host;
+  OwnedError e = host.Run(&EntryOf<&RegisterV2IfServedThenV1>);
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_FALSE(g_v2_served);
+  EXPECT_FALSE(g_v2_alive) << "the skipped object's reference was released";
+  ASSERT_EQ(host.recorded.size(), 1u);
+  EXPECT_EQ(host.recorded[0].name, "gemm-v1");
+  EXPECT_TRUE(g_v1_alive) << "the host holds the registered object";
+}
+
+TEST(SdkRegistrarTest, RegisterStillThrowsTheUnsupportedInterface) {
+  teplug::testing::TestHost host;
+  OwnedError e = host.Run(&EntryOf<&RegisterV2>);
+  EXPECT_EQ(e.code(), TEPLUG_UNSUPPORTED);
+  EXPECT_NE(e.message().find("unknown interface id"), std::string::npos) << e.message();
+  EXPECT_TRUE(host.recorded.empty());
+  EXPECT_FALSE(g_v2_alive);
+}
+
+TEST(SdkRegistrarTest, RegisterIfServedThrowsEveryOtherRefusal) {
+  teplug::testing::TestHost host;
+  OwnedError e = host.Run(&EntryOf<&RegisterV1IfServedWithoutCaps>);
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("capability"), std::string::npos) << e.message();
+  EXPECT_TRUE(host.recorded.empty());
+  EXPECT_FALSE(g_v1_alive);
 }
 
 TEST(SdkNamesTest, NamesRoundTripAndUnknownsAreRejected) {

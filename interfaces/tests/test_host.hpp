@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "teplug/sdk/error.hpp"
+#include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/ref.hpp"
 #include "teplug/sdk/struct_io.hpp"
 #include "teplug/teplug.h"
@@ -78,6 +79,10 @@ class TestHost {
     Recorded r;
     if (!sdk::ReadVersioned(d, &r.desc, TEPLUG_STRUCT_SIZE(TeplugImplementationDesc, priority))) {
       return teplug_error_create(TEPLUG_ABI_MISMATCH, "TeplugImplementationDesc too small");
+    }
+    // Like the core: an interface this host does not serve is UNSUPPORTED.
+    if (sdk::IidName(r.desc.iid) == nullptr || sdk::SameIid(r.desc.iid, sdk::kIidObject)) {
+      return teplug_error_create(TEPLUG_UNSUPPORTED, "unknown interface id; registration skipped");
     }
     if (r.desc.object == nullptr || r.desc.capability == nullptr) {
       return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "object and capability are required");

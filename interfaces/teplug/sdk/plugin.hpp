@@ -38,6 +38,34 @@ class Registrar {
   template <class CIface>
   void Register(const TeplugIID& iid, CIface* object, const void* capability, const char* name,
                 int32_t priority) {
+    Stage(iid, object, capability, name, priority).ThrowIfError();
+  }
+
+  // Register for an interface the host may not serve (a newer major version):
+  // returns false, destroying the error, when the host answers
+  // TEPLUG_UNSUPPORTED (an unknown IID; the host skips that registration and
+  // the plugin still loads), true when staged. Throws any other error, as
+  // Register does: the host refuses the whole plugin after those.
+  template <class CIface>
+  bool RegisterIfServed(const TeplugIID& iid, CIface* object, const void* capability,
+                        const char* name, int32_t priority) {
+    OwnedError e = Stage(iid, object, capability, name, priority);
+    if (e.code() == TEPLUG_UNSUPPORTED) return false;
+    e.ThrowIfError();
+    return true;
+  }
+
+  // Logs through the host (no-op when the host offers no logger).
+  void Log(TeplugLogLevel level, const std::string& message) const {
+    if (host_->log != nullptr) host_->log(host_->log_ctx, level, message.c_str());
+  }
+  const TeplugHostApi& host() const { return *host_; }
+
+ private:
+  // Calls the registrar; the caller's reference on `object` is released on return.
+  template <class CIface>
+  OwnedError Stage(const TeplugIID& iid, CIface* object, const void* capability,
+                   const char* name, int32_t priority) {
     Ref<CIface> owned = Ref<CIface>::Adopt(object);
     TeplugImplementationDesc d = Versioned<TeplugImplementationDesc>();
     d.iid = iid;
@@ -49,16 +77,9 @@ class Registrar {
     if (r == nullptr || r->register_implementation == nullptr) {
       throw Exception(TEPLUG_ABI_MISMATCH, "host API has no registrar");
     }
-    OwnedError(r->register_implementation(r, &d)).ThrowIfError();
+    return OwnedError(r->register_implementation(r, &d));
   }
 
-  // Logs through the host (no-op when the host offers no logger).
-  void Log(TeplugLogLevel level, const std::string& message) const {
-    if (host_->log != nullptr) host_->log(host_->log_ctx, level, message.c_str());
-  }
-  const TeplugHostApi& host() const { return *host_; }
-
- private:
   const TeplugHostApi* host_;
 };
 
