@@ -13,10 +13,12 @@
 namespace teplug::reference::provider {
 namespace {
 
-bool IsPadding(int32_t mask) {
-  return mask == TEPLUG_MASK_PADDING || mask == TEPLUG_MASK_PADDING_CAUSAL ||
-         mask == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
-}
+// ReadAttentionProblem casts TeplugMaskType to AttnMaskType and asks the
+// kernels' IsPaddingMask which masks use cu_seqlens: the numbering must agree.
+static_assert(static_cast<int>(AttnMaskType::kPadding) == TEPLUG_MASK_PADDING &&
+              static_cast<int>(AttnMaskType::kPaddingCausal) == TEPLUG_MASK_PADDING_CAUSAL &&
+              static_cast<int>(AttnMaskType::kPaddingCausalBottomRight) ==
+                  TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT);
 
 // The separate-tensor layout of the same format: how O and dO are laid out.
 QkvLayout SeparateLayoutOf(QkvLayout layout) {
@@ -166,7 +168,7 @@ absl::StatusOr<AttentionProblem> ReadAttentionProblem(const TeplugAttentionParam
   o.window_left = a.window_left;
   o.window_right = a.window_right;
 
-  const bool needs_lengths = p.thd || IsPadding(a.mask_type);
+  const bool needs_lengths = p.thd || IsPaddingMask(o.mask_type);
   if (needs_lengths && (a.cu_seqlens_q == nullptr || a.cu_seqlens_kv == nullptr)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s.cu_seqlens_%s is NULL but layout %s with mask %s needs int32 [batch + 1] prefix sums",
