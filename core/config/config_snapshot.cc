@@ -64,13 +64,6 @@ StringList ExpandLayouts(const google::protobuf::RepeatedPtrField<std::string>& 
   return layouts;
 }
 
-LogLevel ParseLogLevel(const std::string& name) {
-  if (name == "error") return LogLevel::kError;
-  if (name == "info") return LogLevel::kInfo;
-  if (name == "debug") return LogLevel::kDebug;
-  return LogLevel::kWarn;  // "warn" or unset; other names fail validation.
-}
-
 bool Lists(const StringList& list, absl::string_view value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
@@ -136,7 +129,8 @@ std::shared_ptr<const ConfigSnapshot> ConfigSnapshot::Create(
 ConfigSnapshot::ConfigSnapshot(ValidatedConfig config, uint64_t generation)
     : config_(std::move(config)), generation_(generation) {
   const Config& proto = config_.proto;
-  log_level_ = ParseLogLevel(proto.log_level());
+  // Validation accepts only the logger's level names; unset means warn.
+  log_level_ = ::teplug::core::ParseLogLevel(proto.log_level()).value_or(LogLevel::kWarn);
   for (const Provider& provider : proto.providers()) {
     provider_enabled_[provider.name()] = provider.enabled();
   }

@@ -12,12 +12,13 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "core/config/teplug_config.pb.h"
 #include "core/config/validated_config.h"
+#include "core/log/logger.h"
 
 namespace teplug::config {
 
@@ -37,8 +38,8 @@ struct OpFacts {
   int seq_len = -1;
 };
 
-// Verbosity set by log_level.
-enum class LogLevel { kError, kWarn, kInfo, kDebug };
+// Verbosity set by log_level: the logger's own levels.
+using LogLevel = ::teplug::core::LogLevel;
 
 // One rule, compiled for fast matching: name sets are pre-expanded (a layout
 // format becomes its layouts) so evaluation is only comparisons.
@@ -124,7 +125,11 @@ class ConfigSnapshot {
   // The validated message (plugins list, flags) and field positions.
   const ValidatedConfig& config() const { return config_; }
   const std::vector<CompiledRule>& rules() const { return rules_; }
+  // The config's log_level, kWarn when it sets none; log_level_set() says
+  // whether it did (the API and $TEPLUG_LOG take precedence over the config,
+  // and an unset config level leaves theirs alone).
   LogLevel log_level() const { return log_level_; }
+  bool log_level_set() const { return !config_.proto.log_level().empty(); }
   bool allow_insecure_plugin_permissions() const {
     return config_.proto.allow_insecure_plugin_permissions();
   }

@@ -18,16 +18,6 @@
 namespace teplug::core {
 namespace {
 
-LogLevel FromConfigLevel(config::LogLevel l) {
-  switch (l) {
-    case config::LogLevel::kError: return LogLevel::kError;
-    case config::LogLevel::kWarn: return LogLevel::kWarn;
-    case config::LogLevel::kInfo: return LogLevel::kInfo;
-    case config::LogLevel::kDebug: return LogLevel::kDebug;
-  }
-  return LogLevel::kWarn;
-}
-
 EnvLookup EffectiveEnv(const KernelOptions& o) {
   if (!o.use_environment) return [](const char*) -> std::optional<std::string> { return std::nullopt; };
   return o.env ? o.env : SecureEnv();
@@ -54,7 +44,7 @@ void ApplyLogLevel(const KernelOptions& o, const EnvLookup& env, const config::C
     logger->Log(LogLevel::kWarn, absl::StrCat("TEPLUG_LOG=", *text,
                                               " is not one of error, warn, info, debug; using the config's level"));
   }
-  if (!cfg.config().proto.log_level().empty()) logger->set_level(FromConfigLevel(cfg.log_level()));
+  if (cfg.log_level_set()) logger->set_level(cfg.log_level());
 }
 
 LoadPolicy PolicyFor(const KernelOptions& o, const config::ConfigSnapshot& cfg) {

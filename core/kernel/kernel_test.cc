@@ -451,6 +451,38 @@ TEST(KernelTest, TeplugConfigNamesTheStartupConfig) {
   EXPECT_NE(msg.find(bad + ":2:"), std::string::npos) << msg;
 }
 
+// Log level precedence: the API option, then $TEPLUG_LOG, then the config's
+// log_level. Seen through the INFO line a first call logs ("serving ...").
+TEST(KernelTest, LogLevelComesFromTheApiThenTeplugLogThenTheConfig) {
+  auto served_lines = [](std::optional<LogLevel> api, std::optional<std::string> teplug_log,
+                         LogCapture* log) {
+    KernelOptions o;
+    o.load_builtins = false;
+    o.plugin_paths = {FakePlugin("wide")};
+    o.config_text = "log_level: \"info\"\n";
+    o.config_source_name = "test.textproto";
+    o.log_level = api;
+    o.log_sink = log->sink();
+    o.env = [teplug_log](const char* name) -> std::optional<std::string> {
+      if (std::string(name) == "TEPLUG_LOG") return teplug_log;
+      if (std::string(name) == "TEPLUG_PLUGINS") return std::string("none");
+      return std::nullopt;
+    };
+    auto k = Kernel::Create(std::move(o));
+    EXPECT_TRUE(k.ok()) << k.status();
+    if (!k.ok()) return -1;
+    GemmCall g;
+    EXPECT_TRUE(CallGemm(**k, g).ok());
+    return log->Count("serving gemm");
+  };
+  LogCapture config_only, env_wins, api_wins, bad_env;
+  EXPECT_EQ(served_lines(std::nullopt, std::nullopt, &config_only), 1) << config_only.All();
+  EXPECT_EQ(served_lines(std::nullopt, "error", &env_wins), 0) << env_wins.All();
+  EXPECT_EQ(served_lines(LogLevel::kWarn, "debug", &api_wins), 0) << api_wins.All();
+  EXPECT_EQ(served_lines(std::nullopt, "loud", &bad_env), 1) << "a bad TEPLUG_LOG falls back to the config";
+  EXPECT_EQ(bad_env.Count("TEPLUG_LOG=loud is not one of error, warn, info, debug"), 1) << bad_env.All();
+}
+
 TEST(KernelTest, RequiredPluginThatFailsFailsCreation) {
   KernelOptions o = IsolatedOptions({}, "plugins { path: \"/nonexistent/libteplug_gone.so\" required: true }\n");
   auto k = Kernel::Create(std::move(o));
