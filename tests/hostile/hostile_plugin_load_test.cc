@@ -2,10 +2,12 @@
 // path, origin and the specific reason; exactly one WARN line is logged (the
 // same text); every reference the host took on a staged object is released
 // (the plugin's own counters balance); and the library is unloaded.
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/loader/plugin_loader.h"
@@ -21,6 +23,7 @@ using teplug::testing::LogCapture;
 using teplug::testing::PluginPath;
 using teplug::testing::RealPath;
 using teplug::testing::RefCounts;
+using teplug::testing::RefusedPlugins;
 
 struct HostileCase {
   std::string plugin;  // hostile_<case>
@@ -77,81 +80,105 @@ TEST_P(HostilePluginTest, IsRefusedCleanly) {
 const char kHost[] = "[1.0, 1.0]";
 using Code = absl::StatusCode;
 
-INSTANTIATE_TEST_SUITE_P(
-    Refusals, HostilePluginTest,
-    ::testing::Values(
-        HostileCase{"hostile_no_entry",
-                    {"the library does not export teplug_plugin_entry"},
-                    false,
-                    Code::kNotFound},
-        HostileCase{"hostile_abi_mismatch",
-                    {"ABI mismatch: the plugin supports [2.0, 2.0] but the host supports ", kHost},
-                    false,
-                    Code::kFailedPrecondition},
-        HostileCase{"hostile_partial_then_error",
-                    {"teplug_plugin_entry returned internal: hostile_partial: failing after two "
-                     "registrations"},
-                    true,
-                    Code::kInternal},
-        HostileCase{"hostile_registrar_error_ignored",
-                    {"teplug_plugin_entry returned success although 1 registration(s) were "
-                     "refused; first: implementation \"second\" (IGemm/1): malformed capability "
-                     "descriptor: TeplugGemmCaps.num_devices is 2 but devices is NULL"},
-                    true,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_unknown_iid",
-                    {"returned unsupported: implementation \"mystery\": unknown interface id "
-                     "{0x0000000000001234, 0x0000000000005678}"},
-                    false,
-                    Code::kUnimplemented},
-        HostileCase{"hostile_caps_too_small",
-                    {"implementation \"small-caps\" (IGemm/1): malformed capability descriptor: "
-                     "TeplugGemmCaps.struct_size 16 < 72 required"},
-                    true,  // query_interface was asked (and its reference returned)
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_devices_null",
-                    {"malformed capability descriptor: TeplugGemmCaps.num_devices is 2 but "
-                     "devices is NULL"},
-                    true,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_unknown_dtype_bit",
-                    {"TeplugGemmCaps.a_dtypes 0x10000000002 sets unknown bits 0x10000000000"},
-                    true,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_small_vtbl",
-                    {"implementation \"small-vtbl\" (IGemm/1): TeplugGemmV1Vtbl.struct_size 32 < "
-                     "56 required"},
-                    false,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_query_refused",
-                    {"implementation \"no-query\" (IGemm/1): query_interface(IGemm/1) returned "
-                     "NULL, not the registered object"},
-                    false,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_null_object",
-                    {"implementation \"null-object\" (IGemm/1): object is NULL"},
-                    false,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_bad_provider_name",
-                    {"TeplugPluginInfo.name \"Bad Name!\" must match [a-z0-9_-]{1,63}"},
-                    true,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_duplicate_impl",
-                    {"implementation \"same\" (IQuantizer/1): duplicate implementation name "
-                     "(already registered for IGemm/1)"},
-                    true,
-                    Code::kInvalidArgument},
-        HostileCase{"hostile_raw_throw",
-                    {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
-                     "non-SDK entry"},
-                    true,
-                    Code::kInternal},
-        HostileCase{"hostile_sdk_throw",
-                    {"teplug_plugin_entry returned internal: hostile_sdk_throw: thrown after one "
-                     "registration"},
-                    true,
-                    Code::kInternal}),
-    Name);
+// Every refusal this test expects; RefusedPluginsAllHaveACase keeps it equal
+// to //tests/hostile:refused_plugins.
+const HostileCase kRefusals[] = {
+    HostileCase{"hostile_no_entry",
+                {"the library does not export teplug_plugin_entry"},
+                false,
+                Code::kNotFound},
+    HostileCase{"hostile_abi_mismatch",
+                {"ABI mismatch: the plugin supports [2.0, 2.0] but the host supports ", kHost},
+                false,
+                Code::kFailedPrecondition},
+    HostileCase{"hostile_partial_then_error",
+                {"teplug_plugin_entry returned internal: hostile_partial: failing after two "
+                 "registrations"},
+                true,
+                Code::kInternal},
+    HostileCase{"hostile_registrar_error_ignored",
+                {"teplug_plugin_entry returned success although 1 registration(s) were "
+                 "refused; first: implementation \"second\" (IGemm/1): malformed capability "
+                 "descriptor: TeplugGemmCaps.num_devices is 2 but devices is NULL"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_unknown_iid",
+                {"returned unsupported: implementation \"mystery\": unknown interface id "
+                 "{0x0000000000001234, 0x0000000000005678}"},
+                false,
+                Code::kUnimplemented},
+    HostileCase{"hostile_caps_too_small",
+                {"implementation \"small-caps\" (IGemm/1): malformed capability descriptor: "
+                 "TeplugGemmCaps.struct_size 16 < 72 required"},
+                true,  // query_interface was asked (and its reference returned)
+                Code::kInvalidArgument},
+    HostileCase{"hostile_devices_null",
+                {"malformed capability descriptor: TeplugGemmCaps.num_devices is 2 but "
+                 "devices is NULL"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_unknown_dtype_bit",
+                {"TeplugGemmCaps.a_dtypes 0x10000000002 sets unknown bits 0x10000000000"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_small_vtbl",
+                {"implementation \"small-vtbl\" (IGemm/1): TeplugGemmV1Vtbl.struct_size 32 < "
+                 "56 required"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_query_refused",
+                {"implementation \"no-query\" (IGemm/1): query_interface(IGemm/1) returned "
+                 "NULL, not the registered object"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_null_object",
+                {"implementation \"null-object\" (IGemm/1): object is NULL"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_bad_provider_name",
+                {"TeplugPluginInfo.name \"Bad Name!\" must match [a-z0-9_-]{1,63}"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_duplicate_impl",
+                {"implementation \"same\" (IQuantizer/1): duplicate implementation name "
+                 "(already registered for IGemm/1)"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_raw_throw",
+                {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
+                 "non-SDK entry"},
+                true,
+                Code::kInternal},
+    HostileCase{"hostile_sdk_throw",
+                {"teplug_plugin_entry returned internal: hostile_sdk_throw: thrown after one "
+                 "registration"},
+                true,
+                Code::kInternal},
+};
+
+INSTANTIATE_TEST_SUITE_P(Refusals, HostilePluginTest, ::testing::ValuesIn(kRefusals), Name);
+
+// A case added to REFUSED_CASES in the BUILD file (or moved out of it) must
+// be added here (or removed), or this fails: no refused library goes
+// untested, and no expectation outlives its library.
+TEST(HostilePluginCoverageTest, RefusedPluginsAllHaveACase) {
+  std::set<std::string> built;
+  for (const std::string& path : RefusedPlugins()) {
+    const std::string prefix = "tests/hostile/libteplug_", suffix = ".so";
+    ASSERT_TRUE(absl::StartsWith(path, prefix) && absl::EndsWith(path, suffix)) << path;
+    built.insert(path.substr(prefix.size(), path.size() - prefix.size() - suffix.size()));
+  }
+  std::set<std::string> expected;
+  for (const HostileCase& c : kRefusals) expected.insert(c.plugin);
+  for (const std::string& plugin : built) {
+    EXPECT_EQ(expected.count(plugin), 1u)
+        << plugin << " is in //tests/hostile:refused_plugins but kRefusals has no case for it";
+  }
+  for (const std::string& plugin : expected) {
+    EXPECT_EQ(built.count(plugin), 1u)
+        << plugin << " has a case in kRefusals but is not in //tests/hostile:refused_plugins";
+  }
+}
 
 // A provider name already taken (by a built-in or an earlier plugin): the
 // well-behaved plugin is refused and its staged registrations rolled back.

@@ -24,6 +24,22 @@ std::string PluginPath(const std::string& package, const std::string& name) {
   return runfiles->Rlocation("teplug/" + package + "/libteplug_" + name + ".so");
 }
 
+std::vector<std::string> RefusedPlugins() {
+  std::string error;
+  std::unique_ptr<Runfiles> runfiles(Runfiles::CreateForTest(&error));
+  EXPECT_NE(runfiles, nullptr) << error;
+  if (runfiles == nullptr) return {};
+  const std::string list = runfiles->Rlocation("teplug/tests/hostile/refused_plugins.txt");
+  std::ifstream in(list);
+  EXPECT_TRUE(in.good()) << "cannot read " << list;
+  std::vector<std::string> paths;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) paths.push_back(line);
+  }
+  EXPECT_FALSE(paths.empty()) << list << " lists no plugin";
+  return paths;
+}
+
 std::string RealPath(const std::string& path) {
   char buffer[PATH_MAX];
   return ::realpath(path.c_str(), buffer) != nullptr ? std::string(buffer) : std::string();

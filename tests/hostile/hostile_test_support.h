@@ -18,6 +18,12 @@ namespace teplug::testing {
 // PluginPath("tests/hostile", "hostile_good") or ("interfaces/examples", "minimal_c").
 std::string PluginPath(const std::string& package, const std::string& name);
 
+// The runfiles paths listed in tests/hostile/refused_plugins.txt, i.e. every
+// library of //tests/hostile:refused_plugins, e.g.
+// "tests/hostile/libteplug_hostile_abi_mismatch.so". Fails the running test
+// (and returns what it read) when the list is missing or empty.
+std::vector<std::string> RefusedPlugins();
+
 // realpath(path), or "" when it does not resolve.
 std::string RealPath(const std::string& path);
 
