@@ -1,10 +1,12 @@
 // "After each bad plugin the kernel's registry, decisions and load report are
-// exactly as they were plus one refusal": every hostile plugin of
-// //tests/hostile, a world-writable copy of a good plugin, and a second
-// library claiming an existing provider name, loaded into a running kernel.
+// exactly as they were plus one refusal": every refused hostile plugin of
+// //tests/hostile (its refused_plugins list), a world-writable copy of a good
+// plugin, and a second library claiming an existing provider name, loaded into
+// a running kernel.
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -61,14 +63,23 @@ std::string TempCopy(const std::string& from, const std::string& name, mode_t mo
   return to.string();
 }
 
-std::vector<std::string> BadPlugins() {
-  std::vector<std::string> bad;
-  for (const char* c : {"abi_mismatch", "partial_then_error", "registrar_error_ignored", "unknown_iid",
-                        "caps_too_small", "devices_null", "unknown_dtype_bit", "small_vtbl", "query_refused",
-                        "null_object", "bad_provider_name", "duplicate_impl", "no_entry", "raw_throw",
-                        "sdk_throw"}) {
-    bad.push_back(Runfile(std::string("tests/hostile/libteplug_hostile_") + c + ".so"));
+// Every library of //tests/hostile:refused_plugins, as listed in the
+// refused_plugins.txt that //tests/hostile:plugins carries (so a refused case
+// added there is loaded here with no change to this test or its BUILD rule).
+std::vector<std::string> HostileRefusedPlugins() {
+  const std::string list = Runfile("tests/hostile/refused_plugins.txt");
+  std::ifstream in(list);
+  EXPECT_TRUE(in.good()) << "cannot read " << list;
+  std::vector<std::string> paths;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) paths.push_back(Runfile(line));
   }
+  EXPECT_FALSE(paths.empty()) << list << " lists no plugin";
+  return paths;
+}
+
+std::vector<std::string> BadPlugins() {
+  std::vector<std::string> bad = HostileRefusedPlugins();
   bad.push_back(TempCopy(Runfile("tests/hostile/libteplug_hostile_good.so"), "world_writable", 0666));
   // A different file whose provider name ("fast") is already registered.
   bad.push_back(TempCopy(FakePlugin("fast"), "fast_again", 0755));
