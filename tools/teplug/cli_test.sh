@@ -87,6 +87,25 @@ refused = doc["refused"]
 assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_mismatch.so"), refused
 assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
 PY
+
+  # The three discovery variables are read without --no-discovery and all
+  # ignored with it (the tool hands the core its switch TEPLUG_PLUGINS=none).
+  local env=(TEPLUG_PLUGINS="$PWD/$FAKE_FAST" TEPLUG_PLUGIN_PATH="$PWD/$(dirname "$HOSTILE")"
+    NVTE_PLUGIN="$PWD/$FAKE_WIDE")
+  for discovery in on off; do
+    env "${env[@]}" "$TEPLUG" list --json $([[ $discovery == off ]] && echo --no-discovery) \
+      >"$OUT" 2>"$ERR" || fail "list with discovery $discovery: exit status $?"
+    python3 - "$OUT" "$discovery" <<'PY' || fail "list with discovery $discovery: providers or refusals wrong"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = sorted(p["name"] for p in doc["providers"])
+origins = [r["origin"].split(" ")[0] for r in doc["refused"]]
+if sys.argv[2] == "on":
+    assert names == ["fast", "reference", "wide"] and origins == ["TEPLUG_PLUGIN_PATH"], (names, origins)
+else:
+    assert names == ["reference"] and origins == [], (names, origins)
+PY
+  done
 }
 
 test_explain() {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/log/logger.h"
 
 namespace teplug::cli {
 
@@ -34,18 +35,15 @@ absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags)
   o.plugin_paths = flags.GetAll("plugin");
   if (flags.GetBool("no-discovery")) {
     core::EnvLookup secure = core::SecureEnv();
+    // The core's own switch (core/loader/discovery.h): TEPLUG_PLUGINS=none
+    // turns off all environment discovery, whatever else is set.
     o.env = [secure](const char* name) -> std::optional<std::string> {
-      for (const char* hidden : {"TEPLUG_PLUGINS", "TEPLUG_PLUGIN_PATH", "NVTE_PLUGIN"}) {
-        if (std::strcmp(name, hidden) == 0) return std::nullopt;
-      }
+      if (std::strcmp(name, "TEPLUG_PLUGINS") == 0) return "none";
       return secure(name);
     };
   }
-  const std::string level = flags.GetString("log-level");
-  if (level == "error") o.log_level = core::LogLevel::kError;
-  if (level == "warn") o.log_level = core::LogLevel::kWarn;
-  if (level == "info") o.log_level = core::LogLevel::kInfo;
-  if (level == "debug") o.log_level = core::LogLevel::kDebug;
+  // Empty when the flag is not given; the flag's choices are all valid levels.
+  o.log_level = core::ParseLogLevel(flags.GetString("log-level"));
   return o;
 }
 

@@ -15,7 +15,8 @@ namespace teplug::cli {
 // --log-level on `flags`.
 void AddKernelFlags(FlagSet* flags);
 
-// KernelOptions from those flags. --no-discovery hides TEPLUG_PLUGINS,
+// KernelOptions from those flags. --no-discovery makes the kernel see
+// TEPLUG_PLUGINS=none, the core's switch that turns off TEPLUG_PLUGINS,
 // TEPLUG_PLUGIN_PATH and NVTE_PLUGIN (other variables are still read).
 // A --config that cannot be read is a usage error naming the path.
 absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags);
