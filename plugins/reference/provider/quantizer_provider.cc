@@ -43,33 +43,21 @@ struct QuantizeTargets {
   std::optional<TensorView> amax;
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-// Expected scale_inv shape of mode for a [rows, cols] tensor.
-std::vector<int64_t> ScaleShape(int32_t mode, int64_t rows, int64_t cols) {
-  switch (mode) {
-    case TEPLUG_SCALING_MXFP8_1D32: return {rows, CeilDiv(cols, 32)};
-    case TEPLUG_SCALING_BLOCK_1D128: return {rows, CeilDiv(cols, 128)};
-    case TEPLUG_SCALING_BLOCK_2D128: return {CeilDiv(rows, 128), CeilDiv(cols, 128)};
-    default: return {1};
-  }
-}
-
 absl::Status CheckScaleTensor(const TensorView& s, int32_t mode, int64_t rows, int64_t cols) {
+  const ScaleGridRule rule = *ScaleGridRuleOf(mode, rows, cols);  // CheckTargets checked mode
   const std::string what =
       absl::StrCat(sdk::ScalingName(mode), " scaling of a [", rows, ", ", cols, "] tensor needs");
-  if (mode == TEPLUG_SCALING_PER_TENSOR) {
-    if (s.element_count != 1 || s.dtype != TEPLUG_DTYPE_FP32) {
+  if (mode == TEPLUG_SCALING_PER_TENSOR) {  // any shape of one element
+    if (s.element_count != 1 || s.dtype != rule.dtype) {
       return absl::InvalidArgumentError(absl::StrCat(s.name, ": ", sdk::DTypeName(s.dtype), " ",
                                                      ShapeString(s.shape), " but ", what,
                                                      " one fp32 element"));
     }
     return absl::OkStatus();
   }
-  TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(s, ScaleShape(mode, rows, cols), what));
-  const uint64_t dtype = mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_E8M0)
-                                                           : TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
-  return RequireDType(s, dtype, absl::StrCat(sdk::ScalingName(mode), " scales must be"));
+  TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(s, rule.shape, what));
+  return RequireDType(s, TEPLUG_DTYPE_BIT(rule.dtype),
+                      absl::StrCat(sdk::ScalingName(mode), " scales must be"));
 }
 
 absl::StatusOr<std::optional<TensorView>> ViewRequired(const TeplugTensor* t, const std::string& name,
@@ -95,8 +83,7 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
   if (!q.ok()) return q.status();
   t.quant = *q;
   const int32_t mode = t.quant.mode;
-  if (mode != TEPLUG_SCALING_PER_TENSOR && mode != TEPLUG_SCALING_MXFP8_1D32 &&
-      mode != TEPLUG_SCALING_BLOCK_1D128 && mode != TEPLUG_SCALING_BLOCK_2D128) {
+  if (!ScaleGridRuleOf(mode, rows, cols).has_value()) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s.mode is %s (%d); quantize needs per_tensor, mxfp8_1d32, block_1d128 or block_2d128",
         q_name, sdk::ScalingName(mode), mode));
@@ -135,7 +122,7 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
       t.columnwise_scale_inv = *std::move(s);
       if (mx) {  // blocks of 32 down each column: [ceil(rows/32), cols]
         TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(
-            *t.columnwise_scale_inv, {CeilDiv(rows, 32), cols},
+            *t.columnwise_scale_inv, BlockGridShape(rows, cols, 32, 1),
             absl::StrCat("mxfp8_1d32 column-wise scaling of a [", rows, ", ", cols, "] tensor needs")));
         TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*t.columnwise_scale_inv,
                                                       TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_E8M0),

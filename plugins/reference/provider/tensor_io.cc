@@ -65,8 +65,6 @@ struct ScaleGrid {
   std::vector<double> values;
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // Reads quant->scale_inv of `t` as the grid its scaling mode defines.
 absl::StatusOr<ScaleGrid> ReadScaleGrid(const TensorView& t) {
   if (t.quant == nullptr) {
@@ -85,49 +83,32 @@ absl::StatusOr<ScaleGrid> ReadScaleGrid(const TensorView& t) {
   absl::StatusOr<TensorView> s = ViewTensor(q->scale_inv, scale_name);
   if (!s.ok()) return s.status();
   const int64_t rows = t.rows(), cols = t.cols();
-  ScaleGrid grid;
-  std::vector<int64_t> expected;
-  uint64_t dtype_bits = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
-  switch (q->mode) {
-    case TEPLUG_SCALING_PER_TENSOR:
-      grid.block_rows = std::max<int64_t>(rows, 1);
-      grid.block_cols = std::max<int64_t>(cols, 1);
-      if (s->element_count != 1) {
-        return absl::InvalidArgumentError(absl::StrCat(scale_name, ": shape ", ShapeString(s->shape),
-                                                       " but per_tensor scaling needs one element"));
-      }
-      break;
-    case TEPLUG_SCALING_MXFP8_1D32:
-      grid.block_cols = 32;
-      expected = {rows, CeilDiv(cols, 32)};
-      dtype_bits = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_E8M0);
-      break;
-    case TEPLUG_SCALING_BLOCK_1D128:
-      grid.block_cols = 128;
-      expected = {rows, CeilDiv(cols, 128)};
-      break;
-    case TEPLUG_SCALING_BLOCK_2D128:
-      grid.block_rows = 128;
-      grid.block_cols = 128;
-      expected = {CeilDiv(rows, 128), CeilDiv(cols, 128)};
-      break;
-    default:
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%s.quant.mode is %s (%d); a %s tensor needs per_tensor, mxfp8_1d32, block_1d128 or "
-          "block_2d128",
-          t.name, sdk::ScalingName(q->mode), q->mode, sdk::DTypeName(t.dtype)));
+  const std::optional<ScaleGridRule> rule = ScaleGridRuleOf(q->mode, rows, cols);
+  if (!rule.has_value()) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.quant.mode is %s (%d); a %s tensor needs per_tensor, mxfp8_1d32, block_1d128 or "
+        "block_2d128",
+        t.name, sdk::ScalingName(q->mode), q->mode, sdk::DTypeName(t.dtype)));
   }
-  if (!expected.empty()) {
+  const bool per_tensor = q->mode == TEPLUG_SCALING_PER_TENSOR;
+  if (per_tensor && s->element_count != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(scale_name, ": shape ", ShapeString(s->shape),
+                                                   " but per_tensor scaling needs one element"));
+  }
+  if (!per_tensor) {
     absl::Status shape_ok = RequireShape(
-        *s, expected,
+        *s, rule->shape,
         absl::StrCat(sdk::ScalingName(q->mode), " scaling of ", t.name, " [", rows, ", ", cols,
                      "] needs"));
     if (!shape_ok.ok()) return shape_ok;
   }
-  absl::Status dtype_ok =
-      RequireDType(*s, dtype_bits, absl::StrCat(sdk::ScalingName(q->mode), " scales must be"));
+  absl::Status dtype_ok = RequireDType(*s, TEPLUG_DTYPE_BIT(rule->dtype),
+                                       absl::StrCat(sdk::ScalingName(q->mode), " scales must be"));
   if (!dtype_ok.ok()) return dtype_ok;
-  grid.grid_cols = expected.empty() ? 1 : expected[1];
+  ScaleGrid grid;
+  grid.block_rows = rule->block_rows;
+  grid.block_cols = rule->block_cols;
+  grid.grid_cols = per_tensor ? 1 : rule->shape[1];
   grid.values.resize(static_cast<size_t>(s->element_count));
   for (int64_t i = 0; i < s->element_count; ++i) {
     grid.values[i] = LoadElement(s->data, s->dtype, s->OffsetOf(i));
@@ -156,6 +137,36 @@ float AbsMaxIgnoringNan(const std::vector<double>& values) {
 }
 
 }  // namespace
+
+std::vector<int64_t> BlockGridShape(int64_t rows, int64_t cols, int64_t block_rows,
+                                    int64_t block_cols) {
+  return {(rows + block_rows - 1) / block_rows, (cols + block_cols - 1) / block_cols};
+}
+
+std::optional<ScaleGridRule> ScaleGridRuleOf(int32_t mode, int64_t rows, int64_t cols) {
+  ScaleGridRule rule;
+  switch (mode) {
+    case TEPLUG_SCALING_PER_TENSOR:
+      rule.block_rows = std::max<int64_t>(rows, 1);
+      rule.block_cols = std::max<int64_t>(cols, 1);
+      rule.shape = {1};
+      return rule;
+    case TEPLUG_SCALING_MXFP8_1D32:
+      rule.block_cols = 32;
+      rule.dtype = TEPLUG_DTYPE_E8M0;
+      break;
+    case TEPLUG_SCALING_BLOCK_1D128:
+      rule.block_cols = 128;
+      break;
+    case TEPLUG_SCALING_BLOCK_2D128:
+      rule.block_rows = 128;
+      rule.block_cols = 128;
+      break;
+    default: return std::nullopt;
+  }
+  rule.shape = BlockGridShape(rows, cols, rule.block_rows, rule.block_cols);
+  return rule;
+}
 
 absl::StatusOr<std::vector<double>> ReadValues(const TensorView& t) {
   absl::Status dtype_ok = RequireDType(t, kReadableDTypes, "the reference reads only");

@@ -21,6 +21,7 @@
 #define TEPLUG_PLUGINS_REFERENCE_PROVIDER_TENSOR_IO_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -41,6 +42,25 @@ inline constexpr uint64_t kIntegerDTypes =
     TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_INT64) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_UINT8);
 inline constexpr uint64_t kReadableDTypes = kHighPrecisionDTypes | kScaledDTypes | kIntegerDTypes;
 inline constexpr uint64_t kWritableDTypes = kHighPrecisionDTypes | kFp8DTypes;
+
+// [ceil(rows / block_rows), ceil(cols / block_cols)]: the grid of scales
+// when each covers a block_rows x block_cols block of a [rows, cols] tensor.
+std::vector<int64_t> BlockGridShape(int64_t rows, int64_t cols, int64_t block_rows,
+                                    int64_t block_cols);
+
+// The row-wise scale_inv a scaling mode defines for a [rows, cols] tensor
+// (the file comment's table): each scale covers a block_rows x block_cols
+// block; the scale_inv tensor is `shape` of `dtype`. per_tensor: one block
+// covering the whole tensor and one fp32 element (any shape; `shape` is [1]).
+struct ScaleGridRule {
+  int64_t block_rows = 1;
+  int64_t block_cols = 1;
+  std::vector<int64_t> shape;
+  int32_t dtype = TEPLUG_DTYPE_FP32;
+};
+
+// std::nullopt unless mode is per_tensor, mxfp8_1d32, block_1d128 or block_2d128.
+std::optional<ScaleGridRule> ScaleGridRuleOf(int32_t mode, int64_t rows, int64_t cols);
 
 // The real values of `t` (see the file comment). Errors name the tensor and
 // field: a quantized dtype without quant / scale_inv, a scale_inv of the
