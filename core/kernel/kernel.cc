@@ -123,7 +123,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   for (LoadReportEntry& r : refused) {
     if (r.required) {
       return absl::FailedPreconditionError(
-          absl::StrCat("teplug: required plugin ", r.path, " (", r.origin, ") refused: ", r.reason));
+          absl::StrCat("teplug: required ", RefusalLine(r)));
     }
     state->report.push_back(std::move(r));
   }

@@ -123,5 +123,19 @@ TEST(BuiltinLoadTest, NullEntryIsRefused) {
   EXPECT_EQ(warnings.size(), 1u);
 }
 
+// The load report takes the bare reason from the refusal itself, not by
+// searching its message, which holds a name or path that may contain
+// anything (here the text the old parsing looked for).
+TEST(BuiltinLoadTest, ReportKeepsTheReasonWhateverTheNameHolds) {
+  std::vector<std::string> warnings;
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadBuiltin({"odd refused: name", nullptr}, LoadPolicy{}, nullptr, Capture(&warnings));
+  ASSERT_FALSE(loaded.ok());
+  const LoadReportEntry e = RefusedReportEntry({"built-in", "built-in odd"}, loaded.status());
+  EXPECT_EQ(e.reason, "its entry function is NULL");
+  EXPECT_FALSE(e.loaded);
+  EXPECT_EQ(e.origin, "built-in odd");
+}
+
 }  // namespace
 }  // namespace teplug::core

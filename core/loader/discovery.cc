@@ -103,16 +103,16 @@ void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out) {
   }
 }
 
-LoadReportEntry Refusal(const PluginCandidate& c, std::string reason) {
+}  // namespace
+
+LoadReportEntry RefusedEntry(const PluginCandidate& candidate, std::string reason) {
   LoadReportEntry e;
-  e.path = c.path;
-  e.origin = c.origin;
-  e.required = c.required;
+  e.path = candidate.path;
+  e.origin = candidate.origin;
+  e.required = candidate.required;
   e.reason = std::move(reason);
   return e;
 }
-
-}  // namespace
 
 EnvLookup SecureEnv() {
   return [](const char* name) -> std::optional<std::string> {
@@ -141,13 +141,13 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   for (CandidateList::Raw& r : raw.list) {
     PluginCandidate& c = r.candidate;
     if (!r.refusal.empty()) {
-      refusals.push_back(Refusal(c, std::move(r.refusal)));
+      refusals.push_back(RefusedEntry(c, std::move(r.refusal)));
       continue;
     }
     std::string reason;
     std::optional<std::string> resolved = Resolve(c.path, &reason);
     if (!resolved.has_value()) {
-      refusals.push_back(Refusal(c, std::move(reason)));
+      refusals.push_back(RefusedEntry(c, std::move(reason)));
       continue;
     }
     auto [it, inserted] = index_of.emplace(*resolved, out.size());
@@ -169,7 +169,7 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   std::vector<PluginCandidate> candidates;
   for (size_t i = 0; i < out.size(); ++i) {
     if (pin_conflict[i]) {
-      refusals.push_back(Refusal(
+      refusals.push_back(RefusedEntry(
           out[i], absl::StrCat("listed more than once with different sha256 pins (first ",
                                out[i].sha256, ")")));
     } else {
@@ -178,8 +178,7 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   }
   for (LoadReportEntry& e : refusals) {
     if (logger != nullptr) {
-      logger->Log(LogLevel::kWarn, absl::StrCat("plugin ", e.path, " (", e.origin,
-                                                ") refused: ", e.reason));
+      logger->Log(LogLevel::kWarn, RefusalLine(e));
     }
     if (refused != nullptr) refused->push_back(std::move(e));
   }

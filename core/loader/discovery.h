@@ -39,6 +39,9 @@ struct PluginCandidate {
   std::string sha256;
 };
 
+// The load report entry of a candidate refused for `reason`.
+LoadReportEntry RefusedEntry(const PluginCandidate& candidate, std::string reason);
+
 // Reads an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 

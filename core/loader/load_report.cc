@@ -5,6 +5,10 @@
 
 namespace teplug::core {
 
+std::string RefusalLine(const LoadReportEntry& refused) {
+  return absl::StrCat("plugin ", refused.path, " (", refused.origin, ") refused: ", refused.reason);
+}
+
 std::string FormatLoadReport(const std::vector<LoadReportEntry>& entries) {
   if (entries.empty()) return "no plugins or built-in providers\n";
   std::string out;

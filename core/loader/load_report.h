@@ -30,6 +30,10 @@ struct LoadReportEntry {
   std::vector<std::string> skipped;
 };
 
+// "plugin <path> (<origin>) refused: <reason>": how a refused plugin is
+// named in its WARN line and in errors, wherever it was refused.
+std::string RefusalLine(const LoadReportEntry& refused);
+
 // One line per entry, for humans (logs, `teplug list`):
 //   loaded  minimal_c from /p/libteplug_minimal_c.so (TEPLUG_PLUGINS): gemm/naive-fp32
 //   refused /p/libteplug_bad.so (config t.textproto:3, required): <reason>

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/loader/entry_transaction.h"
@@ -25,9 +26,14 @@ std::shared_ptr<Logger> OrDefault(std::shared_ptr<Logger> logger) {
   return logger != nullptr ? logger : std::make_shared<Logger>(LogLevel::kWarn);
 }
 
+// Where a refusal status carries its bare reason, so the load report takes
+// it from there instead of parsing the message (a path may contain anything).
+constexpr absl::string_view kReasonPayload = "teplug/plugin-refusal-reason";
+
 // The one place a refusal is logged: "<who> refused: <reason>", one WARN.
 absl::Status Refuse(const std::string& who, const absl::Status& reason, const Logger& logger) {
   absl::Status refusal(reason.code(), absl::StrCat(who, kRefused, reason.message()));
+  refusal.SetPayload(kReasonPayload, absl::Cord(reason.message()));
   logger.Log(LogLevel::kWarn, refusal.message());
   return refusal;
 }
@@ -175,15 +181,8 @@ LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const Loaded
 }
 
 LoadReportEntry RefusedReportEntry(const PluginCandidate& candidate, const absl::Status& status) {
-  LoadReportEntry e;
-  e.path = candidate.path;
-  e.origin = candidate.origin;
-  e.required = candidate.required;
-  absl::string_view message = status.message();
-  const size_t at = message.find(kRefused);
-  e.reason = std::string(at == absl::string_view::npos ? message
-                                                        : message.substr(at + kRefused.size()));
-  return e;
+  const auto reason = status.GetPayload(kReasonPayload);  // absl::optional in this Abseil
+  return RefusedEntry(candidate, reason.has_value() ? std::string(*reason) : std::string(status.message()));
 }
 
 PluginCandidate BuiltinCandidate(const BuiltinProvider& builtin) {

@@ -76,8 +76,8 @@ absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
                                            std::shared_ptr<Logger> logger);
 
 // Load-report entries for the two outcomes. Implementation names read
-// "<interface>/<name>" ("gemm/naive-fp32"); a refusal's reason is the
-// status message after "refused: ".
+// "<interface>/<name>" ("gemm/naive-fp32"); a refusal's reason is what the
+// loader refused it for (carried in the status, not parsed from its message).
 LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const LoadedProvider& loaded);
 LoadReportEntry RefusedReportEntry(const PluginCandidate& candidate, const absl::Status& status);
 // The candidate a built-in is reported as: path "built-in", origin
