@@ -11,6 +11,7 @@
 #include "plugins/reference/numerics/float_formats.h"
 #include "plugins/reference/numerics/mx_scaling.h"
 #include "plugins/reference/numerics/per_tensor_scaling.h"
+#include "plugins/reference/numerics/scale_from_amax.h"
 #include "plugins/reference/provider/status_bridge.h"
 #include "plugins/reference/provider/tensor_io.h"
 #include "plugins/reference/provider/tensor_view.h"
@@ -267,12 +268,8 @@ absl::Status RunReferenceQuantize(const TeplugQuantizeArgs& args) {
     }
   }
   if (targets->amax) {
-    std::vector<double> as_double(x.begin(), x.end());
-    double m = 0.0;
-    for (double v : as_double) {
-      if (!std::isnan(v) && std::fabs(v) > m) m = std::fabs(v);
-    }
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteScalar(*targets->amax, static_cast<float>(m)));
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(
+        WriteScalar(*targets->amax, AbsMaxIgnoringNan(x.data(), x.size())));
   }
   return absl::OkStatus();
 }
