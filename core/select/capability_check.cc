@@ -252,6 +252,10 @@ std::optional<Refusal> CheckDevice(const std::vector<TeplugDeviceSupport>& devic
 
 std::optional<Refusal> CheckCapability(const Capability& cap, const OpDescription& op) {
   if (Reason r = CheckDevice(cap.devices, op.device)) return r;
+  return CheckOpCapability(cap, op);
+}
+
+std::optional<Refusal> CheckOpCapability(const Capability& cap, const OpDescription& op) {
   switch (cap.kind) {
     case InterfaceKind::kGemm: return CheckGemm(cap.gemm(), *static_cast<const TeplugGemmArgs*>(op.args));
     case InterfaceKind::kAttention: return CheckAttention(cap.attention(), op);

@@ -65,6 +65,10 @@ std::optional<Refusal> CheckDevice(const std::vector<TeplugDeviceSupport>& devic
 // validated.
 std::optional<Refusal> CheckCapability(const Capability& cap, const OpDescription& op);
 
+// The same without the device check, for callers that checked the device
+// already (the selector does, to report that stage on its own).
+std::optional<Refusal> CheckOpCapability(const Capability& cap, const OpDescription& op);
+
 // Asks the implementation's `supports` hook (if it has one) about the op:
 // nullopt when it will serve it, else its reason. The plugin writes into a
 // 256-byte buffer that is NUL-terminated here whatever the plugin did, and an

@@ -108,7 +108,7 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kDevice, Why::kRefused);
       continue;
     }
-    if (std::optional<Refusal> r = CheckCapability(impl->capability, op)) {
+    if (std::optional<Refusal> r = CheckOpCapability(impl->capability, op)) {
       v.refusal = *r;
       reject(Stage::kCapability, Why::kRefused);
       continue;
