@@ -1,7 +1,6 @@
 #include "plugins/reference/collective/communicator.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -12,13 +11,6 @@
 
 namespace teplug::reference::collective {
 namespace {
-
-// memcpy with a zero-length copy allowed from a null pointer (an empty
-// rank's buffer): memcpy itself requires non-null arguments even for 0 bytes.
-inline void CopyBytes(void* dst, const void* src, size_t n) {
-  if (n != 0) std::memcpy(dst, src, n);
-}
-
 
 // Fails when a buffer that must hold `bytes` bytes is null.
 absl::Status CheckBuffer(const void* buffer, size_t bytes, const std::string& what,

@@ -1,20 +1,12 @@
 #include "plugins/reference/collective/point_to_point.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "absl/strings/str_format.h"
 #include "plugins/reference/collective/backoff_wait.h"
 
 namespace teplug::reference::collective {
 namespace {
-
-// memcpy with a zero-length copy allowed from a null pointer (an empty
-// rank's buffer): memcpy itself requires non-null arguments even for 0 bytes.
-inline void CopyBytes(void* dst, const void* src, size_t n) {
-  if (n != 0) std::memcpy(dst, src, n);
-}
-
 
 // Outcome of trying to move one chunk.
 enum class Step { kIdle, kAdvanced };

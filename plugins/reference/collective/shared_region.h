@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,13 @@ struct alignas(128) ChannelControl {
   uint64_t chunk_bytes;            // bytes in the chunk now in the buffer
   uint64_t message_bytes;          // total size of the message being sent
 };
+
+// memcpy with a zero-length copy allowed from a null pointer (an empty
+// rank's buffer): memcpy itself requires non-null arguments even for 0 bytes.
+// How the collectives and send/recv move data in and out of the region.
+inline void CopyBytes(void* dst, const void* src, size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
 
 class SharedRegion {
  public:
