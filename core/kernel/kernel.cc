@@ -1,6 +1,7 @@
 #include "core/kernel/kernel.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -58,15 +59,23 @@ LoadPolicy PolicyFor(const KernelOptions& o, const config::ConfigSnapshot& cfg) 
 // Adds a loaded provider to `state` (not yet published) and records it.
 void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
   state->report.push_back(LoadedReportEntry(candidate, loaded));
+  // The lists are shared with published states and decisions, so each one
+  // the provider adds to is copied (once), extended and sorted.
+  std::array<std::shared_ptr<ImplementationList>, kNumInterfaceKinds> grown;
   for (const auto& impl : loaded.implementations) {
-    auto list = std::make_shared<ImplementationList>(*state->impls[static_cast<int>(impl->kind)]);
+    std::shared_ptr<ImplementationList>& list = grown[static_cast<int>(impl->kind)];
+    if (list == nullptr) list = std::make_shared<ImplementationList>(*state->impls[static_cast<int>(impl->kind)]);
     list->push_back(impl);
-    SortImplementations(list.get());
-    state->impls[static_cast<int>(impl->kind)] = std::move(list);
   }
-  state->providers.push_back(loaded.provider);
-  std::sort(state->providers.begin(), state->providers.end(),
-            [](const auto& a, const auto& b) { return a->name < b->name; });
+  for (size_t k = 0; k < grown.size(); ++k) {
+    if (grown[k] == nullptr) continue;
+    SortImplementations(grown[k].get());
+    state->impls[k] = std::move(grown[k]);
+  }
+  auto by_name = [](const auto& a, const auto& b) { return a->name < b->name; };
+  state->providers.insert(
+      std::upper_bound(state->providers.begin(), state->providers.end(), loaded.provider, by_name),
+      loaded.provider);
 }
 
 std::vector<std::string> ProviderNames(const KernelState& s) {
