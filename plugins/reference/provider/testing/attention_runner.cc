@@ -37,8 +37,7 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
   std::vector<std::unique_ptr<AbiTensor>> in(3), grad(3);
   const std::vector<double>* canon[] = {&q, &k, &v};
   for (int w = 0; w < 3; ++w) {
-    const int owner = s.pack == 3 ? 0 : (s.pack == 2 && w == 2 ? 1 : w);
-    if (owner != w) continue;
+    if (OwnerOf(s, w) != w) continue;
     const auto shape = BufferShape(s, d, w, w == 0 ? tq : tkv);
     in[w] = std::make_unique<AbiTensor>(dtype, shape);
     if (dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2) in[w]->SetPerTensor(1.0f, 1.0f);
@@ -46,14 +45,12 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
     FillWithNan(*grad[w]);
     std::vector<double> buffer(static_cast<size_t>(in[w]->count()), 0.0);
     for (int m = 0; m < 3; ++m) {
-      const int mo = s.pack == 3 ? 0 : (s.pack == 2 && m == 2 ? 1 : m);
-      if (mo == w) Scatter(s, d, m, m == 0 ? cu_q : cu_kv, m == 0 ? lq : lkv, *canon[m], &buffer);
+      if (OwnerOf(s, m) == w) Scatter(s, d, m, m == 0 ? cu_q : cu_kv, m == 0 ? lq : lkv, *canon[m], &buffer);
     }
     in[w]->Fill(buffer);
   }
   auto member = [&](std::vector<std::unique_ptr<AbiTensor>>& v, int w) {
-    const int owner = s.pack == 3 ? 0 : (s.pack == 2 && w == 2 ? 1 : w);
-    return v[owner]->get();
+    return v[OwnerOf(s, w)]->get();
   };
   const LayoutSpec os{s.format, 0, false};
   const Dims od{d.b, d.sq, d.sq, d.hq, d.hq, d.dv, d.dv};
@@ -109,10 +106,8 @@ AttentionOutputs RunAttention(TeplugAttentionV1* attn, int32_t layout, TeplugAtt
   r.o = Gather(os, od, 0, cu_q, lq, o.Values());
   r.lse = lse.Values();
   r.dq = Gather(s, d, 0, cu_q, lq, grad[0]->Values());
-  r.dk = Gather(s, d, 1, cu_kv, lkv, member(grad, 1) == grad[0]->get() ? grad[0]->Values()
-                                                                       : grad[1]->Values());
-  const AbiTensor* dv_owner = s.pack == 3 ? grad[0].get() : (s.pack == 2 ? grad[1].get() : grad[2].get());
-  r.dv = Gather(s, d, 2, cu_kv, lkv, dv_owner->Values());
+  r.dk = Gather(s, d, 1, cu_kv, lkv, grad[OwnerOf(s, 1)]->Values());
+  r.dv = Gather(s, d, 2, cu_kv, lkv, grad[OwnerOf(s, 2)]->Values());
   return r;
 }
 

@@ -18,6 +18,10 @@ LayoutSpec SpecOf(int32_t layout) {
 // Which tensor: 0 q, 1 k, 2 v.
 bool Packed(const LayoutSpec& s, int which) { return s.pack == 3 || (s.pack == 2 && which > 0); }
 
+int OwnerOf(const LayoutSpec& s, int which) {
+  return s.pack == 3 ? 0 : (s.pack == 2 && which == 2 ? 1 : which);
+}
+
 std::vector<int64_t> BufferShape(const LayoutSpec& s, const Dims& d, int which, int64_t tokens) {
   const int64_t seq = which == 0 ? d.sq : d.skv;
   const int64_t h = which == 0 ? d.hq : d.hkv;

@@ -27,6 +27,10 @@ LayoutSpec SpecOf(int32_t layout);
 // Whether tensor `which` (0 q, 1 k, 2 v) lives in a packed buffer.
 bool Packed(const LayoutSpec& s, int which);
 
+// The tensor whose buffer holds `which`: 0 for every member of qkv-packed
+// layouts, 1 for k and v of kv-packed ones, `which` itself otherwise.
+int OwnerOf(const LayoutSpec& s, int which);
+
 // Shape of the buffer passed for `which`; `tokens` is the thd token extent.
 std::vector<int64_t> BufferShape(const LayoutSpec& s, const Dims& d, int which, int64_t tokens);
 
