@@ -21,10 +21,16 @@ namespace {
 using core::Kernel;
 using core::KernelOptions;
 
+// The plugin build of the provider, or "" (and the test fails) when the
+// runfiles cannot be found.
 std::string ReferencePlugin() {
   std::string error;
   std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> r(
       bazel::tools::cpp::runfiles::Runfiles::CreateForTest(&error));
+  if (r == nullptr) {
+    ADD_FAILURE() << "cannot find the runfiles: " << error;
+    return "";
+  }
   return r->Rlocation("teplug/plugins/reference/libteplug_reference.so");
 }
 
@@ -85,7 +91,9 @@ TEST(ReferenceThroughKernelTest, BuiltInServesEveryInterface) {
 }
 
 TEST(ReferenceThroughKernelTest, PluginCopyIsADuplicateBesideTheBuiltInAndIdenticalAlone) {
-  auto both = Kernel::Create(Options(true, {ReferencePlugin()}));
+  const std::string plugin = ReferencePlugin();
+  ASSERT_FALSE(plugin.empty());
+  auto both = Kernel::Create(Options(true, {plugin}));
   ASSERT_TRUE(both.ok()) << both.status();
   int refused = 0;
   for (const auto& e : (*both)->LoadReport()) {
@@ -95,7 +103,7 @@ TEST(ReferenceThroughKernelTest, PluginCopyIsADuplicateBesideTheBuiltInAndIdenti
     }
   }
   EXPECT_EQ(refused, 1);
-  auto plugin_only = Kernel::Create(Options(false, {ReferencePlugin()}));
+  auto plugin_only = Kernel::Create(Options(false, {plugin}));
   ASSERT_TRUE(plugin_only.ok()) << plugin_only.status();
   ASSERT_EQ((*plugin_only)->ListProviders().size(), 1u);
   EXPECT_FALSE((*plugin_only)->ListProviders()[0].builtin);
