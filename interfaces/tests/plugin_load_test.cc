@@ -37,6 +37,13 @@ TeplugTensor Matrix(std::vector<float>& storage, int64_t rows, int64_t cols) {
   return t;  // zero strides: contiguous
 }
 
+TeplugTensor Vector(std::vector<float>& storage, int64_t n) {
+  TeplugTensor t = Matrix(storage, n, 1);
+  t.rank = 1;
+  t.shape[1] = 0;
+  return t;
+}
+
 class ExamplePluginTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExamplePluginTest, LoadsAndDescribesItself) {
@@ -86,12 +93,7 @@ TEST_P(ExamplePluginTest, GemmMatchesFp64OnRandomInputs) {
     TeplugTensor ta = s.ta ? Matrix(a, s.k, s.m) : Matrix(a, s.m, s.k);
     TeplugTensor tb = s.tb ? Matrix(b, s.n, s.k) : Matrix(b, s.k, s.n);
     TeplugTensor tc = Matrix(c, s.m, s.n), td = Matrix(d, s.m, s.n);
-    TeplugTensor tbias = teplug::sdk::Versioned<TeplugTensor>();
-    bias.resize(static_cast<size_t>(s.n));
-    tbias.data = bias.data();
-    tbias.dtype = TEPLUG_DTYPE_FP32;
-    tbias.rank = 1;
-    tbias.shape[0] = s.n;
+    TeplugTensor tbias = Vector(bias, s.n);
     for (auto* v : {&a, &b, &c, &d, &bias}) for (float& x : *v) x = dist(rng);
     const std::vector<float> d_before = d;
     TeplugGemmArgs args = teplug::sdk::Versioned<TeplugGemmArgs>();
@@ -160,6 +162,62 @@ TEST_P(ExamplePluginTest, BadShapesAndShortStructsAreErrorsNotCrashes) {
   args.struct_size = TEPLUG_STRUCT_SIZE(TeplugGemmArgs, d);  // a writer from "before" v1.0
   err = teplug::sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &args));
   EXPECT_EQ(err.code(), TEPLUG_ABI_MISMATCH) << err.message();
+
+  // Every tensor the GEMM reads is checked, and GELU is refused even when the
+  // caller skips `supports` (README 7.1).
+  std::vector<float> b2, c, bias, c_wide, bias_long;
+  TeplugTensor tb2 = Matrix(b2, 3, 5), tc = Matrix(c, 2, 5), tbias = Vector(bias, 5);
+  TeplugTensor tc_wide = Matrix(c_wide, 2, 6), tbias_long = Vector(bias_long, 6);
+  TeplugTensor tc_bf16 = tc, tbias_bf16 = tbias, td_gpu = td, ta_mixed = ta;
+  tc_bf16.dtype = tbias_bf16.dtype = TEPLUG_DTYPE_BF16;
+  TeplugDevice gpu = teplug::sdk::Versioned<TeplugDevice>();
+  gpu.kind = TEPLUG_DEVICE_CUDA;
+  td_gpu.device = &gpu;
+  ta_mixed.strides[0] = 3;  // strides[1] stays 0
+  args = teplug::sdk::Versioned<TeplugGemmArgs>();
+  args.a = &ta;
+  args.b = &tb2;
+  args.c = &tc;
+  args.d = &td;
+  args.bias = &tbias;
+  args.alpha = 1.f;
+  err = teplug::sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &args));
+  ASSERT_TRUE(err.ok()) << err.message();
+  auto with = [&args](auto change) {
+    TeplugGemmArgs changed = args;
+    change(changed);
+    return changed;
+  };
+  struct Refusal {
+    TeplugGemmArgs args;
+    TeplugCode code;
+    std::string message;
+  };
+  for (const Refusal& r : {
+           Refusal{with([&](auto& x) { x.c = &tc_wide; }), TEPLUG_INVALID_ARGUMENT,
+                   "shape mismatch: c axis 1 is 6, want 5"},
+           Refusal{with([&](auto& x) { x.c = &tc_bf16; }), TEPLUG_UNSUPPORTED,
+                   "c: only fp32 host tensors, not dtype 3"},
+           Refusal{with([&](auto& x) { x.bias = &tbias_long; }), TEPLUG_INVALID_ARGUMENT,
+                   "shape mismatch: bias axis 0 is 6, want 5"},
+           Refusal{with([&](auto& x) { x.bias = &tbias_bf16; }), TEPLUG_UNSUPPORTED,
+                   "bias: only fp32 host tensors, not dtype 3"},
+           Refusal{with([&](auto& x) { x.d = &td_gpu; }), TEPLUG_UNSUPPORTED,
+                   "d: only fp32 host tensors, not dtype 1 on device kind 2"},
+           Refusal{with([&](auto& x) { x.a = &ta_mixed; }), TEPLUG_INVALID_ARGUMENT,
+                   "a mixes zero and non-zero strides"},
+           Refusal{with([](auto& x) { x.epilogue = TEPLUG_EPILOGUE_GELU; }), TEPLUG_UNSUPPORTED,
+                   "epilogue 1 not supported"},
+       }) {
+    err = teplug::sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &r.args));
+    EXPECT_EQ(err.code(), r.code) << r.message << " / " << err.message();
+    EXPECT_NE(err.message().find(r.message), std::string::npos) << err.message();
+  }
+  // With accumulate, C is D: a `c` that does not fit is ignored, not read.
+  TeplugGemmArgs accumulate = with([&](auto& x) { x.c = &tc_wide; });
+  accumulate.accumulate = 1;
+  err = teplug::sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), &accumulate));
+  EXPECT_TRUE(err.ok()) << err.message();
 }
 
 TEST_P(ExamplePluginTest, RefusesAHostWithoutACommonAbiAndNamesBothRanges) {

@@ -5,6 +5,7 @@
  * its function table and reference count, a static capability descriptor, a
  * dynamic `supports` hook that explains a refusal, errors as TeplugError*,
  * and the one exported entry point. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "teplug/teplug.h"
@@ -35,19 +36,49 @@ static TeplugObject* minimal_query(TeplugObject* self, const TeplugIID* iid) {
 }
 
 /* ---- helpers ------------------------------------------------------------ */
-static int64_t row_stride(const TeplugTensor* t) {
-  return t->strides[0] != 0 ? t->strides[0] : t->shape[1];
+static TeplugError* fail(TeplugCode code, const char* format, ...) {
+  char msg[160];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(msg, sizeof msg, format, ap);
+  va_end(ap);
+  return teplug_error_create(code, msg);
 }
-static int64_t col_stride(const TeplugTensor* t) {
-  return t->strides[1] != 0 ? t->strides[1] : 1;
+/* Element stride along `axis` (rank 1 or 2); all-zero strides mean row-major. */
+static int64_t stride(const TeplugTensor* t, int axis) {
+  if (t->strides[0] != 0) return t->strides[axis];
+  return axis == t->rank - 1 ? 1 : t->shape[1];
 }
 static float at(const TeplugTensor* t, int trans, int64_t r, int64_t c) {
   const float* p = (const float*)t->data;
-  return trans ? p[c * row_stride(t) + r * col_stride(t)] : p[r * row_stride(t) + c * col_stride(t)];
+  return trans ? p[c * stride(t, 0) + r * stride(t, 1)] : p[r * stride(t, 0) + c * stride(t, 1)];
 }
-static int is_host_fp32_matrix(const TeplugTensor* t) {
-  return t != NULL && t->dtype == TEPLUG_DTYPE_FP32 && t->rank == 2 &&
-         (t->device == NULL || t->device->kind == TEPLUG_DEVICE_CPU);
+/* NULL when `t` is an fp32 host tensor of rank `rank`, with all strides given
+ * or all zero, and extents e0, e1 on axes 0, 1 (negative: any); otherwise an
+ * error naming the tensor. */
+static TeplugError* check_tensor(const TeplugTensor* t, const char* name, int32_t rank,
+                                 int64_t e0, int64_t e1) {
+  const int64_t want[2] = {e0, e1};
+  int32_t i, given = 0;
+  if (t == NULL) return fail(TEPLUG_INVALID_ARGUMENT, "minimal: %s is NULL", name);
+  if (t->dtype != TEPLUG_DTYPE_FP32 || (t->device != NULL && t->device->kind != TEPLUG_DEVICE_CPU)) {
+    return fail(TEPLUG_UNSUPPORTED, "minimal: %s: only fp32 host tensors, not dtype %d on device kind %d",
+                name, (int)t->dtype, t->device != NULL ? (int)t->device->kind : TEPLUG_DEVICE_CPU);
+  }
+  if (t->rank != rank) {
+    return fail(TEPLUG_INVALID_ARGUMENT, "minimal: %s has rank %d, want %d", name, (int)t->rank, (int)rank);
+  }
+  for (i = 0; i < rank; ++i) given += t->strides[i] != 0;
+  if (given != 0 && given != rank) {
+    return fail(TEPLUG_INVALID_ARGUMENT, "minimal: %s mixes zero and non-zero strides", name);
+  }
+  for (i = 0; i < rank; ++i) {
+    if (want[i] >= 0 && t->shape[i] != want[i]) {
+      return fail(TEPLUG_INVALID_ARGUMENT, "minimal: shape mismatch: %s axis %d is %lld, want %lld",
+                  name, (int)i, (long long)t->shape[i], (long long)want[i]);
+    }
+  }
+  return NULL;
 }
 
 /* ---- IGemm v1 ----------------------------------------------------------- */
@@ -78,35 +109,40 @@ static TeplugError* minimal_workspace(TeplugGemmV1* self, const TeplugGemmArgs* 
 
 static TeplugError* minimal_gemm(TeplugGemmV1* self, const TeplugGemmArgs* args) {
   int64_t m, n, k, i, j, p;
-  char msg[160];
-  (void)self;
+  const TeplugTensor* c;
+  TeplugError* err;
+  char reason[128];
   /* Check struct_size before reading fields. */
   if (args == NULL || args->struct_size < TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream)) {
     return teplug_error_create(TEPLUG_ABI_MISMATCH, "minimal: TeplugGemmArgs too small");
   }
-  if (!is_host_fp32_matrix(args->a) || !is_host_fp32_matrix(args->b) ||
-      !is_host_fp32_matrix(args->d) || (args->c != NULL && !is_host_fp32_matrix(args->c))) {
-    return teplug_error_create(TEPLUG_UNSUPPORTED, "minimal: only fp32 host matrices");
+  /* A caller may skip `supports`: refuse here what it refuses. */
+  if (!minimal_supports((TeplugObject*)self, TEPLUG_OP_GEMM, args, reason, sizeof reason)) {
+    return fail(TEPLUG_UNSUPPORTED, "minimal: %s", reason);
   }
+  /* Check every tensor read, naming it: op(A) is [M,K], op(B) [K,N], C and D [M,N], bias [N]. */
+  err = check_tensor(args->a, "a", 2, -1, -1);
+  if (err != NULL) return err;
   m = args->trans_a ? args->a->shape[1] : args->a->shape[0];
   k = args->trans_a ? args->a->shape[0] : args->a->shape[1];
+  err = check_tensor(args->b, "b", 2, args->trans_b ? -1 : k, args->trans_b ? k : -1);
+  if (err != NULL) return err;
   n = args->trans_b ? args->b->shape[0] : args->b->shape[1];
-  if ((args->trans_b ? args->b->shape[1] : args->b->shape[0]) != k || args->d->shape[0] != m ||
-      args->d->shape[1] != n) {
-    snprintf(msg, sizeof msg, "minimal: shape mismatch (M=%lld K=%lld N=%lld, D is %lldx%lld)",
-             (long long)m, (long long)k, (long long)n, (long long)args->d->shape[0],
-             (long long)args->d->shape[1]);
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, msg);
+  c = args->accumulate ? NULL : args->c; /* accumulate: C is D, `c` is ignored */
+  if ((err = check_tensor(args->d, "d", 2, m, n)) != NULL ||
+      (c != NULL && (err = check_tensor(c, "c", 2, m, n)) != NULL) ||
+      (args->bias != NULL && (err = check_tensor(args->bias, "bias", 1, n, -1)) != NULL)) {
+    return err;
   }
   for (i = 0; i < m; ++i) {
     for (j = 0; j < n; ++j) {
       double acc = 0.0;
-      float* out = (float*)args->d->data + i * row_stride(args->d) + j * col_stride(args->d);
+      float* out = (float*)args->d->data + i * stride(args->d, 0) + j * stride(args->d, 1);
       for (p = 0; p < k; ++p) acc += (double)at(args->a, args->trans_a, i, p) * at(args->b, args->trans_b, p, j);
       acc *= args->alpha;
       if (args->accumulate) acc += *out;
-      else if (args->c != NULL) acc += (double)args->beta * at(args->c, 0, i, j);
-      if (args->bias != NULL) acc += ((const float*)args->bias->data)[j];
+      else if (c != NULL) acc += (double)args->beta * at(c, 0, i, j);
+      if (args->bias != NULL) acc += ((const float*)args->bias->data)[j * stride(args->bias, 0)];
       *out = (float)acc;
     }
   }

@@ -1,6 +1,7 @@
 // A complete teplug plugin in C++ using the header-only SDK, written from
 // interfaces/README.md. It provides IGemm v1 for fp32 host tensors; errors
 // are thrown as teplug::sdk::Exception and reach the host as TeplugError*.
+#include <array>
 #include <memory>
 #include <string>
 
@@ -13,18 +14,42 @@ namespace {
 using teplug::sdk::InvalidArgument;
 using teplug::sdk::Unsupported;
 
-int64_t RowStride(const TeplugTensor& t) { return t.strides[0] != 0 ? t.strides[0] : t.shape[1]; }
-int64_t ColStride(const TeplugTensor& t) { return t.strides[1] != 0 ? t.strides[1] : 1; }
+// Element stride along `axis` (rank 1 or 2); all-zero strides mean row-major.
+int64_t Stride(const TeplugTensor& t, int axis) {
+  if (t.strides[0] != 0) return t.strides[axis];
+  return axis == t.rank - 1 ? 1 : t.shape[1];
+}
 
 float At(const TeplugTensor& t, bool trans, int64_t r, int64_t c) {
   const auto* p = static_cast<const float*>(t.data);
-  return trans ? p[c * RowStride(t) + r * ColStride(t)] : p[r * RowStride(t) + c * ColStride(t)];
+  return trans ? p[c * Stride(t, 0) + r * Stride(t, 1)] : p[r * Stride(t, 0) + c * Stride(t, 1)];
 }
 
-void RequireFp32Matrix(const TeplugTensor* t, const char* name) {
-  if (t == nullptr) throw InvalidArgument(std::string(name) + " is NULL");
-  if (t->dtype != TEPLUG_DTYPE_FP32 || t->rank != 2) {
-    throw Unsupported(std::string(name) + ": only rank-2 fp32 tensors");
+using Extents = std::array<int64_t, 2>;
+
+// Throws, naming the tensor, unless `t` is an fp32 host tensor of rank `rank`,
+// with all strides given or all zero, and extents `want` on axes 0, 1
+// (negative: any).
+void RequireFp32(const TeplugTensor* t, const std::string& name, int32_t rank,
+                 Extents want = {-1, -1}) {
+  if (t == nullptr) throw InvalidArgument(name + " is NULL");
+  const int32_t kind = t->device != nullptr ? t->device->kind : TEPLUG_DEVICE_CPU;
+  if (t->dtype != TEPLUG_DTYPE_FP32 || kind != TEPLUG_DEVICE_CPU) {
+    throw Unsupported(name + ": only fp32 host tensors, not dtype " + std::to_string(t->dtype) +
+                      " on device kind " + std::to_string(kind));
+  }
+  if (t->rank != rank) {
+    throw InvalidArgument(name + " has rank " + std::to_string(t->rank) + ", want " +
+                          std::to_string(rank));
+  }
+  int given = 0;
+  for (int i = 0; i < rank; ++i) given += t->strides[i] != 0;
+  if (given != 0 && given != rank) throw InvalidArgument(name + " mixes zero and non-zero strides");
+  for (int i = 0; i < rank; ++i) {
+    if (want[i] >= 0 && t->shape[i] != want[i]) {
+      throw InvalidArgument("shape mismatch: " + name + " axis " + std::to_string(i) + " is " +
+                            std::to_string(t->shape[i]) + ", want " + std::to_string(want[i]));
+    }
   }
 }
 
@@ -39,34 +64,34 @@ class NaiveGemm : public teplug::sdk::GemmImpl {
   }
 
   void Gemm(const TeplugGemmArgs& a) override {
-    RequireFp32Matrix(a.a, "a");
-    RequireFp32Matrix(a.b, "b");
-    RequireFp32Matrix(a.d, "d");
+    std::string reason;  // a caller may skip `supports`: refuse here what it refuses
+    if (!Supports(a, &reason)) throw Unsupported(reason);
+    // op(A) is [M,K], op(B) [K,N], C and D [M,N], bias [N].
+    RequireFp32(a.a, "a", 2);
     const int64_t m = a.trans_a ? a.a->shape[1] : a.a->shape[0];
     const int64_t k = a.trans_a ? a.a->shape[0] : a.a->shape[1];
+    RequireFp32(a.b, "b", 2, a.trans_b ? Extents{-1, k} : Extents{k, -1});
     const int64_t n = a.trans_b ? a.b->shape[0] : a.b->shape[1];
-    const int64_t kb = a.trans_b ? a.b->shape[1] : a.b->shape[0];
-    if (kb != k || a.d->shape[0] != m || a.d->shape[1] != n) {
-      throw InvalidArgument("shape mismatch: op(A) is " + std::to_string(m) + "x" +
-                            std::to_string(k) + ", op(B) is " + std::to_string(kb) + "x" +
-                            std::to_string(n) + ", D is " + std::to_string(a.d->shape[0]) + "x" +
-                            std::to_string(a.d->shape[1]));
-    }
+    RequireFp32(a.d, "d", 2, {m, n});
+    const TeplugTensor* c = a.accumulate ? nullptr : a.c;  // accumulate: C is D, `c` is ignored
+    if (c != nullptr) RequireFp32(c, "c", 2, {m, n});
+    if (a.bias != nullptr) RequireFp32(a.bias, "bias", 1, {n, -1});
     auto* d = static_cast<float*>(a.d->data);
+    const auto* bias = a.bias != nullptr ? static_cast<const float*>(a.bias->data) : nullptr;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         double acc = 0.0;
         for (int64_t p = 0; p < k; ++p) {
           acc += static_cast<double>(At(*a.a, a.trans_a, i, p)) * At(*a.b, a.trans_b, p, j);
         }
-        float& out = d[i * RowStride(*a.d) + j * ColStride(*a.d)];
+        float& out = d[i * Stride(*a.d, 0) + j * Stride(*a.d, 1)];
         acc *= a.alpha;
         if (a.accumulate) {
           acc += out;
-        } else if (a.c != nullptr) {
-          acc += static_cast<double>(a.beta) * At(*a.c, false, i, j);
+        } else if (c != nullptr) {
+          acc += static_cast<double>(a.beta) * At(*c, false, i, j);
         }
-        if (a.bias != nullptr) acc += static_cast<const float*>(a.bias->data)[j];
+        if (bias != nullptr) acc += bias[j * Stride(*a.bias, 0)];
         out = static_cast<float>(acc);
       }
     }
