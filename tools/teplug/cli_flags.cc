@@ -78,6 +78,10 @@ void FlagSet::AddRepeated(const std::string& name, const std::string& value_name
   specs_[name] = Spec{Kind::kRepeated, value_name, help, "", {}};
 }
 
+void FlagSet::SetDefaultText(const std::string& name, const std::string& text) {
+  specs_.at(name).default_text = text;
+}
+
 absl::Status FlagSet::UsageError(const std::string& message) const {
   return absl::InvalidArgumentError(absl::StrCat(message, " (see ", command_, " --help)"));
 }
@@ -226,8 +230,10 @@ std::string FlagSet::FlagsHelp() const {
         absl::StrCat("--", name, s.value_name.empty() ? "" : absl::StrCat(" ", s.value_name));
     std::string right = s.help;
     if (!s.allowed.empty()) absl::StrAppend(&right, " (", absl::StrJoin(s.allowed, "|"), ")");
-    if (s.kind == Kind::kInt || s.kind == Kind::kDouble ||
-        (s.kind == Kind::kString && !s.default_value.empty())) {
+    if (!s.default_text.empty()) {
+      absl::StrAppend(&right, " [default: ", s.default_text, "]");
+    } else if (s.kind == Kind::kInt || s.kind == Kind::kDouble ||
+               (s.kind == Kind::kString && !s.default_value.empty())) {
       absl::StrAppend(&right, " [default ", s.default_value, "]");
     }
     if (s.kind == Kind::kRepeated) absl::StrAppend(&right, " (repeatable)");

@@ -39,6 +39,10 @@ class FlagSet {
   void AddBool(const std::string& name, const std::string& help);
   // A string flag that may be given several times (values kept in order).
   void AddRepeated(const std::string& name, const std::string& value_name, const std::string& help);
+  // For a flag whose effective default is not its stored default (it follows
+  // another flag, or depends on the op): help shows "[default: <text>]"
+  // instead of the stored value. Parsing and Get* are unchanged.
+  void SetDefaultText(const std::string& name, const std::string& text);
 
   // Parses `args` (without the program and subcommand names). Positional
   // arguments are kept in order. `--help`/`-h` sets help_requested() and
@@ -69,6 +73,7 @@ class FlagSet {
     std::string help;
     std::string default_value;
     std::vector<std::string> allowed;
+    std::string default_text;  // SetDefaultText; empty: show default_value
     int64_t int_min = 0, int_max = 0;
     double double_min = 0, double_max = 0;
   };

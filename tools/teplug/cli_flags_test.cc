@@ -96,6 +96,19 @@ TEST(FlagSetTest, HelpStopsParsingAndListsEveryFlag) {
   EXPECT_NE(help.find("(fp32|fp16|bf16) [default bf16]"), std::string::npos) << help;
 }
 
+TEST(FlagSetTest, DefaultTextReplacesTheStoredDefaultInHelpOnly) {
+  FlagSet f("teplug test");
+  f.AddInt("heads", "query heads", 16, 1, 64);
+  f.AddInt("heads-kv", "key/value heads", 16, 1, 64);
+  f.SetDefaultText("heads-kv", "--heads");
+  const std::string help = f.FlagsHelp();
+  EXPECT_NE(help.find("query heads [default 16]\n"), std::string::npos) << help;
+  EXPECT_NE(help.find("key/value heads [default: --heads]\n"), std::string::npos) << help;
+  ASSERT_TRUE(f.Parse({}).ok());
+  EXPECT_EQ(f.GetInt("heads-kv"), 16);
+  EXPECT_FALSE(f.IsSet("heads-kv"));
+}
+
 TEST(ClosestMatchTest, OnlyPlausibleTyposAreSuggested) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3);
   EXPECT_EQ(EditDistance("", "abc"), 3);

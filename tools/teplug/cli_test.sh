@@ -263,7 +263,13 @@ test_help() {
     expect_status 0
     expect_in "$OUT" "Usage: teplug $cmd"
     expect_in "$OUT" "--help"
+    # One default per flag (a flag whose default follows another flag or the
+    # op says so instead of printing its stored value).
+    if grep -n "\[default.*\[default" "$OUT"; then fail "$LAST: a flag shows two defaults (above)"; fi
   done
+  run_teplug explain --help
+  expect_in "$OUT" "attention key/value heads [default: --heads]"
+  expect_in "$OUT" "[default: bf16; quantizer fp8_e4m3, collective fp32]"
   run_teplug run --help
   expect_in "$OUT" "attention backward    1e-4   4e-3   3.1e-2"
   run_teplug --help

@@ -305,7 +305,8 @@ void AddOpFlags(FlagSet* f) {
   f->AddString(
       "op", "OP",
       "the op: attention forward|backward, gemm gemm, quantizer quantize|dequantize, collective "
-      "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier [default: the first]");
+      "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier");
+  f->SetDefaultText("op", "the first");
   f->AddString("device", "KIND[:N]",
                "device the op runs on: cpu, cuda, opencl, or a vendor kind number", "cpu");
   f->AddInt("arch", "device architecture (CUDA: compute capability x10, e.g. 90)", 0, 0, 1 << 20);
@@ -314,16 +315,19 @@ void AddOpFlags(FlagSet* f) {
   f->AddString("dtype", "DTYPE",
                "element type (attention: q/k/v; gemm: a; quantizer: quantized output)", "bf16",
                dtypes);
+  f->SetDefaultText("dtype", "bf16; quantizer fp8_e4m3, collective fp32");
   // attention
   f->AddString("layout", "LAYOUT", "attention QKV layout, or a format bshd|sbhd|thd", "bshd");
   f->AddInt("batch", "attention batch size", 1, 1, 1 << 20);
   f->AddInt("heads", "attention query heads", 16, 1, 1 << 16);
-  f->AddInt("heads-kv", "attention key/value heads [default: --heads]", 16, 1, 1 << 16);
+  f->AddInt("heads-kv", "attention key/value heads", 16, 1, 1 << 16);
+  f->SetDefaultText("heads-kv", "--heads");
   f->AddInt("head-dim", "attention head dimension of q and k", 128, 1, 1 << 16);
-  f->AddInt("head-dim-v", "attention head dimension of v [default: --head-dim]", 128, 1, 1 << 16);
+  f->AddInt("head-dim-v", "attention head dimension of v", 128, 1, 1 << 16);
+  f->SetDefaultText("head-dim-v", "--head-dim");
   f->AddInt("seq-q", "attention query sequence length", 512, 1, int64_t{1} << 30);
-  f->AddInt("seq-kv", "attention key/value sequence length [default: --seq-q]", 512, 1,
-            int64_t{1} << 30);
+  f->AddInt("seq-kv", "attention key/value sequence length", 512, 1, int64_t{1} << 30);
+  f->SetDefaultText("seq-kv", "--seq-q");
   f->AddString("mask", "MASK", "attention mask type", "none",
                Names(sdk::internal::kMasks, TEPLUG_MASK_COUNT_));
   f->AddString("bias", "BIAS", "attention bias type", "none",
@@ -339,17 +343,19 @@ void AddOpFlags(FlagSet* f) {
   f->AddInt("m", "gemm rows of op(A) and D", 1024, 1, int64_t{1} << 40);
   f->AddInt("n", "gemm columns of op(B) and D", 1024, 1, int64_t{1} << 40);
   f->AddInt("k", "gemm inner dimension", 1024, 1, int64_t{1} << 40);
-  f->AddString("dtype-b", "DTYPE", "gemm B dtype [default: --dtype]", "", dtypes);
-  f->AddString("dtype-d", "DTYPE", "gemm D dtype [default: --dtype, bf16 for fp8 inputs]", "",
-               dtypes);
+  f->AddString("dtype-b", "DTYPE", "gemm B dtype", "", dtypes);
+  f->SetDefaultText("dtype-b", "--dtype");
+  f->AddString("dtype-d", "DTYPE", "gemm D dtype", "", dtypes);
+  f->SetDefaultText("dtype-d", "--dtype, bf16 for fp8/fp4 inputs");
   f->AddBool("trans-a", "gemm: A is transposed");
   f->AddBool("trans-b", "gemm: B is transposed");
   f->AddBool("with-bias", "gemm: add a bias vector");
   f->AddString("epilogue", "EPILOGUE", "gemm epilogue", "none", {"none", "gelu"});
   f->AddBool("accumulate", "gemm: D += A*B");
   // quantizer (and gemm fp8 operands)
-  f->AddString("mode", "MODE", "scaling mode of quantized tensors [default per_tensor]", "",
+  f->AddString("mode", "MODE", "scaling mode of quantized tensors", "",
                Names(sdk::internal::kScalings, TEPLUG_SCALING_COUNT_));
+  f->SetDefaultText("mode", "per_tensor");
   f->AddInt("rows", "quantizer rows", 1024, 1, int64_t{1} << 40);
   f->AddInt("cols", "quantizer columns", 1024, 1, int64_t{1} << 40);
   f->AddString("input-dtype", "DTYPE", "quantizer high-precision side", "bf16",
