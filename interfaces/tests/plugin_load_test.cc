@@ -19,13 +19,6 @@ namespace {
 using bazel::tools::cpp::runfiles::Runfiles;
 using teplug::testing::TestHost;
 
-std::string PluginPath(const std::string& name) {
-  std::string error;
-  std::unique_ptr<Runfiles> runfiles(Runfiles::CreateForTest(&error));
-  EXPECT_NE(runfiles, nullptr) << error;
-  return runfiles->Rlocation("teplug/interfaces/examples/libteplug_" + name + ".so");
-}
-
 TeplugTensor Matrix(std::vector<float>& storage, int64_t rows, int64_t cols) {
   TeplugTensor t = teplug::sdk::Versioned<TeplugTensor>();
   storage.resize(static_cast<size_t>(rows * cols));
@@ -44,11 +37,26 @@ TeplugTensor Vector(std::vector<float>& storage, int64_t n) {
   return t;
 }
 
-class ExamplePluginTest : public ::testing::TestWithParam<std::string> {};
+class ExamplePluginTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // Without runfiles there is no plugin to load: the test body does not run.
+  void SetUp() override {
+    std::string error;
+    runfiles_.reset(Runfiles::CreateForTest(&error));
+    ASSERT_NE(runfiles_, nullptr) << error;
+  }
+  // The example plugin named by the test parameter.
+  std::string PluginPath() const {
+    return runfiles_->Rlocation("teplug/interfaces/examples/libteplug_" + GetParam() + ".so");
+  }
+
+ private:
+  std::unique_ptr<Runfiles> runfiles_;
+};
 
 TEST_P(ExamplePluginTest, LoadsAndDescribesItself) {
   TestHost host;
-  teplug::sdk::OwnedError err = host.Load(PluginPath(GetParam()));
+  teplug::sdk::OwnedError err = host.Load(PluginPath());
   ASSERT_TRUE(err.ok()) << err.message();
   EXPECT_EQ(std::string(host.info().name), GetParam());
   EXPECT_EQ(std::string(host.info().vendor), "teplug examples");
@@ -70,7 +78,7 @@ TEST_P(ExamplePluginTest, LoadsAndDescribesItself) {
 
 TEST_P(ExamplePluginTest, QueryInterfaceAnswersItsOwnIidOnly) {
   TestHost host;
-  ASSERT_TRUE(host.Load(PluginPath(GetParam())).ok());
+  ASSERT_TRUE(host.Load(PluginPath()).ok());
   auto& obj = host.recorded.at(0).object;
   auto gemm = obj.Query<TeplugGemmV1>(teplug::sdk::kIidGemmV1);
   ASSERT_TRUE(gemm);
@@ -81,7 +89,7 @@ TEST_P(ExamplePluginTest, QueryInterfaceAnswersItsOwnIidOnly) {
 
 TEST_P(ExamplePluginTest, GemmMatchesFp64OnRandomInputs) {
   TestHost host;
-  ASSERT_TRUE(host.Load(PluginPath(GetParam())).ok());
+  ASSERT_TRUE(host.Load(PluginPath()).ok());
   auto gemm = host.recorded.at(0).object.Query<TeplugGemmV1>(teplug::sdk::kIidGemmV1);
   ASSERT_TRUE(gemm);
   std::mt19937 rng(42);
@@ -129,7 +137,7 @@ TEST_P(ExamplePluginTest, GemmMatchesFp64OnRandomInputs) {
 
 TEST_P(ExamplePluginTest, SupportsExplainsARefusal) {
   TestHost host;
-  ASSERT_TRUE(host.Load(PluginPath(GetParam())).ok());
+  ASSERT_TRUE(host.Load(PluginPath()).ok());
   auto gemm = host.recorded.at(0).object.Query<TeplugGemmV1>(teplug::sdk::kIidGemmV1);
   TeplugGemmArgs args = teplug::sdk::Versioned<TeplugGemmArgs>();
   args.epilogue = TEPLUG_EPILOGUE_GELU;
@@ -146,7 +154,7 @@ TEST_P(ExamplePluginTest, SupportsExplainsARefusal) {
 
 TEST_P(ExamplePluginTest, BadShapesAndShortStructsAreErrorsNotCrashes) {
   TestHost host;
-  ASSERT_TRUE(host.Load(PluginPath(GetParam())).ok());
+  ASSERT_TRUE(host.Load(PluginPath()).ok());
   auto gemm = host.recorded.at(0).object.Query<TeplugGemmV1>(teplug::sdk::kIidGemmV1);
   std::vector<float> a, b, d;
   TeplugTensor ta = Matrix(a, 2, 3), tb = Matrix(b, 4, 5), td = Matrix(d, 2, 5);
@@ -222,7 +230,7 @@ TEST_P(ExamplePluginTest, BadShapesAndShortStructsAreErrorsNotCrashes) {
 
 TEST_P(ExamplePluginTest, RefusesAHostWithoutACommonAbiAndNamesBothRanges) {
   TestHost host(TEPLUG_ABI_VERSION(2, 0), TEPLUG_ABI_VERSION(2, 3));
-  teplug::sdk::OwnedError err = host.Load(PluginPath(GetParam()));
+  teplug::sdk::OwnedError err = host.Load(PluginPath());
   EXPECT_EQ(err.code(), TEPLUG_ABI_MISMATCH);
   EXPECT_NE(err.message().find("[1.0, 1.0]"), std::string::npos) << err.message();
   EXPECT_NE(err.message().find("[2.0, 2.3]"), std::string::npos) << err.message();

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "interfaces/tests/test_host.hpp"
 #include "teplug/sdk/implement.hpp"
 #include "teplug/sdk/plugin.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -117,7 +116,6 @@ TEST(StructVersioningTest, ImplementationAcceptsArgsFromANewerHost) {
 // An older host passes a shorter TeplugPluginInfo: the SDK entry writes only
 // the fields that fit, never past struct_size.
 TEST(StructVersioningTest, EntryWritesOnlyTheInfoFieldsAnOlderHostHas) {
-  teplug::testing::TestHost host;
   struct {
     TeplugPluginInfo info;
   } block;
