@@ -271,6 +271,7 @@ test_help() {
   expect_in "$OUT" "attention key/value heads [default: --heads]"
   expect_in "$OUT" "[default: bf16; quantizer fp8_e4m3, collective fp32]"
   run_teplug run --help
+  # The table is printed from OutputTolerance, the values the job checks with.
   expect_in "$OUT" "attention backward    1e-4   4e-3   3.1e-2"
   run_teplug --help
   expect_status 0

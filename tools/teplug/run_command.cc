@@ -65,7 +65,7 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
   flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
   AddKernelFlags(&flags);
-  if (auto done = ParseCommandLine(flags, args, std::string(kRunHelp) + ToleranceTable()))
+  if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable()))
     return *done;
   if (!flags.positionals().empty()) {
     return ReportUsage(

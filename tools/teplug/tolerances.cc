@@ -1,5 +1,10 @@
 #include "tools/teplug/tolerances.h"
 
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "teplug/types.h"
 
 namespace teplug::cli {
@@ -20,18 +25,56 @@ double QuantizeRoundTripTolerance(int32_t scaling_mode) {
   return scaling_mode == TEPLUG_SCALING_MXFP8_1D32 ? 0.125 : 0.0625;
 }
 
-const char* ToleranceTable() {
-  return "Tolerances (error = max|x - oracle| / max|oracle| over the op's outputs):\n"
-         "  op                    fp32   fp16   bf16\n"
-         "  gemm                  1e-5   2e-3   1.6e-2\n"
-         "  attention forward     1e-5   2e-3   1.6e-2\n"
-         "  attention backward    1e-4   4e-3   3.1e-2\n"
-         "  quantize fp8_e4m3     round trip: per_tensor 6.25e-2 (half an e4m3 step), mxfp8_1d32 "
-         "0.125\n"
-         "                        (OCP scale rule: a block max may saturate at 448*scale);\n"
-         "                        against the reference: 0.125 (one e4m3 step at the max)\n"
-         "  dequantize            1e-6 (one fp32 rounding of code * scale_inv)\n"
-         "  all_reduce fp32       1e-6\n";
+namespace {
+
+// `value` for the table: at most `digits` significant digits, trailing zeros
+// dropped, in short scientific notation below 0.1 ("1e-5", "1.6e-2",
+// "6.25e-2") and plainly above ("0.125").
+std::string Short(double value, int digits) {
+  if (value >= 0.1) return absl::StrCat(value);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.*e", digits - 1, value);
+  std::string text = buf;
+  const size_t e = text.find('e');
+  std::string mantissa = text.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  const int exponent = std::stoi(text.substr(e + 1));
+  return absl::StrCat(mantissa, "e", exponent);
+}
+
+std::string OutputRow(const char* op, ToleranceKind kind) {
+  return absl::StrFormat("  %-20s  %-5s  %-5s  %s\n", op,
+                         Short(OutputTolerance(kind, TEPLUG_DTYPE_FP32), 2),
+                         Short(OutputTolerance(kind, TEPLUG_DTYPE_FP16), 2),
+                         Short(OutputTolerance(kind, TEPLUG_DTYPE_BF16), 2));
+}
+
+}  // namespace
+
+std::string ToleranceTable() {
+  return absl::StrCat(
+      "Tolerances (error = max|x - oracle| / max|oracle| over the op's outputs):\n"
+      "  op                    fp32   fp16   bf16\n",
+      OutputRow("gemm", ToleranceKind::kGemm),
+      OutputRow("attention forward", ToleranceKind::kAttentionForward),
+      OutputRow("attention backward", ToleranceKind::kAttentionBackward),
+      "  quantize fp8_e4m3     round trip: per_tensor ",
+      Short(QuantizeRoundTripTolerance(TEPLUG_SCALING_PER_TENSOR), 3),
+      " (half an e4m3 step), mxfp8_1d32 ",
+      Short(QuantizeRoundTripTolerance(TEPLUG_SCALING_MXFP8_1D32), 3),
+      "\n"
+      "                        (OCP scale rule: a block max may saturate at 448*scale);\n"
+      "                        against the reference: ",
+      Short(kQuantizeVsReferenceTolerance, 3),
+      " (one e4m3 step at the max)\n"
+      "  dequantize            ",
+      Short(kDequantizeTolerance, 3),
+      " (one fp32 rounding of code * scale_inv)\n"
+      "  all_reduce fp32       ",
+      Short(kAllReduceTolerance, 3), "\n");
 }
 
 }  // namespace teplug::cli

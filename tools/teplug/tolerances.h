@@ -1,40 +1,36 @@
-// The main job's documented tolerances. Every error is NormalizedMaxError:
+// The main job's tolerances. Every error is NormalizedMaxError:
 // max |x - oracle| / max |oracle| over the op's outputs, i.e. relative to the
-// tensor's scale, so values near zero do not dominate. The same table is in
-// `teplug run --help` and the README.
-//
-//   op                      fp32    fp16    bf16      why
-//   gemm                    1e-5    2e-3    1.6e-2    a few ulps of the output (2^-6 for bf16),
-//   fp32
-//                                                     accumulation order for fp32 outputs
-//   attention forward       1e-5    2e-3    1.6e-2    as gemm
-//   attention backward      1e-4    4e-3    3.1e-2    two more matmuls and the softmax derivative
-//   quantize fp8_e4m3       round trip x -> fp8 -> x: per_tensor 2^-4 (half a step of e4m3's
-//                           3-bit mantissa at the tensor max), mxfp8_1d32 2^-3 (the OCP scale rule
-//                           lets a block max up to 512*scale saturate at 448*scale);
-//                           against the reference: one e4m3 step at the max, 2^-3
-//   dequantize              1e-6 (one fp32 rounding of code * scale_inv)
-//   all_reduce fp32         1e-6 (fp32 sums of at most a few ranks)
+// tensor's scale, so values near zero do not dominate. The values live only in
+// the functions and constants below; ToleranceTable() prints them (with the
+// reason for each) in `teplug run --help`, which the README points to.
 #ifndef TEPLUG_TOOLS_TEPLUG_TOLERANCES_H_
 #define TEPLUG_TOOLS_TEPLUG_TOLERANCES_H_
 
 #include <cstdint>
+#include <string>
 
 namespace teplug::cli {
 
 enum class ToleranceKind { kGemm, kAttentionForward, kAttentionBackward };
 
-// Tolerance of a gemm/attention output of `dtype` (fp32, fp16 or bf16).
+// Tolerance of a gemm/attention output of `dtype` (fp32, fp16 or bf16): a few
+// ulps of the output (bf16 2^-6), with room for the accumulation order in
+// fp32; attention backward twice that (two more matmuls and the softmax
+// derivative).
 double OutputTolerance(ToleranceKind kind, int32_t dtype);
-// Round trip of quantize (then decode) in `scaling_mode`.
+// Round trip x -> fp8_e4m3 -> x in `scaling_mode`: per_tensor 2^-4 (half a
+// step of e4m3's 3-bit mantissa at the tensor max), mxfp8_1d32 2^-3 (the OCP
+// scale rule lets a block max up to 512*scale saturate at 448*scale).
 double QuantizeRoundTripTolerance(int32_t scaling_mode);
-// Dequantized values of two quantizers' outputs.
+// Dequantized values of two quantizers' outputs: one e4m3 step at the max.
 inline constexpr double kQuantizeVsReferenceTolerance = 0.125;
+// One fp32 rounding of code * scale_inv.
 inline constexpr double kDequantizeTolerance = 1e-6;
+// fp32 sums of at most a few ranks.
 inline constexpr double kAllReduceTolerance = 1e-6;
 
-// The table above, for --help.
-const char* ToleranceTable();
+// The tolerances above as a table, for `teplug run --help`.
+std::string ToleranceTable();
 
 }  // namespace teplug::cli
 
