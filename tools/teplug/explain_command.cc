@@ -77,16 +77,7 @@ int ExplainCommand(const std::vector<std::string>& args) {
                    : absl::StrCat("one interface expected, got ", flags.positionals().size(),
                                   " arguments"));
   }
-  const std::string interface = flags.positionals()[0];
-  const auto& known = ExplainInterfaces();
-  if (std::find(known.begin(), known.end(), interface) == known.end()) {
-    const std::string close = ClosestMatch(interface, known);
-    return ReportUsage(
-        flags, absl::StrCat("unknown interface \"", interface, "\"",
-                            close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
-                            " Interfaces: attention, gemm, quantizer, collective"));
-  }
-  absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(interface, flags);
+  absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(flags.positionals()[0], flags);
   if (!op.ok()) {
     std::cerr << "error: " << op.status().message() << "\n";
     return kExitUsage;

@@ -145,8 +145,7 @@ absl::Status BuildAttention(const FlagSet& f, ExplainedOp* e) {
   TeplugTensor* lse = NewTensor(e, TEPLUG_DTYPE_FP32, {b, p.num_heads_q, sq});
   TeplugTensor* bias = nullptr;
   if (p.bias_type == TEPLUG_BIAS_PRE_SCALE || p.bias_type == TEPLUG_BIAS_POST_SCALE) {
-    bias = NewTensor(e, dtype == TEPLUG_DTYPE_FP32 ? dtype : TEPLUG_DTYPE_FP32,
-                     {1, p.num_heads_q, sq, skv});
+    bias = NewTensor(e, TEPLUG_DTYPE_FP32, {1, p.num_heads_q, sq, skv});
   }
   if (e->op == TEPLUG_OP_ATTENTION_FORWARD) {
     TeplugAttentionFwdArgs& a = e->attention_forward;
@@ -266,13 +265,17 @@ absl::Status BuildCollective(const FlagSet& f, ExplainedOp* e) {
   return absl::OkStatus();
 }
 
-}  // namespace
+// The interfaces `teplug explain` knows, in help order, with their builders.
+struct InterfaceBuilder {
+  const char* name;
+  absl::Status (*build)(const FlagSet&, ExplainedOp*);
+};
+constexpr InterfaceBuilder kInterfaces[] = {{"attention", BuildAttention},
+                                            {"gemm", BuildGemm},
+                                            {"quantizer", BuildQuantizer},
+                                            {"collective", BuildCollective}};
 
-const std::vector<std::string>& ExplainInterfaces() {
-  static const auto* names =
-      new std::vector<std::string>{"attention", "gemm", "quantizer", "collective"};
-  return *names;
-}
+}  // namespace
 
 absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text) {
   TeplugDevice d = sdk::Versioned<TeplugDevice>();
@@ -371,6 +374,19 @@ void AddOpFlags(FlagSet* f) {
 
 absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
                                                               const FlagSet& f) {
+  const InterfaceBuilder* builder = nullptr;
+  std::vector<std::string> names;
+  for (const InterfaceBuilder& i : kInterfaces) {
+    if (interface == i.name) builder = &i;
+    names.emplace_back(i.name);
+  }
+  if (builder == nullptr) {
+    const std::string close = ClosestMatch(interface, names);
+    return f.UsageError(
+        absl::StrCat("unknown interface \"", interface, "\"",
+                     close.empty() ? "" : absl::StrCat("; did you mean ", close, "?"),
+                     " Interfaces: ", absl::StrJoin(names, ", ")));
+  }
   auto e = std::make_unique<ExplainedOp>();
   absl::StatusOr<TeplugDevice> device = ParseDevice(f.GetString("device"));
   if (!device.ok()) return f.UsageError(std::string(device.status().message()));
@@ -392,21 +408,7 @@ absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string&
     }
     e->device.vendor_id = id;
   }
-  absl::Status st;
-  if (interface == "attention") {
-    st = BuildAttention(f, e.get());
-  } else if (interface == "gemm") {
-    st = BuildGemm(f, e.get());
-  } else if (interface == "quantizer") {
-    st = BuildQuantizer(f, e.get());
-  } else if (interface == "collective") {
-    st = BuildCollective(f, e.get());
-  } else {
-    return f.UsageError(absl::StrCat("unknown interface \"", interface,
-                                     "\"; expected one of attention, gemm, "
-                                     "quantizer, collective"));
-  }
-  if (!st.ok()) return st;
+  if (absl::Status st = builder->build(f, e.get()); !st.ok()) return st;
   return e;
 }
 

@@ -35,14 +35,13 @@ struct ExplainedOp {
   TeplugCollectiveArgs collective{};
 };
 
-// The interfaces `teplug explain` knows, in help order.
-const std::vector<std::string>& ExplainInterfaces();
-
 // Declares every op-field flag (--dtype, --layout, --head-dim, --m, ...).
 void AddOpFlags(FlagSet* flags);
 
-// Builds the op `interface` with the parsed flags; a usage error names the
-// flag when a value does not fit the interface (e.g. --op gemm for attention).
+// Builds the op `interface` (attention, gemm, quantizer or collective) with
+// the parsed flags. A usage error for an unknown interface suggests the
+// closest one, and names the flag when a value does not fit the interface
+// (e.g. --op gemm for attention).
 absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
                                                               const FlagSet& flags);
 

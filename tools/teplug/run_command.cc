@@ -6,7 +6,6 @@
 // 2 for usage errors.
 #include <chrono>
 #include <iostream>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -65,8 +64,7 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
   flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
   AddKernelFlags(&flags);
-  if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable()))
-    return *done;
+  if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable())) return *done;
   if (!flags.positionals().empty()) {
     return ReportUsage(
         flags, absl::StrCat("`teplug run` takes no arguments, got \"", flags.positionals()[0],
@@ -104,11 +102,9 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   std::cout << "providers: " << (providers.empty() ? "none" : absl::StrJoin(providers, ", "))
             << "\n";
-  int refused = 0;
   for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
     if (!e.loaded) {
       std::cout << "refused plugin: " << e.path << " (" << e.origin << "): " << e.reason << "\n";
-      ++refused;
     }
   }
   std::cout << "\n" << std::flush;
@@ -164,7 +160,6 @@ int RunCommand(const std::vector<std::string>& args) {
                  "measured)";
   }
   std::cout << "\n";
-  (void)refused;
   return kExitOk;
 }
 
