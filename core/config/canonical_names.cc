@@ -3,22 +3,30 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "teplug/sdk/names.hpp"
 
 namespace teplug::config {
 
+namespace {
+
+// A view list over names that live as long as the process.
+const std::vector<absl::string_view>& Views(const std::vector<std::string>* names) {
+  auto* views = new std::vector<absl::string_view>(names->begin(), names->end());
+  return *views;
+}
+
+}  // namespace
+
+// The ABI's spellings (sdk/names.hpp), so config rules name exactly what the
+// core puts in an op's facts.
 const std::vector<absl::string_view>& CanonicalDtypes() {
-  static const auto* names = new std::vector<absl::string_view>{
-      "fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "e8m0",
-      "fp4_e2m1", "int8", "int32", "int64", "uint8"};
-  return *names;
+  static const auto& names = Views(new std::vector<std::string>(sdk::DTypeNames()));
+  return names;
 }
 
 const std::vector<absl::string_view>& CanonicalLayouts() {
-  static const auto* names = new std::vector<absl::string_view>{
-      "sb3hd", "sbh3d", "sbhd_sb2hd", "sbhd_sbh2d", "sbhd_sbhd_sbhd",
-      "bs3hd", "bsh3d", "bshd_bs2hd", "bshd_bsh2d", "bshd_bshd_bshd",
-      "t3hd",  "th3d",  "thd_t2hd",   "thd_th2d",   "thd_thd_thd"};
-  return *names;
+  static const auto& names = Views(new std::vector<std::string>(sdk::LayoutNames()));
+  return names;
 }
 
 const std::vector<absl::string_view>& CanonicalLayoutFormats() {
@@ -28,20 +36,14 @@ const std::vector<absl::string_view>& CanonicalLayoutFormats() {
 }
 
 absl::string_view LayoutFormat(absl::string_view layout) {
-  if (!Contains(CanonicalLayouts(), layout)) return {};
-  // Every canonical layout starts with the letters of its format's leading
-  // dimensions: "sb" for sbhd, "bs" for bshd, "t" for thd.
-  if (layout.substr(0, 2) == "sb") return "sbhd";
-  if (layout.substr(0, 2) == "bs") return "bshd";
-  return "thd";
+  int32_t value = 0;
+  if (!sdk::ParseLayout(std::string(layout), &value)) return {};
+  return sdk::LayoutFormat(value);
 }
 
 const std::vector<absl::string_view>& CanonicalMaskTypes() {
-  static const auto* names = new std::vector<absl::string_view>{
-      "none",           "padding",
-      "causal",         "padding_causal",
-      "causal_bottom_right", "padding_causal_bottom_right"};
-  return *names;
+  static const auto& names = Views(new std::vector<std::string>(sdk::MaskNames()));
+  return names;
 }
 
 const std::vector<absl::string_view>& CanonicalInterfaces() {
@@ -80,9 +82,8 @@ const std::vector<absl::string_view>& AllCanonicalOps() {
 }
 
 const std::vector<absl::string_view>& BuiltinDeviceKinds() {
-  static const auto* names =
-      new std::vector<absl::string_view>{"cpu", "cuda", "opencl"};
-  return *names;
+  static const auto& names = Views(new std::vector<std::string>(sdk::BuiltinDeviceKindNames()));
+  return names;
 }
 
 bool IsValidDeviceKindSpelling(absl::string_view kind) {

@@ -1,8 +1,9 @@
 // Canonical vocabulary of the config file: the names a rule may match on.
 //
-// These tables are the single place the loader checks names against; they
-// mirror the canonical names fixed for the whole project (interfaces/ uses
-// the same spellings in its ABI enums).
+// These tables are the single place the loader checks names against. Dtypes,
+// layouts, masks and device kinds are the ABI's own spellings, taken from
+// teplug/sdk/names.hpp (the names the core gives an op's facts), so the two
+// cannot drift apart.
 #ifndef TEPLUG_CORE_CONFIG_CANONICAL_NAMES_H_
 #define TEPLUG_CORE_CONFIG_CANONICAL_NAMES_H_
 

@@ -4,11 +4,26 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
 namespace teplug::config {
 namespace {
+
+// The vocabulary the config README documents, spelled out here; the tables
+// come from the ABI's names, so this also pins those spellings.
+TEST(CanonicalNamesTest, VocabularyIsTheDocumentedOne) {
+  using V = std::vector<absl::string_view>;
+  EXPECT_EQ(CanonicalDtypes(), (V{"fp32", "fp16", "bf16", "fp8_e4m3", "fp8_e5m2", "e8m0", "fp4_e2m1", "int8",
+                                  "int32", "int64", "uint8"}));
+  EXPECT_EQ(CanonicalMaskTypes(), (V{"none", "padding", "causal", "padding_causal", "causal_bottom_right",
+                                     "padding_causal_bottom_right"}));
+  EXPECT_EQ(BuiltinDeviceKinds(), (V{"cpu", "cuda", "opencl"}));
+  EXPECT_EQ(CanonicalLayouts().size(), 15u);
+  EXPECT_EQ(CanonicalLayouts().front(), "sb3hd");
+  EXPECT_EQ(CanonicalLayouts().back(), "thd_thd_thd");
+}
 
 TEST(CanonicalNamesTest, EveryLayoutBelongsToTheFormatItsNameSpells) {
   // Independent oracle: TE's layout names list their format's dimension

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "teplug/attention.h"
 #include "teplug/capability.h"
@@ -89,6 +90,26 @@ inline bool ParseScaling(const std::string& s, int32_t* out) {
 }
 inline bool ParseReduce(const std::string& s, int32_t* out) {
   return internal::ParseName(internal::kReduces, s, out);
+}
+
+// Every name of an enum, in value order, without the values no tensor or op
+// can have (dtype "invalid", device kind "any"): for listing choices and for
+// the config's vocabulary, which must be exactly these spellings.
+namespace internal {
+template <size_t N>
+std::vector<std::string> NamesFrom(const char* const (&names)[N], size_t first) {
+  std::vector<std::string> out;
+  for (size_t i = first; i < N; ++i) {
+    if (names[i] != nullptr) out.emplace_back(names[i]);
+  }
+  return out;
+}
+}  // namespace internal
+inline std::vector<std::string> DTypeNames() { return internal::NamesFrom(internal::kDTypes, TEPLUG_DTYPE_FP32); }
+inline std::vector<std::string> LayoutNames() { return internal::NamesFrom(internal::kLayouts, 0); }
+inline std::vector<std::string> MaskNames() { return internal::NamesFrom(internal::kMasks, 0); }
+inline std::vector<std::string> BuiltinDeviceKindNames() {
+  return internal::NamesFrom(internal::kDeviceKinds, TEPLUG_DEVICE_CPU);
 }
 
 // Size in bits of one element (4 for fp4_e2m1); 0 for an unknown dtype.
