@@ -1,6 +1,7 @@
 #include "core/config/canonical_names.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_join.h"
 #include "teplug/sdk/names.hpp"
@@ -9,10 +10,15 @@ namespace teplug::config {
 
 namespace {
 
-// A view list over names that live as long as the process.
-const std::vector<absl::string_view>& Views(const std::vector<std::string>* names) {
-  auto* views = new std::vector<absl::string_view>(names->begin(), names->end());
-  return *views;
+// Names and views of them, kept for the life of the process.
+struct NameTable {
+  explicit NameTable(std::vector<std::string> n) : names(std::move(n)), views(names.begin(), names.end()) {}
+  std::vector<std::string> names;
+  std::vector<absl::string_view> views;
+};
+
+const std::vector<absl::string_view>& Views(std::vector<std::string> names) {
+  return (new NameTable(std::move(names)))->views;  // never destroyed, like the other tables
 }
 
 }  // namespace
@@ -20,12 +26,12 @@ const std::vector<absl::string_view>& Views(const std::vector<std::string>* name
 // The ABI's spellings (sdk/names.hpp), so config rules name exactly what the
 // core puts in an op's facts.
 const std::vector<absl::string_view>& CanonicalDtypes() {
-  static const auto& names = Views(new std::vector<std::string>(sdk::DTypeNames()));
+  static const auto& names = Views(sdk::DTypeNames());
   return names;
 }
 
 const std::vector<absl::string_view>& CanonicalLayouts() {
-  static const auto& names = Views(new std::vector<std::string>(sdk::LayoutNames()));
+  static const auto& names = Views(sdk::LayoutNames());
   return names;
 }
 
@@ -42,7 +48,7 @@ absl::string_view LayoutFormat(absl::string_view layout) {
 }
 
 const std::vector<absl::string_view>& CanonicalMaskTypes() {
-  static const auto& names = Views(new std::vector<std::string>(sdk::MaskNames()));
+  static const auto& names = Views(sdk::MaskNames());
   return names;
 }
 
@@ -82,7 +88,7 @@ const std::vector<absl::string_view>& AllCanonicalOps() {
 }
 
 const std::vector<absl::string_view>& BuiltinDeviceKinds() {
-  static const auto& names = Views(new std::vector<std::string>(sdk::BuiltinDeviceKindNames()));
+  static const auto& names = Views(sdk::BuiltinDeviceKindNames());
   return names;
 }
 
