@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "core/log/untrusted_text.h"
 
 namespace teplug::core {
 
@@ -36,7 +37,8 @@ Logger::Logger(LogLevel level, Sink sink) : level_(static_cast<int>(level)), sin
 
 void Logger::Log(LogLevel level, absl::string_view message) const {
   if (!Enabled(level)) return;
-  sink_(level, absl::StrCat("teplug ", LogLevelName(level), ": ", message));
+  sink_(level, absl::StrCat("teplug ", LogLevelName(level), ": ",
+                            EscapeUntrustedLines(message, kContinuationIndent)));
 }
 
 bool Logger::FirstTime(absl::string_view key) {

@@ -1,5 +1,10 @@
 // The core's logger: leveled lines to a sink (stderr by default), each
-// prefixed "teplug <LEVEL>: ". The level is atomic so a config reload can
+// prefixed "teplug <LEVEL>: ". Only the logger writes that prefix at column
+// 0: a message is written through EscapeUntrustedLines, so every control
+// byte and malformed UTF-8 byte in it becomes `\xNN`, and each line after the
+// first of a multi-line message (a decision record) is indented by
+// kContinuationIndent. Whatever text a plugin slipped into a message, it
+// cannot start a line of its own or drive the terminal. The level is atomic so a config reload can
 // change it while other threads log. LogOnce logs a line the first time a key
 // is seen (e.g. "first time this op signature is served").
 #ifndef TEPLUG_CORE_LOG_LOGGER_H_
@@ -25,7 +30,10 @@ const char* LogLevelName(LogLevel level);
 
 class Logger {
  public:
-  // Receives complete lines (without trailing newline).
+  // What each line after the first of a multi-line message starts with.
+  static constexpr char kContinuationIndent[] = "  ";
+  // Receives one message: "teplug <LEVEL>: " and the escaped message, its
+  // continuation lines indented; no trailing newline.
   using Sink = std::function<void(LogLevel, absl::string_view line)>;
 
   // Logs to stderr.
@@ -38,6 +46,7 @@ class Logger {
     return static_cast<int>(level) <= level_.load(std::memory_order_relaxed);
   }
 
+  // Writes `message` (see above: escaped, continuation lines indented).
   void Log(LogLevel level, absl::string_view message) const;
   // Logs `message` only the first time `key` is passed (per logger). Returns
   // whether it was the first time. Keys are remembered even when the level

@@ -1,5 +1,6 @@
 #include "core/log/untrusted_text.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace teplug::core {
@@ -63,6 +64,26 @@ std::string EscapeUntrustedText(absl::string_view text) {
     out += kHex[b >> 4];
     out += kHex[b & 0xF];
     ++i;
+  }
+  return out;
+}
+
+std::string EscapeUntrustedLines(absl::string_view text, absl::string_view indent) {
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t start = 0;;) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const absl::string_view line = text.substr(start, end - start);
+    if (start > 0 && !line.empty()) out.append(indent.data(), indent.size());
+    if (IsSafeText(line)) {
+      out.append(line.data(), line.size());
+    } else {
+      out += EscapeUntrustedText(line);
+    }
+    if (end == text.size()) break;
+    out += '\n';
+    start = end + 1;
   }
   return out;
 }

@@ -26,6 +26,13 @@ std::string EscapeUntrustedText(absl::string_view text);
 // a hot caller skip the copy.
 bool IsSafeText(absl::string_view text);
 
+// Text that is several lines on purpose (a decision record, a config error
+// list) but may hold untrusted parts: each line escaped as above, joined by
+// '\n' + `indent`, trailing newlines dropped. With a non-empty `indent` no
+// line after the first starts at column 0, so no embedded line can pass for
+// a line of its own (e.g. forge "teplug WARN: ..."). Empty lines stay empty.
+std::string EscapeUntrustedLines(absl::string_view text, absl::string_view indent);
+
 }  // namespace teplug::core
 
 #endif  // TEPLUG_CORE_LOG_UNTRUSTED_TEXT_H_

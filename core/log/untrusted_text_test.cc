@@ -1,8 +1,10 @@
 #include "core/log/untrusted_text.h"
 
+#include <algorithm>
 #include <random>
 #include <string>
 
+#include "core/log/printable_text_oracle.h"
 #include "gtest/gtest.h"
 
 namespace teplug::core {
@@ -38,38 +40,48 @@ TEST(EscapeUntrustedText, EscapesEveryByteOfMalformedUtf8) {
   EXPECT_TRUE(IsSafeText("\xc2\xa0\xdf\xbf\xe0\xa0\x80\xed\x9f\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"));
 }
 
-// Independent oracle: decode with a straightforward code-point decoder and
-// check the escaped text is valid UTF-8 with no control code points, on
-// random byte strings.
-bool ValidPrintableUtf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = s[i];
-    uint32_t cp = 0;
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return false;
-    cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-    for (size_t k = 1; k < n; ++k) {
-      const unsigned char d = s[i + k];
-      if ((d >> 6) != 2) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    const uint32_t min = n == 1 ? 0 : n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return false;
-    i += n;
-  }
-  return true;
-}
-
+// Checked against the independent decoder (printable_text_oracle.h) on
+// random byte strings: the escaped text is always printable UTF-8.
 TEST(EscapeUntrustedText, RandomBytesAlwaysComeOutPrintableUtf8) {
   std::mt19937 rng(20261201);
   for (int round = 0; round < 20000; ++round) {
     std::string s(rng() % 12, '\0');
     for (char& c : s) c = static_cast<char>(rng() & 0xFF);
     const std::string escaped = EscapeUntrustedText(s);
-    ASSERT_TRUE(ValidPrintableUtf8(escaped)) << "input round " << round;
+    ASSERT_TRUE(testing::IsPrintableUtf8(escaped)) << "input round " << round;
     EXPECT_EQ(IsSafeText(s), escaped == s);
     EXPECT_TRUE(IsSafeText(escaped));
+  }
+}
+
+TEST(EscapeUntrustedLines, EscapesEachLineAndIndentsTheContinuations) {
+  EXPECT_EQ(EscapeUntrustedLines("gemm m=1\ncandidate\x1b[2J\n\n  chosen\n", "> "),
+            "gemm m=1\n> candidate\\x1b[2J\n\n>   chosen");
+  EXPECT_EQ(EscapeUntrustedLines("one line\r\xff", "  "), "one line\\x0d\\xff");
+  EXPECT_EQ(EscapeUntrustedLines("", "  "), "");
+  EXPECT_EQ(EscapeUntrustedLines("\n\n", "  "), "");
+}
+
+// Whatever the bytes, every line after the first starts with the indent and
+// every line is printable UTF-8 (checked by the independent decoder).
+TEST(EscapeUntrustedLines, RandomBytesNeverStartALineAtColumnZero) {
+  std::mt19937 rng(7);
+  const char alphabet[] = {'\n', '\r', '\x1b', 't', ' ', '\xff', '\xc2', '\x85', 'a'};
+  for (int round = 0; round < 20000; ++round) {
+    std::string s(rng() % 16, '\0');
+    for (char& c : s) c = alphabet[rng() % sizeof alphabet];
+    const std::string escaped = EscapeUntrustedLines(s, "  ");
+    size_t start = 0;
+    for (size_t line = 0;; ++line) {
+      const size_t end = std::min(escaped.find('\n', start), escaped.size());
+      const std::string text = escaped.substr(start, end - start);
+      ASSERT_TRUE(testing::IsPrintableUtf8(text)) << "round " << round << " line " << line;
+      if (line > 0 && !text.empty()) {
+        ASSERT_EQ(text.substr(0, 2), "  ") << "round " << round << " line " << line;
+      }
+      if (end == escaped.size()) break;
+      start = end + 1;
+    }
   }
 }
 
