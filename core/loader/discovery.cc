@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "core/log/untrusted_text.h"
 
 namespace teplug::core {
 namespace {
@@ -107,10 +108,10 @@ void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out) {
 
 LoadReportEntry RefusedEntry(const PluginCandidate& candidate, std::string reason) {
   LoadReportEntry e;
-  e.path = candidate.path;
-  e.origin = candidate.origin;
+  e.path = EscapeUntrustedText(candidate.path);
+  e.origin = EscapeUntrustedText(candidate.origin);
   e.required = candidate.required;
-  e.reason = std::move(reason);
+  e.reason = EscapeUntrustedText(reason);
   return e;
 }
 

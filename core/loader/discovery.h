@@ -39,7 +39,8 @@ struct PluginCandidate {
   std::string sha256;
 };
 
-// The load report entry of a candidate refused for `reason`.
+// The load report entry of a candidate refused for `reason`, its path, origin
+// and reason escaped (EscapeUntrustedText): they may hold any byte.
 LoadReportEntry RefusedEntry(const PluginCandidate& candidate, std::string reason);
 
 // Reads an environment variable; nullopt when unset.

@@ -177,6 +177,34 @@ TEST_F(DiscoveryTest, MissingFilesAndDirectoriesBecomeRefusedEntries) {
                         "cannot resolve " + d + "/libteplug_gone.so: No such file or directory");
 }
 
+// Paths may hold any byte: a candidate keeps its raw path (it is opened by
+// it), a refused entry and its WARN line show it escaped, on one line.
+TEST_F(DiscoveryTest, RefusedPathsAreEscapedAndFoundPathsKeptRaw) {
+  // No ':' in the name: TEPLUG_PLUGINS and TEPLUG_PLUGIN_PATH are ':' lists.
+  const std::string d = Dir("d\nteplug WARN \x1b[2J\xff");
+  const std::string present = File(d + "/libteplug_ok.so");
+  const std::string shown = root_ + "/d\\x0ateplug WARN \\x1b[2J\\xff";
+  env_["TEPLUG_PLUGINS"] = d + "/libteplug_gone.so:" + present;
+  env_["TEPLUG_PLUGIN_PATH"] = d + "/no_such_dir";
+  std::vector<LoadReportEntry> refused;
+  auto sink = std::make_shared<std::vector<std::string>>();
+  auto logger = std::make_shared<Logger>(
+      LogLevel::kWarn, [sink](LogLevel, absl::string_view line) { sink->emplace_back(line); });
+  std::vector<PluginCandidate> found = DiscoverPlugins(nullptr, {}, Env(), &refused, logger);
+  EXPECT_THAT(Paths(found), ElementsAre(present));
+  ASSERT_EQ(refused.size(), 2u);
+  EXPECT_EQ(refused[0].path, shown + "/libteplug_gone.so");
+  EXPECT_EQ(refused[0].reason,
+            "cannot resolve " + shown + "/libteplug_gone.so: No such file or directory");
+  EXPECT_EQ(refused[1].origin, "TEPLUG_PLUGIN_PATH " + shown + "/no_such_dir");
+  EXPECT_EQ(refused[1].path, shown + "/no_such_dir");
+  EXPECT_THAT(refused[1].reason, HasSubstr("cannot read plugin directory " + shown + "/no_such_dir"));
+  ASSERT_EQ(sink->size(), 2u);
+  EXPECT_EQ((*sink)[0], "teplug WARN: plugin " + shown + "/libteplug_gone.so (TEPLUG_PLUGINS) "
+                        "refused: cannot resolve " + shown + "/libteplug_gone.so: No such file or "
+                        "directory");
+}
+
 TEST_F(DiscoveryTest, SecureEnvReadsTheProcessEnvironment) {
   ASSERT_EQ(::setenv("TEPLUG_DISCOVERY_TEST_VAR", "value1", 1), 0);
   EnvLookup env = SecureEnv();

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/loader/abi_range.h"
 #include "core/loader/staging_registrar.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -95,8 +96,9 @@ absl::StatusOr<ProviderInfo> ValidateInfo(const TeplugPluginInfo& info, const Lo
   absl::StatusOr<std::string> version = InfoString("version", info.version, kMaxInfoString);
   if (!version.ok()) return version.status();
   out.name = std::move(*name);
-  out.vendor = std::move(*vendor);
-  out.version = std::move(*version);
+  // Shown by `teplug list` and logged: kept escaped, one printable line.
+  out.vendor = EscapeUntrustedText(*vendor);
+  out.version = EscapeUntrustedText(*version);
   return out;
 }
 

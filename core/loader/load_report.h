@@ -1,6 +1,10 @@
-// The load report: what was loaded and what was refused, and why (issue
-// requirement 7). The kernel keeps one entry per built-in, per discovered
-// plugin and per refused discovery candidate, and exposes them through its API.
+// The load report: what was loaded and what was refused, and why. The kernel
+// keeps one entry per built-in, per discovered plugin and per refused
+// discovery candidate, and exposes them through its API. Paths, origins and
+// reasons come from the file system and from plugins: the loader stores them
+// escaped (EscapeUntrustedText), so every text field is one printable line of
+// valid UTF-8, and the formatters below escape again (a no-op on escaped text)
+// for entries built elsewhere.
 #ifndef TEPLUG_CORE_LOADER_LOAD_REPORT_H_
 #define TEPLUG_CORE_LOADER_LOAD_REPORT_H_
 
@@ -11,7 +15,7 @@ namespace teplug::core {
 
 struct LoadReportEntry {
   // The resolved path of the library, the path as given when it could not
-  // be resolved, or "built-in".
+  // be resolved, or "built-in"; escaped, for display only.
   std::string path;
   // Where the candidate came from: "config teplug.textproto:7",
   // "TEPLUG_PLUGINS", "TEPLUG_PLUGIN_PATH /dir", "NVTE_PLUGIN", "api",

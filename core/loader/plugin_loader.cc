@@ -16,6 +16,7 @@
 #include "core/loader/file_security.h"
 #include "core/loader/plugin_log_context.h"
 #include "core/loader/sha256.h"
+#include "core/log/untrusted_text.h"
 
 namespace teplug::core {
 namespace {
@@ -30,10 +31,19 @@ std::shared_ptr<Logger> OrDefault(std::shared_ptr<Logger> logger) {
 // it from there instead of parsing the message (a path may contain anything).
 constexpr absl::string_view kReasonPayload = "teplug/plugin-refusal-reason";
 
+// "plugin <path> (<origin>)", both escaped: how a plugin file is named in
+// its log lines and refusals (a path may hold any byte).
+std::string PluginWho(const std::string& path, const std::string& origin) {
+  return absl::StrCat("plugin ", EscapeUntrustedText(path), " (", EscapeUntrustedText(origin), ")");
+}
+
 // The one place a refusal is logged: "<who> refused: <reason>", one WARN.
+// The reason may quote the plugin (an entry's error message) or the file
+// system (dlerror names the path): it is escaped, one line whatever it holds.
 absl::Status Refuse(const std::string& who, const absl::Status& reason, const Logger& logger) {
-  absl::Status refusal(reason.code(), absl::StrCat(who, kRefused, reason.message()));
-  refusal.SetPayload(kReasonPayload, absl::Cord(reason.message()));
+  const std::string why = EscapeUntrustedText(reason.message());
+  absl::Status refusal(reason.code(), absl::StrCat(who, kRefused, why));
+  refusal.SetPayload(kReasonPayload, absl::Cord(why));
   logger.Log(LogLevel::kWarn, refusal.message());
   return refusal;
 }
@@ -62,7 +72,7 @@ absl::Status CheckFile(const std::string& who, const std::string& resolved,
     logger.Log(LogLevel::kWarn,
                absl::StrCat(who, ": loading despite failed security check because "
                                  "allow_insecure_plugin_permissions is set: ",
-                            security.message()));
+                            EscapeUntrustedText(security.message())));
   }
   if (!candidate.sha256.empty()) {
     if (!IsHexDigest(candidate.sha256)) {
@@ -89,7 +99,9 @@ std::string LastDlError() {
 // so once per registration, at INFO (a newer plugin on an older host is
 // expected, not a problem).
 void LogSkipped(const std::string& who, const LoadedProvider& loaded, Logger& logger) {
-  for (const std::string& s : loaded.skipped) logger.Log(LogLevel::kInfo, absl::StrCat(who, ": ", s));
+  for (const std::string& s : loaded.skipped) {
+    logger.Log(LogLevel::kInfo, absl::StrCat(who, ": ", EscapeUntrustedText(s)));
+  }
 }
 
 }  // namespace
@@ -101,13 +113,13 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
   logger = OrDefault(std::move(logger));
   char buffer[PATH_MAX];
   if (::realpath(candidate.path.c_str(), buffer) == nullptr) {
-    const std::string who = absl::StrCat("plugin ", candidate.path, " (", candidate.origin, ")");
+    const std::string who = PluginWho(candidate.path, candidate.origin);
     return Refuse(who, absl::NotFoundError(absl::StrCat("cannot resolve the path: ",
                                                         std::strerror(errno))),
                   *logger);
   }
   const std::string resolved = buffer;
-  const std::string who = absl::StrCat("plugin ", resolved, " (", candidate.origin, ")");
+  const std::string who = PluginWho(resolved, candidate.origin);
   if (absl::Status file = CheckFile(who, resolved, candidate, policy, *logger); !file.ok()) {
     return Refuse(who, file, *logger);
   }
@@ -115,7 +127,7 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
   EntrySubject subject;
   subject.log_context = std::make_shared<PluginLogContext>(logger, BaseName(resolved));
   subject.plugin_path = resolved;
-  subject.source = resolved;
+  subject.source = EscapeUntrustedText(resolved);  // shown, never opened
 
   dlerror();
   void* handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -169,14 +181,14 @@ absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
 LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const LoadedProvider& loaded) {
   LoadReportEntry e;
   e.path = loaded.provider->source;
-  e.origin = candidate.origin;
+  e.origin = EscapeUntrustedText(candidate.origin);
   e.loaded = true;
   e.required = candidate.required;
   e.provider = loaded.provider->name;
   for (const auto& impl : loaded.implementations) {
     e.implementations.push_back(absl::StrCat(InterfaceName(impl->kind), "/", impl->name));
   }
-  e.skipped = loaded.skipped;
+  for (const std::string& s : loaded.skipped) e.skipped.push_back(EscapeUntrustedText(s));
   return e;
 }
 

@@ -3,16 +3,18 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/plugin.h"
 
 namespace teplug::core {
 
 PluginLogContext::PluginLogContext(std::shared_ptr<Logger> logger, std::string label)
-    : logger_(std::move(logger)), label_(std::move(label)) {}
+    : logger_(std::move(logger)), label_(EscapeUntrustedText(label)) {}
 
 void PluginLogContext::set_label(std::string label) {
+  std::string escaped = EscapeUntrustedText(label);
   absl::MutexLock lock(&mutex_);
-  label_ = std::move(label);
+  label_ = std::move(escaped);
 }
 
 void PluginLogContext::Log(int32_t level, const char* message) const {
@@ -26,7 +28,8 @@ void PluginLogContext::Log(int32_t level, const char* message) const {
     absl::MutexLock lock(&mutex_);
     label = label_;
   }
-  logger_->Log(ours, absl::StrCat("plugin ", label, ": ", message != nullptr ? message : "(null)"));
+  logger_->Log(ours, absl::StrCat("plugin ", label, ": ",
+                                  message != nullptr ? EscapeUntrustedText(message) : "(null)"));
 }
 
 void PluginLogContext::LogThunk(void* ctx, int32_t level, const char* message) noexcept {

@@ -18,14 +18,15 @@ namespace teplug::core {
 class PluginLogContext {
  public:
   // `label` names the plugin until it has a validated provider name (e.g.
-  // the library's file name).
+  // the library's file name, which may hold any byte: it is kept escaped).
   PluginLogContext(std::shared_ptr<Logger> logger, std::string label);
 
   // Switches the prefix to the provider name once the load is committed.
   void set_label(std::string label) ABSL_LOCKS_EXCLUDED(mutex_);
 
   // Logs "plugin <label>: <message>" at the plugin's level (unknown levels
-  // are clamped to error/debug).
+  // are clamped to error/debug). The message is the plugin's: it is logged
+  // through EscapeUntrustedText, one line whatever it holds.
   void Log(int32_t level, const char* message) const ABSL_LOCKS_EXCLUDED(mutex_);
 
   // The TeplugHostApi.log function: `ctx` is a PluginLogContext*. Never

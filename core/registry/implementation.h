@@ -44,12 +44,15 @@ struct Provider {
   // so it is destroyed just before the library is closed.
   std::shared_ptr<const void> log_context;
   std::string name;
+  // As the plugin gave them in TeplugPluginInfo, escaped (EscapeUntrustedText):
+  // one printable line of valid UTF-8 whatever bytes the plugin wrote.
   std::string vendor;
   std::string version;
   uint32_t abi_min = 0;
   uint32_t abi_max = 0;
   bool builtin = false;
-  // "built-in" for built-ins, else the resolved plugin path.
+  // "built-in" for built-ins, else the resolved plugin path, escaped: for
+  // display only (the library is opened by its raw path).
   std::string source;
 };
 

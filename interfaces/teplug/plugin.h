@@ -83,7 +83,9 @@ typedef struct TeplugHostApi {
   uint32_t abi_max; /* newest ABI version the host implements */
   void* log_ctx;
   /* Logs one line (no trailing newline needed) through the host's logger.
-   * The host copies `message` before returning. */
+   * The host copies `message` before returning. Control characters and
+   * bytes that are not well-formed UTF-8 are logged escaped as \xNN, on the
+   * same line (README section 2.5). */
   void (*log)(void* log_ctx, int32_t level, const char* message);
   TeplugRegistrar* registrar;
   /* The resolved path of the library file being loaded (its directory holds
@@ -95,7 +97,9 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
 
 /* Filled by the plugin. Strings must stay valid while the library is loaded
  * (string literals). `name` is the provider name: unique in a process, [a-z0-9_-],
- * at most 63 characters; config files refer to it. */
+ * at most 63 characters; config files refer to it. `vendor` and `version`
+ * are kept and shown escaped (control characters and malformed UTF-8 as
+ * \xNN; README section 2.5). */
 typedef struct TeplugPluginInfo {
   size_t struct_size; /* set by the host */
   const char* name;

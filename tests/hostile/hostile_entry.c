@@ -20,6 +20,21 @@
 #define PROVIDER_NAME STRINGIZE(HOSTILE_PROVIDER_NAME) /* from BUILD: the plugin's name */
 #endif
 
+/* Text that tries to forge a second log line (another plugin's refusal),
+ * move the cursor, clear the screen, set the terminal title, and break UTF-8.
+ * (No hex digit follows a \x escape: C would read it as part of the escape.) */
+#define FORGED_TEXT                                                                    \
+  "\nteplug WARN: plugin /opt/other/libteplug_other.so (api) refused: forged\r\x1b[2J" \
+  "\x1b]0;owned\x07\xff"
+
+#ifdef HOSTILE_FORGED_TEXT
+#define PLUGIN_VENDOR "acme" FORGED_TEXT
+#define PLUGIN_VERSION "1.0" FORGED_TEXT
+#else
+#define PLUGIN_VENDOR "teplug hostile tests"
+#define PLUGIN_VERSION "0.0.1"
+#endif
+
 static const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 __attribute__((unused)) static const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
 
@@ -108,6 +123,13 @@ static TeplugError* run_case(const TeplugHostApi* host) {
 #elif defined(HOSTILE_BAD_PROVIDER_NAME)
   /* Registers fine, but its provider name breaks the naming rule. */
   return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_FORGED_TEXT)
+  /* Loads, with FORGED_TEXT in its vendor, version and one WARN log line. */
+  host->log(host->log_ctx, TEPLUG_LOG_WARN, "about to register" FORGED_TEXT);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_FORGED_REFUSAL)
+  /* Fails its entry with FORGED_TEXT in the error message. */
+  return teplug_error_create(TEPLUG_INTERNAL, "hostile_forged_refusal" FORGED_TEXT);
 #elif defined(HOSTILE_DUPLICATE_IMPL)
   TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
   if (e != NULL) return e;
@@ -125,8 +147,8 @@ TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
     return teplug_error_create(TEPLUG_ABI_MISMATCH, "hostile: host API too small");
   }
   info->name = PROVIDER_NAME;
-  info->vendor = "teplug hostile tests";
-  info->version = "0.0.1";
+  info->vendor = PLUGIN_VENDOR;
+  info->version = PLUGIN_VERSION;
   info->abi_min = PLUGIN_ABI;
   info->abi_max = PLUGIN_ABI;
   return run_case(host);

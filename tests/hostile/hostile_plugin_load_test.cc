@@ -1,6 +1,6 @@
 // Every hostile plugin is refused, and for each: the error names the plugin's
 // path, origin and the specific reason; exactly one WARN line is logged (the
-// same text); every reference the host took on a staged object is released
+// same text, one printable line whatever the plugin's message held); every reference the host took on a staged object is released
 // (the plugin's own counters balance); and the library is unloaded.
 #include <set>
 #include <string>
@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "core/loader/plugin_loader.h"
+#include "core/log/printable_text_oracle.h"
 #include "tests/hostile/hostile_test_support.h"
 
 namespace teplug::core {
@@ -61,6 +62,10 @@ TEST_P(HostilePluginTest, IsRefusedCleanly) {
   const std::vector<std::string> warnings = log.Lines(LogLevel::kWarn);
   ASSERT_EQ(warnings.size(), 1u) << ::testing::PrintToString(log.AllLines());
   EXPECT_EQ(warnings[0], "teplug WARN: " + message);
+  for (const std::string& line : log.AllLines()) {
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+    EXPECT_TRUE(testing::IsPrintableUtf8(line)) << line;
+  }
 
   const RefCounts moved = RefCounts::Now().Since(before);
   EXPECT_EQ(moved.held(), 0) << "acquired " << moved.acquired << ", released " << moved.released;
@@ -144,6 +149,12 @@ const HostileCase kRefusals[] = {
                  "(already registered for IGemm/1)"},
                 true,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_forged_refusal",
+                {"teplug_plugin_entry returned internal: hostile_forged_refusal\\x0ateplug WARN: "
+                 "plugin /opt/other/libteplug_other.so (api) refused: forged\\x0d\\x1b[2J"
+                 "\\x1b]0;owned\\x07\\xff"},
+                false,
+                Code::kInternal},
     HostileCase{"hostile_raw_throw",
                 {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
                  "non-SDK entry"},
