@@ -11,6 +11,8 @@ DATA=tools/teplug/testdata
 FAKE_FAST=core/kernel/testing/libteplug_fake_fast.so
 FAKE_WIDE=core/kernel/testing/libteplug_fake_wide.so
 HOSTILE=tests/hostile/libteplug_hostile_abi_mismatch.so
+FORGED_TEXT=tests/hostile/libteplug_hostile_forged_text.so
+FORGED_REFUSAL=tests/hostile/libteplug_hostile_forged_refusal.so
 REFERENCE_SO=plugins/reference/libteplug_reference.so
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
 
@@ -60,6 +62,58 @@ expect_golden() {
   fi
 }
 
+# forged_name_copy PLUGIN: copies PLUGIN into a fresh 0755 directory under a
+# file name holding a newline, a forged log header, ESC and 0xFF; prints it.
+forged_name_copy() {
+  local dir="${TEST_TMPDIR:-/tmp}/forged_$(basename "$1" .so)"
+  mkdir -p "$dir" && chmod 0755 "$dir"
+  local to="$dir/libteplug_evil"$'\n'"teplug WARN: forged"$'\x1b'"[31m"$'\xff'".so"
+  cp "$1" "$to" && chmod 0755 "$to"
+  printf '%s' "$to"
+}
+
+# check_forged_output: the JSON or table in $OUT and the log lines in $ERR of
+# `teplug list` with hostile_forged_text and a forged-name copy of
+# hostile_forged_refusal. Decodes strictly as UTF-8 (a stray 0xFF fails).
+check_forged_output() {
+  python3 - "$OUT" "$ERR" "$1" <<'PY'
+import json, sys
+out = open(sys.argv[1], "rb").read().decode("utf-8")  # strict: raises on invalid UTF-8
+err = open(sys.argv[2], "rb").read().decode("utf-8")
+forged = ("\\x0ateplug WARN: plugin /opt/other/libteplug_other.so (api) refused: forged"
+          "\\x0d\\x1b[2J\\x1b]0;owned\\x07\\xff")
+name = "libteplug_evil\\x0ateplug WARN: forged\\x1b[31m\\xff.so"
+reason = "teplug_plugin_entry returned internal: hostile_forged_refusal" + forged
+
+def printable_lines(text, what):
+    assert text.endswith("\n"), (what, text)
+    lines = text[:-1].split("\n")
+    for line in lines:
+        bad = [c for c in line if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F]
+        assert not bad, (what, line, bad)
+    return lines
+
+# stderr: the plugin's own WARN line and the refusal, one line each.
+log = printable_lines(err, "stderr")
+assert len(log) == 2, log
+assert log[0] == "teplug WARN: plugin libteplug_hostile_forged_text.so: about to register" + forged, log[0]
+assert log[1].startswith("teplug WARN: plugin /") and log[1].endswith(name + " (api) refused: " + reason), log[1]
+
+if sys.argv[3] == "json":
+    doc = json.loads(out)
+    [p] = [p for p in doc["providers"] if p["name"] == "hostile_forged_text"]
+    assert p["vendor"] == "acme" + forged, p["vendor"]
+    assert p["version"] == "1.0" + forged, p["version"]
+    [r] = doc["refused"]
+    assert r["path"].endswith("/" + name), r["path"]
+    assert r["reason"] == reason, r["reason"]
+else:
+    lines = printable_lines(out, "stdout")
+    assert any('vendor "acme' + forged + '"  version 1.0' + forged in l for l in lines), out
+    assert any(l.endswith(name + " (api): " + reason) for l in lines), out
+PY
+}
+
 test_list() {
   run_teplug list --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE" --plugin "$REFERENCE_SO"
   expect_status 0
@@ -88,6 +142,17 @@ assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_
 assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
 PY
 
+  # Text from plugins and file names is escaped in the table, the JSON and
+  # the log lines; --json is strict UTF-8.
+  local forged_path
+  forged_path=$(forged_name_copy "$FORGED_REFUSAL")
+  for format in json table; do
+    run_teplug list $([[ $format == json ]] && echo --json) --no-discovery --plugin "$FORGED_TEXT" \
+      --plugin "$forged_path"
+    expect_status 0
+    check_forged_output "$format" || fail "$LAST: forged text not escaped (see above)"
+  done
+
   # The three discovery variables are read without --no-discovery and all
   # ignored with it (the tool hands the core its switch TEPLUG_PLUGINS=none).
   local env=(TEPLUG_PLUGINS="$PWD/$FAKE_FAST" TEPLUG_PLUGIN_PATH="$PWD/$(dirname "$HOSTILE")"
@@ -101,7 +166,10 @@ doc = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in doc["providers"])
 origins = [r["origin"].split(" ")[0] for r in doc["refused"]]
 if sys.argv[2] == "on":
-    assert names == ["fast", "reference", "wide"] and origins == ["TEPLUG_PLUGIN_PATH"], (names, origins)
+    # TEPLUG_PLUGIN_PATH is tests/hostile: hostile_forged_text loads, the
+    # other two hostile libraries there are refused.
+    assert names == ["fast", "hostile_forged_text", "reference", "wide"], names
+    assert origins == ["TEPLUG_PLUGIN_PATH"] * 2, origins
 else:
     assert names == ["reference"] and origins == [], (names, origins)
 PY
@@ -185,6 +253,27 @@ test_validate() {
   expect_in "$OUT" "unknown provider \"wide\""
   run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery --plugin "$FAKE_WIDE"
   expect_status 0
+
+  # A config naming a plugin whose file name and refusal forge log lines:
+  # one problem line, escaped.
+  local forged_path config="${TEST_TMPDIR:-/tmp}/forged.textproto"
+  forged_path=$(forged_name_copy "$FORGED_REFUSAL")
+  python3 - "$(dirname "$forged_path")" "$config" <<'PY'
+import sys
+name = 'libteplug_evil\\nteplug WARN: forged\\033[31m\\377.so'  # text-format escapes
+open(sys.argv[2], "w").write('plugins { path: "%s/%s" }\n' % (sys.argv[1], name))
+PY
+  run_teplug validate "$config" --no-discovery
+  expect_status 1
+  python3 - "$OUT" <<'PY' || fail "$LAST: refusal not one escaped line (see above)"
+import sys
+out = open(sys.argv[1], "rb").read().decode("utf-8")
+lines = out[:-1].split("\n")
+assert len(lines) == 2, lines  # the refusal, then the count
+assert all(c >= " " and not 0x7F <= ord(c) <= 0x9F for l in lines for c in l), lines
+assert "libteplug_evil\\x0ateplug WARN: forged\\x1b[31m\\xff.so refused: " in lines[0], lines[0]
+assert "hostile_forged_refusal\\x0ateplug WARN: plugin /opt/other" in lines[0], lines[0]
+PY
 
   run_teplug validate "$DATA/does_not_exist.textproto"
   expect_status 2

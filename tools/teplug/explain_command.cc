@@ -3,9 +3,12 @@
 // a provider can serve the op, 1 when none can, 2 for usage errors.
 #include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/explain_op.h"
@@ -13,6 +16,9 @@
 
 namespace teplug::cli {
 namespace {
+
+using core::EscapeUntrustedLines;
+using core::EscapeUntrustedText;
 
 constexpr char kExplainHelp[] =
     "Usage: teplug explain <attention|gemm|quantizer|collective> [op fields] [--config FILE]\n"
@@ -32,31 +38,42 @@ constexpr char kExplainHelp[] =
     "\n"
     "Exit status: 0 a provider can serve the op, 1 none can, 2 usage error.\n";
 
+// Every text of the record that a plugin or a config file could have
+// supplied (a `supports` reason, a rule's file name) is printed escaped.
 void PrintRecord(const core::DecisionRecord& r) {
-  std::cout << r.interface_name << " " << r.op_summary << "\n";
+  std::cout << r.interface_name << " " << EscapeUntrustedText(r.op_summary) << "\n";
   if (!r.requested_provider.empty())
-    std::cout << "requested provider: " << r.requested_provider << "\n";
+    std::cout << "requested provider: " << EscapeUntrustedText(r.requested_provider) << "\n";
   std::cout << "strict: "
-            << (r.strict ? absl::StrCat("yes (", r.strict_source, ")") : "no (may fall back)")
+            << (r.strict ? absl::StrCat("yes (", EscapeUntrustedText(r.strict_source), ")")
+                         : "no (may fall back)")
             << "\n";
+  struct Row {
+    std::string implementation, reason, rule;
+  };
+  std::vector<Row> rows;
   size_t wc = 9, wr = 6;
   for (const auto& c : r.candidates) {
-    wc = std::max(wc, c.implementation.size());
-    wr = std::max(wr, c.reason.size() + (c.stage.empty() ? 0 : c.stage.size() + 3));
+    Row row{EscapeUntrustedText(c.implementation),
+            EscapeUntrustedText(c.stage.empty() ? c.reason
+                                                : absl::StrCat("[", c.stage, "] ", c.reason)),
+            c.rule.empty() ? "-" : EscapeUntrustedText(c.rule)};
+    wc = std::max(wc, row.implementation.size());
+    wr = std::max(wr, row.reason.size());
+    rows.push_back(std::move(row));
   }
   const int icw = static_cast<int>(wc), irw = static_cast<int>(wr);
   std::cout << absl::StrFormat("  %-*s  %-9s  %8s  %-*s  %s\n", icw, "candidate", "verdict",
                                "priority", irw, "reason", "config rule");
-  for (const auto& c : r.candidates) {
-    const std::string reason =
-        c.stage.empty() ? c.reason : absl::StrCat("[", c.stage, "] ", c.reason);
-    std::cout << absl::StrFormat("  %-*s  %-9s  %8d  %-*s  %s\n", icw, c.implementation,
-                                 core::VerdictName(c.verdict), c.priority, irw, reason,
-                                 c.rule.empty() ? "-" : c.rule);
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const auto& c = r.candidates[i];
+    std::cout << absl::StrFormat("  %-*s  %-9s  %8d  %-*s  %s\n", icw, rows[i].implementation,
+                                 core::VerdictName(c.verdict), c.priority, irw, rows[i].reason,
+                                 rows[i].rule);
   }
   if (r.candidates.empty()) std::cout << "  (no implementation of this interface is registered)\n";
   if (r.served()) {
-    std::cout << "=> served by " << r.chosen()->implementation << "\n";
+    std::cout << "=> served by " << EscapeUntrustedText(r.chosen()->implementation) << "\n";
   } else {
     std::cout << "=> no provider can serve this op\n";
   }
@@ -79,19 +96,20 @@ int ExplainCommand(const std::vector<std::string>& args) {
   }
   absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(flags.positionals()[0], flags);
   if (!op.ok()) {
-    std::cerr << "error: " << op.status().message() << "\n";
+    std::cerr << "error: " << EscapeUntrustedLines(op.status().message(), "  ") << "\n";
     return kExitUsage;
   }
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {
-    std::cerr << "error: " << kernel.status().message() << "\n";
+    std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
   }
   absl::StatusOr<core::DecisionRecord> record =
       (*kernel)->Explain((*op)->iid, (*op)->op, (*op)->args, flags.GetString("provider"));
   if (!record.ok()) {
     std::cerr << "error: the op described by these flags is malformed: "
-              << record.status().message() << " (see teplug explain --help)\n";
+              << EscapeUntrustedLines(record.status().message(), "  ")
+              << " (see teplug explain --help)\n";
     return kExitUsage;
   }
   PrintRecord(*record);

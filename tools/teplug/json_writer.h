@@ -1,12 +1,11 @@
 // A minimal JSON writer for `--json` output: objects, arrays, strings
-// (escaped per RFC 8259), integers and booleans, with two-space indentation.
-// Commas and nesting are tracked so callers cannot produce invalid JSON by
-// forgetting one.
+// (escaped per RFC 8259, always valid UTF-8: see Quote), integers and
+// booleans, with two-space indentation. Commas and nesting are tracked so
+// callers cannot produce invalid JSON by forgetting one.
 #ifndef TEPLUG_TOOLS_TEPLUG_JSON_WRITER_H_
 #define TEPLUG_TOOLS_TEPLUG_JSON_WRITER_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -31,37 +30,13 @@ class JsonWriter {
   // The document, ending with a newline.
   std::string str() const { return out_ + "\n"; }
 
-  static std::string Quote(const std::string& s) {
-    std::string q = "\"";
-    for (unsigned char c : s) {
-      switch (c) {
-        case '"':
-          q += "\\\"";
-          break;
-        case '\\':
-          q += "\\\\";
-          break;
-        case '\n':
-          q += "\\n";
-          break;
-        case '\t':
-          q += "\\t";
-          break;
-        case '\r':
-          q += "\\r";
-          break;
-        default:
-          if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            q += buf;
-          } else {
-            q += static_cast<char>(c);
-          }
-      }
-    }
-    return q + "\"";
-  }
+  // `s` as a JSON string literal that is always valid UTF-8, whatever bytes
+  // `s` holds: '"', '\\' and ASCII controls get JSON's escapes (\n, \u001b);
+  // well-formed printable UTF-8 is copied; every byte that is not part of
+  // well-formed UTF-8, and each byte of a C1 control (U+0080-U+009F), is
+  // written as the text \xNN, as core::EscapeUntrustedText writes it (so a
+  // JSON decoder yields the four characters backslash, x, hex, hex).
+  static std::string Quote(const std::string& s);
 
  private:
   void Separate() {

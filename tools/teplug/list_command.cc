@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/plugin.hpp"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
@@ -14,6 +15,8 @@
 namespace teplug::cli {
 namespace {
 
+using core::EscapeUntrustedText;
+
 constexpr char kListHelp[] =
     "Usage: teplug list [--json] [--config FILE] [--plugin PATH]...\n"
     "\n"
@@ -22,6 +25,11 @@ constexpr char kListHelp[] =
     "and a one-line capability summary, and every plugin that was refused, with\n"
     "the reason. Plugins come from the config, --plugin, and the environment\n"
     "(TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH, NVTE_PLUGIN) unless --no-discovery.\n"
+    "Text that came from a plugin or the file system (vendor, version, paths,\n"
+    "reasons) is printed escaped: control characters and bytes that are not\n"
+    "well-formed UTF-8 appear as \\xNN, in the table and in the JSON strings\n"
+    "(where a decoder yields the four characters \\xNN), so --json output is\n"
+    "always valid UTF-8.\n"
     "Exit status: 0, or 2 when the kernel cannot start (bad config, required plugin refused).\n";
 
 // "1.0", or "1.0-1.3" for a provider that spans several ABI versions.
@@ -39,9 +47,11 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
                 const std::vector<core::LoadReportEntry>& refused) {
   std::cout << "providers (" << providers.size() << ")\n";
   for (const core::ProviderListing& p : providers) {
-    std::cout << absl::StrFormat("  %s  vendor \"%s\"  version %s  ABI %s  %s%s\n", p.name,
-                                 p.vendor, p.version, AbiRange(p.abi_min, p.abi_max),
-                                 p.builtin ? "built-in" : absl::StrCat("plugin ", p.source),
+    std::cout << absl::StrFormat("  %s  vendor \"%s\"  version %s  ABI %s  %s%s\n",
+                                 EscapeUntrustedText(p.name), EscapeUntrustedText(p.vendor),
+                                 EscapeUntrustedText(p.version), AbiRange(p.abi_min, p.abi_max),
+                                 p.builtin ? "built-in"
+                                           : absl::StrCat("plugin ", EscapeUntrustedText(p.source)),
                                  p.enabled ? "" : "  DISABLED by config");
     size_t wi = 0, wn = 0, wp = 0;
     for (const auto& i : p.implementations) {
@@ -52,14 +62,15 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
     for (const auto& i : p.implementations) {
       std::cout << absl::StrFormat("    %-*s  %-*s  priority %-*s  %s\n", static_cast<int>(wi),
                                    i.interface_name, static_cast<int>(wn), i.name,
-                                   static_cast<int>(wp), PriorityText(i), i.capability_summary);
+                                   static_cast<int>(wp), PriorityText(i),
+                                   EscapeUntrustedText(i.capability_summary));
     }
     if (p.implementations.empty()) std::cout << "    (no implementations)\n";
   }
   std::cout << "refused plugins (" << refused.size() << ")\n";
   for (const core::LoadReportEntry& e : refused) {
-    std::cout << "  " << e.path << " (" << e.origin << (e.required ? ", required" : "")
-              << "): " << e.reason << "\n";
+    std::cout << "  " << EscapeUntrustedText(e.path) << " (" << EscapeUntrustedText(e.origin)
+              << (e.required ? ", required" : "") << "): " << EscapeUntrustedText(e.reason) << "\n";
   }
 }
 
@@ -145,7 +156,7 @@ int ListCommand(const std::vector<std::string>& args) {
   }
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {
-    std::cerr << "error: " << kernel.status().message() << "\n";
+    std::cerr << "error: " << core::EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
   }
   std::vector<core::LoadReportEntry> refused;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/log/untrusted_text.h"
 
 namespace teplug::cli {
 namespace {
@@ -58,6 +59,8 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
   return out;
 }
 
+// Cells hold text a plugin chose (the selection's reason, a failure message):
+// each is escaped before the widths are measured.
 std::string FormatOpTable(const std::vector<OpSummary>& ops) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"step", "op", "interface", "provider", "why", "time", "vs reference",
@@ -70,6 +73,7 @@ std::string FormatOpTable(const std::vector<OpSummary>& ops) {
                     absl::StrCat("\"", r.why, "\""),
                     absl::StrFormat("%.2f ms", s.total_millis / s.calls), vs_ref,
                     CheckText(r.independent), s.ok ? "OK" : "FAIL"});
+    for (std::string& cell : rows.back()) cell = core::EscapeUntrustedText(cell);
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/names.hpp"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
@@ -21,6 +22,9 @@
 
 namespace teplug::cli {
 namespace {
+
+using core::EscapeUntrustedLines;
+using core::EscapeUntrustedText;
 
 constexpr char kRunHelp[] =
     "Usage: teplug run [--layers N] [--batch N] [--seq N] [--heads N] [--head-dim N]\n"
@@ -82,7 +86,7 @@ int RunCommand(const std::vector<std::string>& args) {
 
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {
-    std::cerr << "error: " << kernel.status().message() << "\n";
+    std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
   }
   const int64_t hidden = shape.heads * shape.head_dim;
@@ -92,19 +96,21 @@ int RunCommand(const std::vector<std::string>& args) {
       shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads,
       shape.head_dim, hidden, flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
   std::cout << "config: "
-            << (flags.IsSet("config") ? flags.GetString("config")
+            << (flags.IsSet("config") ? EscapeUntrustedText(flags.GetString("config"))
                                       : "the embedded default (or $TEPLUG_CONFIG when set)")
             << "\n";
   std::vector<std::string> providers;
   for (const core::ProviderListing& p : (*kernel)->ListProviders()) {
     providers.push_back(
-        absl::StrCat(p.name, p.builtin ? " (built-in)" : absl::StrCat(" (", p.source, ")")));
+        absl::StrCat(EscapeUntrustedText(p.name),
+                     p.builtin ? " (built-in)" : absl::StrCat(" (", EscapeUntrustedText(p.source), ")")));
   }
   std::cout << "providers: " << (providers.empty() ? "none" : absl::StrJoin(providers, ", "))
             << "\n";
   for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
     if (!e.loaded) {
-      std::cout << "refused plugin: " << e.path << " (" << e.origin << "): " << e.reason << "\n";
+      std::cout << "refused plugin: " << EscapeUntrustedText(e.path) << " ("
+                << EscapeUntrustedText(e.origin) << "): " << EscapeUntrustedText(e.reason) << "\n";
     }
   }
   std::cout << "\n" << std::flush;
@@ -142,7 +148,8 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   std::cout << "\n";
   if (!status.ok()) {
-    std::cout << "FAILED: the job stopped: " << status.message() << "\n";
+    std::cout << "FAILED: the job stopped: " << EscapeUntrustedLines(status.message(), "  ")
+              << "\n";
     return kExitNo;
   }
   std::cout << absl::StrFormat("%d ops (%d calls over %d layer%s and %d rank%s) in %.2f s; ",

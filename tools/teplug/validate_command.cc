@@ -12,12 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/config/config_loader.h"
+#include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/kernel_flags.h"
 
 namespace teplug::cli {
 namespace {
+
+using core::EscapeUntrustedLines;
+using core::EscapeUntrustedText;
 
 constexpr char kValidateHelp[] =
     "Usage: teplug validate FILE [--plugin PATH]... [--no-discovery]\n"
@@ -32,9 +36,11 @@ constexpr char kValidateHelp[] =
     "\n"
     "Exit status: 0 clean, 1 problems found, 2 usage error or unreadable file.\n";
 
+// One problem per line of `text`; each line is escaped (it may quote the
+// config file or a plugin).
 void PrintLines(absl::string_view text, int* count) {
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-    std::cout << line << "\n";
+    std::cout << EscapeUntrustedText(line) << "\n";
     ++*count;
   }
 }
@@ -54,8 +60,9 @@ int ValidateCommand(const std::vector<std::string>& args) {
                    : absl::StrCat("one config file expected, got ", flags.positionals().size()));
   }
   const std::string path = flags.positionals()[0];
+  const std::string shown_path = EscapeUntrustedText(path);
   if (access(path.c_str(), R_OK) != 0) {
-    std::cerr << "error: cannot read config file \"" << path << "\": " << std::strerror(errno)
+    std::cerr << "error: cannot read config file \"" << shown_path << "\": " << std::strerror(errno)
               << "; check the path\n";
     return kExitUsage;
   }
@@ -63,7 +70,7 @@ int ValidateCommand(const std::vector<std::string>& args) {
   absl::StatusOr<config::ValidatedConfig> parsed = config::LoadConfigFile(path);
   if (!parsed.ok()) {
     if (parsed.status().code() != absl::StatusCode::kInvalidArgument) {
-      std::cerr << "error: " << parsed.status().message() << "\n";
+      std::cerr << "error: " << EscapeUntrustedLines(parsed.status().message(), "  ") << "\n";
       return kExitUsage;
     }
     PrintLines(parsed.status().message(), &problems);
@@ -72,7 +79,7 @@ int ValidateCommand(const std::vector<std::string>& args) {
     // on this config (no op runs) and collect what it found.
     absl::StatusOr<core::KernelOptions> options = KernelOptionsFromFlags(flags);
     if (!options.ok()) {
-      std::cerr << "error: " << options.status().message() << "\n";
+      std::cerr << "error: " << EscapeUntrustedLines(options.status().message(), "  ") << "\n";
       return kExitUsage;
     }
     options->config_path = path;
@@ -80,25 +87,25 @@ int ValidateCommand(const std::vector<std::string>& args) {
     absl::StatusOr<std::unique_ptr<core::Kernel>> kernel =
         core::Kernel::Create(*std::move(options));
     if (!kernel.ok()) {
-      std::cout << path
-                << ": the kernel cannot start with this config: " << kernel.status().message()
-                << "\n";
+      std::cout << shown_path << ": the kernel cannot start with this config: "
+                << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
       ++problems;
     } else {
       for (const std::string& w : (*kernel)->ConfigWarnings()) PrintLines(w, &problems);
       for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
         if (e.loaded || !absl::StartsWith(e.origin, "config ")) continue;
-        std::cout << e.origin.substr(7) << ": plugin " << e.path << " refused: " << e.reason
+        std::cout << EscapeUntrustedText(e.origin.substr(7)) << ": plugin "
+                  << EscapeUntrustedText(e.path) << " refused: " << EscapeUntrustedText(e.reason)
                   << "\n";
         ++problems;
       }
     }
   }
   if (problems == 0) {
-    std::cout << path << ": OK\n";
+    std::cout << shown_path << ": OK\n";
     return kExitOk;
   }
-  std::cout << path << ": " << problems << (problems == 1 ? " problem" : " problems") << "\n";
+  std::cout << shown_path << ": " << problems << (problems == 1 ? " problem" : " problems") << "\n";
   return kExitNo;
 }
 
