@@ -154,7 +154,9 @@ TEST(ForgedTextTest, TheKernelLogsOneSafeLinePerEventAndListsEscapedText) {
     for (const std::string& text : {e.path, e.origin, e.reason, e.provider}) {
       EXPECT_TRUE(testing::IsPrintableUtf8(text)) << text;
     }
-    if (!e.loaded) EXPECT_THAT(e.path, HasSubstr(kForgedNameEscaped));
+    if (!e.loaded) {
+      EXPECT_THAT(e.path, HasSubstr(kForgedNameEscaped));
+    }
   }
   EXPECT_EQ(refused, 2);
   const std::string report = FormatLoadReport((*kernel)->LoadReport());

@@ -195,6 +195,23 @@ test_explain() {
   expect_status 1
   expect_golden explain_deny
 
+  # The same, with a config file whose name forges a verdict line and clears
+  # the screen: the rule cites it escaped; still five printable lines.
+  local forged_config="${TEST_TMPDIR:-/tmp}/deny"$'\n'"=> served by forged"$'\x1b'"[2J"$'\xff'".textproto"
+  cp "$DATA/deny_fp8_gemm.textproto" "$forged_config"
+  run_teplug explain gemm --dtype fp8_e4m3 --m 256 --n 512 --k 128 --config "$forged_config" \
+    --no-discovery
+  expect_status 1
+  python3 - "$OUT" <<'PY' || fail "$LAST: the config's name is not escaped (see above)"
+import sys
+out = open(sys.argv[1], "rb").read().decode("utf-8")  # strict
+lines = out[:-1].split("\n")
+assert len(lines) == 5, lines
+assert all(c >= " " and not 0x7F <= ord(c) <= 0x9F for l in lines for c in l), lines
+assert lines[3].endswith("/deny\\x0a=> served by forged\\x1b[2J\\xff.textproto:3)"), lines[3]
+assert lines[4] == "=> no provider can serve this op", lines[4]
+PY
+
   # The same GEMM in bf16 does not match the rule and is served.
   run_teplug explain gemm --dtype bf16 --m 256 --n 512 --k 128 --config "$DATA/deny_fp8_gemm.textproto" \
     --no-discovery
