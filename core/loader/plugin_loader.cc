@@ -19,6 +19,7 @@
 #include "core/loader/entry_transaction.h"
 #include "core/loader/file_security.h"
 #include "core/loader/plugin_log_context.h"
+#include "core/loader/plugin_probe.h"
 #include "core/loader/sha256.h"
 
 namespace teplug::core {
@@ -127,6 +128,11 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
     return Refuse(who, file, *logger);
   }
   if (absl::Status elf = CheckElf(resolved); !elf.ok()) return Refuse(who, elf, *logger);
+  if (policy.probe || candidate.probe) {
+    if (absl::Status probed = ProbePluginFile(resolved, policy); !probed.ok()) {
+      return Refuse(who, probed, *logger);
+    }
+  }
 
   EntrySubject subject;
   subject.log_context = std::make_shared<PluginLogContext>(logger, BaseName(resolved));
