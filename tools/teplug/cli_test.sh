@@ -11,6 +11,7 @@ DATA=tools/teplug/testdata
 FAKE_FAST=core/kernel/testing/libteplug_fake_fast.so
 FAKE_WIDE=core/kernel/testing/libteplug_fake_wide.so
 HOSTILE=tests/hostile/libteplug_hostile_abi_mismatch.so
+CRASHING=tests/hostile/libteplug_crashing_abort_in_entry.so
 REFERENCE_SO=plugins/reference/libteplug_reference.so
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
 
@@ -88,6 +89,16 @@ assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_
 assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
 PY
 
+  # A plugin that aborts in its entry is probed by default: listed as refused
+  # with the signal, while the good plugin is listed.
+  run_teplug list --no-discovery --plugin "$FAKE_FAST" --plugin "$CRASHING"
+  expect_status 0
+  expect_in "$OUT" "fast"
+  expect_in "$OUT" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
+  # --probe off loads it in-process: the command dies of the abort.
+  run_teplug list --no-discovery --probe off --plugin "$CRASHING"
+  [[ "$STATUS" == 134 ]] || fail "$LAST: exit status $STATUS, expected 134 (SIGABRT) without the probe"
+
   # The three discovery variables are read without --no-discovery and all
   # ignored with it (the tool hands the core its switch TEPLUG_PLUGINS=none).
   local env=(TEPLUG_PLUGINS="$PWD/$FAKE_FAST" TEPLUG_PLUGIN_PATH="$PWD/$(dirname "$HOSTILE")"
@@ -101,7 +112,12 @@ doc = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in doc["providers"])
 origins = [r["origin"].split(" ")[0] for r in doc["refused"]]
 if sys.argv[2] == "on":
-    assert names == ["fast", "reference", "wide"] and origins == ["TEPLUG_PLUGIN_PATH"], (names, origins)
+    # The directory holds the ABI-mismatch plugin and the one that aborts
+    # (refused by the default probe instead of killing the command).
+    assert names == ["fast", "reference", "wide"] and origins == ["TEPLUG_PLUGIN_PATH"] * 2, (names, origins)
+    reasons = sorted(r["reason"] for r in doc["refused"])
+    assert "ABI mismatch" in reasons[0], reasons
+    assert reasons[1] == "pre-flight probe: killed by SIGABRT during teplug_plugin_entry", reasons
 else:
     assert names == ["reference"] and origins == [], (names, origins)
 PY
@@ -142,6 +158,12 @@ test_explain() {
   run_teplug explain attention --head-dim 192 --mask causal --plugin "$FAKE_FAST" --no-discovery
   expect_status 0
   expect_in "$OUT" "head_dim_qk 192 > max 128"
+
+  # A plugin that aborts in its entry is probed by default: explain still
+  # answers, and the refusal is logged.
+  run_teplug explain gemm --dtype bf16 --m 256 --n 512 --k 128 --plugin "$CRASHING" --no-discovery
+  expect_status 0
+  expect_in "$ERR" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
   # Every interface can be explained; quantizer and collective too.
   run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
@@ -185,6 +207,14 @@ test_validate() {
   expect_in "$OUT" "unknown provider \"wide\""
   run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery --plugin "$FAKE_WIDE"
   expect_status 0
+
+  # A config plugin that aborts in its entry is a refused plugin (probed by
+  # default), not a crash of validate.
+  local crashing_config="${TEST_TMPDIR:-/tmp}/crashing.textproto"
+  printf 'plugins { path: "%s" }\n' "$PWD/$CRASHING" >"$crashing_config"
+  run_teplug validate "$crashing_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "refused: pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
   run_teplug validate "$DATA/does_not_exist.textproto"
   expect_status 2
