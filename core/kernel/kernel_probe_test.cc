@@ -49,14 +49,22 @@ LoadReportEntry EntryFor(const Kernel& kernel, const std::string& path) {
   return {};
 }
 
+// ThreadSanitizer's allocator does not detect a double free: under it the
+// heap-corruption plugin passes the probe and would corrupt this process.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kAllocatorDetectsDoubleFree = false;
+#else
+constexpr bool kAllocatorDetectsDoubleFree = true;
+#endif
+
 TEST(KernelProbeTest, ConfigProbeRefusesCrashingPluginsAndKeepsServing) {
   LogCapture log;
-  const std::vector<std::string> crashing = {Crashing("exit_in_constructor"), Crashing("segfault_in_entry"),
-                                             Crashing("abort_in_entry"), Crashing("spin_in_entry"),
-                                             Crashing("heap_corruption_in_entry")};
+  std::vector<std::string> crashing = {Crashing("exit_in_constructor"), Crashing("segfault_in_entry"),
+                                       Crashing("abort_in_entry"), Crashing("spin_in_entry")};
+  if (kAllocatorDetectsDoubleFree) crashing.push_back(Crashing("heap_corruption_in_entry"));
   std::vector<std::string> plugins = crashing;
   plugins.push_back(FakePlugin("fast"));
-  KernelOptions opts = IsolatedOptions(plugins, "probe: true\nprobe_timeout_ms: 300\n");
+  KernelOptions opts = IsolatedOptions(plugins, "probe: true\nprobe_timeout_ms: 1000\n");
   opts.log_sink = log.sink();
   auto k = Kernel::Create(std::move(opts));
   ASSERT_TRUE(k.ok()) << k.status();
@@ -67,9 +75,9 @@ TEST(KernelProbeTest, ConfigProbeRefusesCrashingPluginsAndKeepsServing) {
     EXPECT_EQ(e.reason.rfind("pre-flight probe: ", 0), 0u) << e.reason;
   }
   EXPECT_EQ(EntryFor(**k, Crashing("spin_in_entry")).reason,
-            "pre-flight probe: no answer within 300 ms (during teplug_plugin_entry); the child was killed");
+            "pre-flight probe: no answer within 1000 ms (during teplug_plugin_entry); the child was killed");
   EXPECT_TRUE(EntryFor(**k, FakePlugin("fast")).loaded);
-  EXPECT_EQ(log.Count("refused: pre-flight probe: "), 5) << log.All();
+  EXPECT_EQ(log.Count("refused: pre-flight probe: "), static_cast<int>(crashing.size())) << log.All();
   ExpectServesGemm(**k);
 }
 

@@ -29,11 +29,19 @@ using teplug::testing::LogCapture;
 using teplug::testing::PluginPath;
 using teplug::testing::RealPath;
 
+// A sanitizer turns a fault into its report and an exit with its own status
+// (AddressSanitizer 1, ThreadSanitizer 66); 0: none does. ThreadSanitizer's
+// allocator does not detect a double free, so under it the heap-corruption
+// plugin passes the probe: that case is left out there.
 #if defined(__SANITIZE_ADDRESS__)
-// AddressSanitizer turns a fault or a double free into its report and exit(1).
-constexpr bool kSanitizerEndsFaults = true;
+constexpr int kSanitizerExitStatus = 1;
+constexpr bool kAllocatorDetectsDoubleFree = true;
+#elif defined(__SANITIZE_THREAD__)
+constexpr int kSanitizerExitStatus = 66;
+constexpr bool kAllocatorDetectsDoubleFree = false;
 #else
-constexpr bool kSanitizerEndsFaults = false;
+constexpr int kSanitizerExitStatus = 0;
+constexpr bool kAllocatorDetectsDoubleFree = true;
 #endif
 
 const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
@@ -102,24 +110,30 @@ TEST_P(CrashingPluginTest, IsRefusedWithTheReasonItsChildDiedOf) {
 const char kProbe[] = "pre-flight probe: ";
 
 std::vector<Crash> Crashes() {
-  const std::string fault_in_entry = kSanitizerEndsFaults
-                                         ? "exited with status 1 without a verdict, during teplug_plugin_entry"
-                                         : "killed by SIGSEGV during teplug_plugin_entry";
-  const std::string heap_in_entry = kSanitizerEndsFaults
-                                        ? "exited with status 1 without a verdict, during teplug_plugin_entry"
-                                        : "killed by SIGABRT during teplug_plugin_entry";
-  return {
+  // How the child of a plugin that faults in its entry ends, by build.
+  const std::string fault = kSanitizerExitStatus != 0
+                                ? "exited with status " + std::to_string(kSanitizerExitStatus) +
+                                      " without a verdict, during teplug_plugin_entry"
+                                : "killed by SIGSEGV during teplug_plugin_entry";
+  const std::string double_free = kSanitizerExitStatus != 0
+                                      ? "exited with status " + std::to_string(kSanitizerExitStatus) +
+                                            " without a verdict, during teplug_plugin_entry"
+                                      : "killed by SIGABRT during teplug_plugin_entry";
+  std::vector<Crash> crashes = {
       {"crashing_exit_in_constructor",
        std::string(kProbe) + "exited with status 7 without a verdict, during dlopen (the library's constructors)",
        absl::StatusCode::kInternal},
-      {"crashing_segfault_in_entry", kProbe + fault_in_entry, absl::StatusCode::kInternal},
+      {"crashing_segfault_in_entry", kProbe + fault, absl::StatusCode::kInternal},
       {"crashing_abort_in_entry", std::string(kProbe) + "killed by SIGABRT during teplug_plugin_entry",
        absl::StatusCode::kInternal},
       {"crashing_spin_in_entry",
        std::string(kProbe) + "no answer within 300 ms (during teplug_plugin_entry); the child was killed",
        absl::StatusCode::kDeadlineExceeded, absl::Milliseconds(300)},
-      {"crashing_heap_corruption_in_entry", kProbe + heap_in_entry, absl::StatusCode::kInternal},
   };
+  if (kAllocatorDetectsDoubleFree) {
+    crashes.push_back({"crashing_heap_corruption_in_entry", kProbe + double_free, absl::StatusCode::kInternal});
+  }
+  return crashes;
 }
 
 INSTANTIATE_TEST_SUITE_P(Probe, CrashingPluginTest, ::testing::ValuesIn(Crashes()),
