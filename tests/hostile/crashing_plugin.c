@@ -4,6 +4,7 @@
  * pre-flight probe loads them (in a child it can lose). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "teplug/teplug.h"
 
@@ -14,8 +15,10 @@ __attribute__((constructor)) static void exit_while_loading(void) { exit(7); }
 
 static TeplugError* misbehave(void) {
 #if defined(CRASHING_SEGFAULT_IN_ENTRY)
-  volatile int* nowhere = NULL;
-  *nowhere = 1;
+  /* A store to a page mapped without access: a real SIGSEGV, and not a NULL
+   * store that an undefined-behaviour checker would report first. */
+  volatile char* guarded = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  *guarded = 1;
 #elif defined(CRASHING_ABORT_IN_ENTRY)
   abort();
 #elif defined(CRASHING_SPIN_IN_ENTRY)
