@@ -33,6 +33,7 @@ constexpr absl::string_view kProbe = "pre-flight probe: ";
 
 // Where the child is; written before each step starts.
 enum class Phase : uint8_t { kStartup = 0, kDlopen = 1, kEntrySymbol = 2, kEntry = 3 };
+constexpr Phase kLastPhase = Phase::kEntry;
 
 const char* PhaseName(Phase phase) {
   switch (phase) {
@@ -91,8 +92,25 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The host's handlers for fatal signals (a crash reporter, a runtime's
+// fault handler) are the host's: in the child a fault must end the child
+// with the signal the parent names, not run host code. Every signal is
+// unblocked, so a blocked one cannot hide a fault or an abort either.
+void DefaultFatalSignals() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS}) {
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, nullptr);
+  }
+  sigset_t all;
+  sigfillset(&all);
+  ::sigprocmask(SIG_UNBLOCK, &all, nullptr);
+}
+
 // Loads the plugin and reports to `fd`; never returns.
 [[noreturn]] void RunChild(int fd, const std::string& path, const LoadPolicy& policy) {
+  DefaultFatalSignals();
   const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   if (devnull >= 0) {
     ::dup2(devnull, STDOUT_FILENO);
@@ -153,7 +171,7 @@ void ParseRecords(std::string* buffer, Report* report) {
     if (buffer->size() < kRecordHeader + length) return;  // the rest has not arrived yet
     const std::string payload = buffer->substr(kRecordHeader, length);
     buffer->erase(0, kRecordHeader + length);
-    if (kind == kPhaseRecord && length == 1 && static_cast<uint8_t>(payload[0]) <= 3) {
+    if (kind == kPhaseRecord && length == 1 && static_cast<uint8_t>(payload[0]) <= static_cast<uint8_t>(kLastPhase)) {
       report->phase = static_cast<Phase>(payload[0]);
     } else if (kind == kResultRecord && length >= sizeof(int32_t)) {
       int32_t code;

@@ -16,7 +16,10 @@
 // Fork hazards, and what the child does about them: it touches no object
 // the parent's other threads may hold a lock on (no parent logger: plugin
 // log lines in the child are dropped; it builds its own logger and log
-// context), sends its stdout to /dev/null (a plugin's output, or a copy of
+// context), puts the fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+// SIGTRAP, SIGSYS) back to their default action and unblocks every signal
+// (a host's crash handler must not run for the plugin's fault), sends its
+// stdout to /dev/null (a plugin's output, or a copy of
 // the parent's unflushed stdout buffer flushed by a plugin's exit(), would
 // otherwise reach the parent's stdout twice; the parent flushes its stdio
 // before forking), and ends with _exit (no atexit handlers, no static
