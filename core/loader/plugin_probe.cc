@@ -217,16 +217,22 @@ Report ReadReport(int fd, Clock::time_point deadline) {
   return report;
 }
 
-// Waits for `pid` until `deadline`; the wait status, or nullopt when it is
-// still running then.
-std::optional<int> WaitUntil(pid_t pid, Clock::time_point deadline) {
+// How waiting for the child ended.
+struct Waited {
+  enum { kEnded, kStillRunning, kUnknowable } outcome;
+  int status = 0;  // the wait status, for kEnded
+};
+
+// Waits for `pid` until `deadline`. kUnknowable when waitpid cannot report
+// it (this process ignores SIGCHLD, so the kernel reaped the child itself).
+Waited WaitUntil(pid_t pid, Clock::time_point deadline) {
   auto pause = std::chrono::microseconds(50);
   while (true) {
     int status = 0;
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0 && errno != EINTR) return std::nullopt;
-    if (Clock::now() >= deadline) return std::nullopt;
+    if (done == pid) return {Waited::kEnded, status};
+    if (done < 0 && errno == ECHILD) return {Waited::kUnknowable};
+    if (Clock::now() >= deadline) return {Waited::kStillRunning};
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(5000));
   }
@@ -300,7 +306,13 @@ absl::Status ProbePluginFile(const std::string& resolved_path, const LoadPolicy&
                                             " (during ", PhaseName(report.phase), ")"));
   }
   // End of file without a verdict: the child died or closed the pipe.
-  if (std::optional<int> status = WaitUntil(pid, deadline)) return Died(*status, report.phase);
+  const Waited waited = WaitUntil(pid, deadline);
+  if (waited.outcome == Waited::kEnded) return Died(waited.status, report.phase);
+  if (waited.outcome == Waited::kUnknowable) {
+    return absl::InternalError(absl::StrCat(kProbe, "the child ended without a verdict, during ",
+                                            PhaseName(report.phase),
+                                            " (how cannot be read: this process ignores SIGCHLD)"));
+  }
   KillAndReap(pid);
   return TimedOut(policy, report.phase);
 }

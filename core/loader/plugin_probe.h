@@ -51,6 +51,9 @@ namespace teplug::core {
 //     constructors)" (INTERNAL) for a child that exited without a verdict;
 //   * "pre-flight probe: no answer within 10000 ms (during
 //     teplug_plugin_entry); the child was killed" (DEADLINE_EXCEEDED);
+//   * "pre-flight probe: the child ended without a verdict, during <phase>
+//     (how cannot be read: this process ignores SIGCHLD)" (INTERNAL) when
+//     the kernel reaped the child itself;
 //   * "pre-flight probe: malformed report from the child: ..." (INTERNAL);
 //   * "pre-flight probe: cannot fork: ..." (UNAVAILABLE) and the like when
 //     the probe itself cannot run.

@@ -193,6 +193,25 @@ TEST(PluginProbeTest, HostSignalHandlersAndMaskDoNotReachTheChild) {
               HasSubstr("refused: pre-flight probe: killed by SIGABRT during teplug_plugin_entry"));
 }
 
+// A host that ignores SIGCHLD cannot learn how its children ended (the kernel
+// reaps them): a crash is still a refusal, and says so; a good plugin passes.
+TEST(PluginProbeTest, HostIgnoringSigchldStillRefusesACrash) {
+  struct sigaction ignore {}, old {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ASSERT_EQ(::sigaction(SIGCHLD, &ignore, &old), 0);
+  absl::StatusOr<LoadedProvider> crash = LoadPluginFile(
+      {RealPath(PluginPath("tests/hostile", "crashing_segfault_in_entry")), "api"}, Probing(), kNoneTaken, nullptr);
+  absl::StatusOr<LoadedProvider> good = LoadPluginFile(
+      {RealPath(PluginPath("tests/hostile", "hostile_good")), "api"}, Probing(), kNoneTaken, nullptr);
+  ::sigaction(SIGCHLD, &old, nullptr);
+  ASSERT_FALSE(crash.ok());
+  EXPECT_THAT(std::string(crash.status().message()),
+              HasSubstr("refused: pre-flight probe: the child ended without a verdict, during "
+                        "teplug_plugin_entry (how cannot be read: this process ignores SIGCHLD)"));
+  EXPECT_TRUE(good.ok()) << good.status();
+}
+
 // A candidate may ask for the probe when the policy does not.
 TEST(PluginProbeTest, CandidateAsksForTheProbe) {
   const std::string path = RealPath(PluginPath("tests/hostile", "crashing_abort_in_entry"));
