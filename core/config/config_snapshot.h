@@ -133,6 +133,13 @@ class ConfigSnapshot {
   bool allow_insecure_plugin_permissions() const {
     return config_.proto.allow_insecure_plugin_permissions();
   }
+  // Config.probe: probe every plugin before loading it.
+  bool probe_all_plugins() const { return config_.proto.probe(); }
+  // Config.probe_timeout_ms, when set.
+  std::optional<int32_t> probe_timeout_ms() const {
+    if (!config_.proto.has_probe_timeout_ms()) return std::nullopt;
+    return config_.proto.probe_timeout_ms();
+  }
 
   // False only when a providers entry disables `name`; unlisted providers are
   // enabled.

@@ -14,6 +14,9 @@
 namespace teplug::config {
 namespace {
 
+// The longest pre-flight probe a config may allow, in milliseconds.
+constexpr int32_t kMaxProbeTimeoutMs = 600000;
+
 std::string Indexed(absl::string_view path, int index) {
   return absl::StrCat(path, "[", index, "]");
 }
@@ -326,6 +329,11 @@ class Checker {
                 config.strict_interfaces(i), CanonicalInterfaces());
     }
     CheckNoRepeats("strict_interfaces", config.strict_interfaces(), "interface");
+    if (config.has_probe_timeout_ms() &&
+        (config.probe_timeout_ms() < 1 || config.probe_timeout_ms() > kMaxProbeTimeoutMs)) {
+      Report("probe_timeout_ms", absl::StrCat("probe_timeout_ms must be between 1 and ", kMaxProbeTimeoutMs,
+                                              " (10 minutes), got ", config.probe_timeout_ms()));
+    }
   }
 
  private:

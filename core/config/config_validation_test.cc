@@ -114,6 +114,21 @@ TEST(ConfigValidationTest, TopLevelEntriesAreChecked) {
           "(first at 9:1)"));
 }
 
+TEST(ConfigValidationTest, ProbeTimeoutBoundaries) {
+  EXPECT_THAT(Problems("probe: true probe_timeout_ms: 1"), ElementsAre());
+  EXPECT_THAT(Problems("probe_timeout_ms: 600000"), ElementsAre());
+  EXPECT_THAT(Problems("probe_timeout_ms: 0"),
+              ElementsAre("t:1:1: probe_timeout_ms: probe_timeout_ms must be between 1 and 600000 "
+                          "(10 minutes), got 0"));
+  EXPECT_THAT(Problems("\nprobe_timeout_ms: 600001"),
+              ElementsAre("t:2:1: probe_timeout_ms: probe_timeout_ms must be between 1 and 600000 "
+                          "(10 minutes), got 600001"));
+  EXPECT_THAT(Problems("probe_timeout_ms: -5"),
+              ElementsAre("t:1:1: probe_timeout_ms: probe_timeout_ms must be between 1 and 600000 "
+                          "(10 minutes), got -5"));
+  EXPECT_THAT(Problems("plugins { path: \"a.so\" probe: true }"), ElementsAre());
+}
+
 TEST(ValidateProviderNamesTest, ReportsEveryUnknownNameWithItsPosition) {
   auto loaded = ParseConfigText(
       "providers { name: \"cuda\" enabled: true }\n"

@@ -14,6 +14,7 @@
 #include "core/kernel/dispatch_objects.h"
 #include "core/kernel/kernel_core.h"
 #include "core/loader/plugin_loader.h"
+#include "core/log/untrusted_text.h"
 #include "core/select/capability_check.h"
 
 namespace teplug::core {
@@ -48,11 +49,30 @@ void ApplyLogLevel(const KernelOptions& o, const EnvLookup& env, const config::C
   if (cfg.log_level_set()) logger->set_level(cfg.log_level());
 }
 
-LoadPolicy PolicyFor(const KernelOptions& o, const config::ConfigSnapshot& cfg) {
+// TEPLUG_PLUGIN_PROBE=1 probes every plugin; unset, empty or 0 leaves it to
+// the options and the config; anything else is a warning.
+bool ProbeFromEnvironment(const EnvLookup& env, const Logger& logger) {
+  std::optional<std::string> value = env("TEPLUG_PLUGIN_PROBE");
+  if (!value || value->empty() || *value == "0") return false;
+  if (*value == "1") return true;
+  logger.Log(LogLevel::kWarn, absl::StrCat("TEPLUG_PLUGIN_PROBE=", EscapeUntrustedText(*value),
+                                           " is neither 1 nor 0; the pre-flight probe stays as the "
+                                           "options and the config set it"));
+  return false;
+}
+
+LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config::ConfigSnapshot& cfg,
+                     const Logger& logger) {
   LoadPolicy p;
   p.host_abi_min = TEPLUG_ABI_VERSION(1, 0);
   p.host_abi_max = TEPLUG_ABI_VERSION_CURRENT;
   p.allow_insecure_permissions = o.allow_insecure_plugin_permissions || cfg.allow_insecure_plugin_permissions();
+  p.probe = o.probe_plugins || cfg.probe_all_plugins() || ProbeFromEnvironment(env, logger);
+  if (o.probe_timeout) {
+    p.probe_timeout = *o.probe_timeout;
+  } else if (std::optional<int32_t> ms = cfg.probe_timeout_ms()) {
+    p.probe_timeout = absl::Milliseconds(*ms);
+  }
   return p;
 }
 
@@ -111,7 +131,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   auto state = std::make_unique<KernelState>();
   state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
-  const LoadPolicy policy = PolicyFor(options, *state->config);
+  const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
   auto taken = [&](absl::string_view name) { return state->HasProvider(name); };
 
   if (options.load_builtins) {
@@ -192,7 +212,8 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
 
 absl::Status Kernel::LoadPlugin(const std::string& path) {
   auto guard_state = [&] { return core_->state().Read(); };
-  const LoadPolicy policy = PolicyFor(core_->options(), *guard_state()->config);
+  const LoadPolicy policy =
+      PolicyFor(core_->options(), EffectiveEnv(core_->options()), *guard_state()->config, core_->logger());
   PluginCandidate c{path, "api", false, ""};
   absl::StatusOr<LoadedProvider> loaded =
       LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->HasProvider(name); },

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
@@ -52,6 +53,12 @@ struct KernelOptions {
   bool strict = false;
   // Load plugins despite loose file permissions (logged as a warning).
   bool allow_insecure_plugin_permissions = false;
+  // Probe every plugin in a forked child before loading it in-process
+  // (core/loader/plugin_probe.h). Also on when the config says `probe: true`
+  // or TEPLUG_PLUGIN_PROBE=1 is set; a config plugin entry may ask for it alone.
+  bool probe_plugins = false;
+  // How long a probe may take; unset: the config's probe_timeout_ms, else 10 s.
+  std::optional<absl::Duration> probe_timeout;
 };
 
 // The chosen implementation of one op, with the reason.

@@ -47,8 +47,9 @@ class CandidateList {
     PluginCandidate candidate;
     std::string refusal;  // non-empty: refused without resolving
   };
-  void Add(std::string path, std::string origin, bool required = false, std::string sha256 = "") {
-    list.push_back({{std::move(path), std::move(origin), required, std::move(sha256)}, ""});
+  void Add(std::string path, std::string origin, bool required = false, std::string sha256 = "",
+           bool probe = false) {
+    list.push_back({{std::move(path), std::move(origin), required, std::move(sha256), probe}, ""});
   }
   void AddRefusal(std::string path, std::string origin, std::string reason) {
     list.push_back({{std::move(path), std::move(origin)}, std::move(reason)});
@@ -66,7 +67,7 @@ void AddConfigEntries(const config::ConfigSnapshot& config, CandidateList* out) 
     const config::SourcePosition at =
         validated.locations.FindNearest(absl::StrCat("plugins[", i, "]"));
     out->Add(std::move(path), absl::StrCat("config ", validated.source_name, ":", at.line),
-             plugin.required(), plugin.sha256());
+             plugin.required(), plugin.sha256(), plugin.probe());
   }
 }
 
@@ -132,7 +133,7 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   CandidateList raw;
   if (config != nullptr) AddConfigEntries(*config, &raw);
   for (const PluginCandidate& c : from_api) {
-    raw.Add(c.path, c.origin.empty() ? "api" : c.origin, c.required, c.sha256);
+    raw.Add(c.path, c.origin.empty() ? "api" : c.origin, c.required, c.sha256, c.probe);
   }
   AddEnvironmentEntries(env, &raw);
 
@@ -160,6 +161,7 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
     }
     PluginCandidate& first = out[it->second];
     first.required = first.required || c.required;
+    first.probe = first.probe || c.probe;
     if (first.sha256.empty()) {
       first.sha256 = c.sha256;
     } else if (!c.sha256.empty() && !absl::EqualsIgnoreCase(first.sha256, c.sha256)) {

@@ -37,6 +37,9 @@ struct PluginCandidate {
   bool required = false;
   // Hex SHA-256 pin (either case), or empty for none.
   std::string sha256;
+  // Run the pre-flight probe before loading it (config `probe: true` on the
+  // entry; LoadPolicy::probe turns it on for every candidate).
+  bool probe = false;
 };
 
 // The load report entry of a candidate refused for `reason`, its path, origin

@@ -1,8 +1,10 @@
 #include "core/loader/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -12,9 +14,12 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/loader/elf_check.h"
+#include "core/loader/entry_symbol.h"
 #include "core/loader/entry_transaction.h"
 #include "core/loader/file_security.h"
 #include "core/loader/plugin_log_context.h"
+#include "core/loader/plugin_probe.h"
 #include "core/loader/sha256.h"
 #include "core/log/untrusted_text.h"
 
@@ -90,6 +95,17 @@ absl::Status CheckFile(const std::string& who, const std::string& resolved,
   return absl::OkStatus();
 }
 
+// The ELF structure of the resolved file, read through one descriptor.
+absl::Status CheckElf(const std::string& resolved) {
+  const int fd = ::open(resolved.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot open the file: ", std::strerror(errno)));
+  }
+  absl::Status elf = CheckElfFile(fd);
+  ::close(fd);
+  return elf;
+}
+
 std::string LastDlError() {
   const char* e = dlerror();
   return e != nullptr ? e : "no dlerror message";
@@ -123,6 +139,12 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
   if (absl::Status file = CheckFile(who, resolved, candidate, policy, *logger); !file.ok()) {
     return Refuse(who, file, *logger);
   }
+  if (absl::Status elf = CheckElf(resolved); !elf.ok()) return Refuse(who, elf, *logger);
+  if (policy.probe || candidate.probe) {
+    if (absl::Status probed = ProbePluginFile(resolved, policy); !probed.ok()) {
+      return Refuse(who, probed, *logger);
+    }
+  }
 
   EntrySubject subject;
   subject.log_context = std::make_shared<PluginLogContext>(logger, BaseName(resolved));
@@ -136,17 +158,12 @@ absl::StatusOr<LoadedProvider> LoadPluginFile(const PluginCandidate& candidate,
                   *logger);
   }
   subject.library = std::make_shared<PluginLibrary>(handle, resolved);
-  dlerror();
-  void* symbol = dlsym(handle, TEPLUG_PLUGIN_ENTRY_SYMBOL);
-  if (symbol == nullptr) {
-    const std::string why = LastDlError();
+  absl::StatusOr<TeplugPluginEntryFn> entry = FindPluginEntry(handle);
+  if (!entry.ok()) {
     subject.library.reset();  // dlclose before logging, as for every refusal
-    return Refuse(who,
-                  absl::NotFoundError(absl::StrCat("the library does not export ",
-                                                   TEPLUG_PLUGIN_ENTRY_SYMBOL, " (", why, ")")),
-                  *logger);
+    return Refuse(who, entry.status(), *logger);
   }
-  subject.entry = reinterpret_cast<TeplugPluginEntryFn>(symbol);
+  subject.entry = *entry;
 
   absl::StatusOr<LoadedProvider> loaded = RunEntryTransaction(subject, policy, provider_name_taken);
   if (!loaded.ok()) {

@@ -2,8 +2,11 @@
 //
 // LoadPluginFile: resolve the path -> file security check (unless the
 // policy allows insecure files: then one WARN says the check failed and was
-// overridden) -> sha256 pin -> dlopen(RTLD_NOW | RTLD_LOCAL) ->
-// dlsym(teplug_plugin_entry) -> run the entry with a host API whose
+// overridden) -> sha256 pin -> ELF header check (elf_check.h) -> the
+// pre-flight probe in a forked child, when the policy or the candidate asks
+// for it (plugin_probe.h) -> dlopen(RTLD_NOW | RTLD_LOCAL) ->
+// dlsym(teplug_plugin_entry), which must be a function (entry_symbol.h) ->
+// run the entry with a host API whose
 // registrar stages and validates every registration -> validate the
 // TeplugPluginInfo (name [a-z0-9_-]{1,63}, vendor, version, ABI overlap) ->
 // the provider name must not be taken -> build the Provider and its
@@ -30,6 +33,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "core/builtin/builtin_providers.h"
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
@@ -46,6 +50,11 @@ struct LoadPolicy {
   // Config allow_insecure_plugin_permissions: load files that fail
   // CheckPluginFileSecurity, logging a WARN that says so.
   bool allow_insecure_permissions = false;
+  // Probe every plugin in a forked child before loading it (plugin_probe.h);
+  // a candidate may ask for it alone (PluginCandidate::probe).
+  bool probe = false;
+  // How long a probe child may take before it is killed and the plugin refused.
+  absl::Duration probe_timeout = absl::Seconds(10);
 };
 
 struct LoadedProvider {

@@ -92,6 +92,11 @@ const HostileCase kRefusals[] = {
                 {"the library does not export teplug_plugin_entry"},
                 false,
                 Code::kNotFound},
+    HostileCase{"hostile_data_entry",
+                {"teplug_plugin_entry is exported as STT_OBJECT (a data object), not a function "
+                 "(STT_FUNC or STT_GNU_IFUNC); it is not called"},
+                false,
+                Code::kInvalidArgument},
     HostileCase{"hostile_abi_mismatch",
                 {"ABI mismatch: the plugin supports [2.0, 2.0] but the host supports ", kHost},
                 false,

@@ -13,6 +13,7 @@ FAKE_WIDE=core/kernel/testing/libteplug_fake_wide.so
 HOSTILE=tests/hostile/libteplug_hostile_abi_mismatch.so
 FORGED_TEXT=tests/hostile/libteplug_hostile_forged_text.so
 FORGED_REFUSAL=tests/hostile/libteplug_hostile_forged_refusal.so
+CRASHING=tests/hostile/libteplug_crashing_abort_in_entry.so
 REFERENCE_SO=plugins/reference/libteplug_reference.so
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
 
@@ -152,6 +153,15 @@ PY
     expect_status 0
     check_forged_output "$format" || fail "$LAST: forged text not escaped (see above)"
   done
+  # A plugin that aborts in its entry is probed by default: listed as refused
+  # with the signal, while the good plugin is listed.
+  run_teplug list --no-discovery --plugin "$FAKE_FAST" --plugin "$CRASHING"
+  expect_status 0
+  expect_in "$OUT" "fast"
+  expect_in "$OUT" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
+  # --probe off loads it in-process: the command dies of the abort.
+  run_teplug list --no-discovery --probe off --plugin "$CRASHING"
+  [[ "$STATUS" == 134 ]] || fail "$LAST: exit status $STATUS, expected 134 (SIGABRT) without the probe"
 
   # The three discovery variables are read without --no-discovery and all
   # ignored with it (the tool hands the core its switch TEPLUG_PLUGINS=none).
@@ -166,10 +176,14 @@ doc = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in doc["providers"])
 origins = [r["origin"].split(" ")[0] for r in doc["refused"]]
 if sys.argv[2] == "on":
-    # TEPLUG_PLUGIN_PATH is tests/hostile: hostile_forged_text loads, the
-    # other two hostile libraries there are refused.
+    # TEPLUG_PLUGIN_PATH is tests/hostile: hostile_forged_text loads; the
+    # ABI-mismatch plugin, the forged refusal and the one that aborts (refused
+    # by the default probe instead of killing the command) are refused.
     assert names == ["fast", "hostile_forged_text", "reference", "wide"], names
-    assert origins == ["TEPLUG_PLUGIN_PATH"] * 2, origins
+    assert origins == ["TEPLUG_PLUGIN_PATH"] * 3, origins
+    reasons = sorted(r["reason"] for r in doc["refused"])
+    assert any("ABI mismatch" in r for r in reasons), reasons
+    assert "pre-flight probe: killed by SIGABRT during teplug_plugin_entry" in reasons, reasons
 else:
     assert names == ["reference"] and origins == [], (names, origins)
 PY
@@ -227,6 +241,12 @@ PY
   run_teplug explain attention --head-dim 192 --mask causal --plugin "$FAKE_FAST" --no-discovery
   expect_status 0
   expect_in "$OUT" "head_dim_qk 192 > max 128"
+
+  # A plugin that aborts in its entry is probed by default: explain still
+  # answers, and the refusal is logged.
+  run_teplug explain gemm --dtype bf16 --m 256 --n 512 --k 128 --plugin "$CRASHING" --no-discovery
+  expect_status 0
+  expect_in "$ERR" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
   # Every interface can be explained; quantizer and collective too.
   run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
@@ -291,6 +311,13 @@ assert all(c >= " " and not 0x7F <= ord(c) <= 0x9F for l in lines for c in l), l
 assert "libteplug_evil\\x0ateplug WARN: forged\\x1b[31m\\xff.so refused: " in lines[0], lines[0]
 assert "hostile_forged_refusal\\x0ateplug WARN: plugin /opt/other" in lines[0], lines[0]
 PY
+  # A config plugin that aborts in its entry is a refused plugin (probed by
+  # default), not a crash of validate.
+  local crashing_config="${TEST_TMPDIR:-/tmp}/crashing.textproto"
+  printf 'plugins { path: "%s" }\n' "$PWD/$CRASHING" >"$crashing_config"
+  run_teplug validate "$crashing_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "refused: pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
   run_teplug validate "$DATA/does_not_exist.textproto"
   expect_status 2

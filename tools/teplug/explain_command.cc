@@ -85,7 +85,7 @@ int ExplainCommand(const std::vector<std::string>& args) {
   FlagSet flags("teplug explain");
   AddOpFlags(&flags);
   flags.AddString("provider", "NAME", "explain the choice restricted to this provider");
-  AddKernelFlags(&flags);
+  AddKernelFlags(&flags, ProbeDefault::kOn);
   if (auto done = ParseCommandLine(flags, args, kExplainHelp)) return *done;
   if (flags.positionals().size() != 1) {
     return ReportUsage(

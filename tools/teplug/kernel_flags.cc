@@ -11,7 +11,14 @@
 
 namespace teplug::cli {
 
-void AddKernelFlags(FlagSet* flags) {
+void AddProbeFlag(FlagSet* flags, ProbeDefault probe) {
+  flags->AddString("probe", "on|off",
+                   "load each plugin first in a forked child, and refuse it if the child crashes, "
+                   "exits or hangs (costs a fork and a second load per plugin)",
+                   probe == ProbeDefault::kOn ? "on" : "off", {"on", "off"});
+}
+
+void AddKernelFlags(FlagSet* flags, ProbeDefault probe) {
   flags->AddString(
       "config", "FILE",
       "config file (text format or JSON); default: $TEPLUG_CONFIG, else the embedded default");
@@ -19,6 +26,7 @@ void AddKernelFlags(FlagSet* flags) {
   flags->AddBool("no-discovery", "ignore TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH and NVTE_PLUGIN");
   flags->AddString("log-level", "LEVEL", "kernel log level on stderr", "",
                    {"error", "warn", "info", "debug"});
+  AddProbeFlag(flags, probe);
 }
 
 absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags) {
@@ -44,6 +52,7 @@ absl::StatusOr<core::KernelOptions> KernelOptionsFromFlags(const FlagSet& flags)
   }
   // Empty when the flag is not given; the flag's choices are all valid levels.
   o.log_level = core::ParseLogLevel(flags.GetString("log-level"));
+  o.probe_plugins = flags.GetString("probe") == "on";
   return o;
 }
 

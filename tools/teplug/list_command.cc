@@ -30,6 +30,8 @@ constexpr char kListHelp[] =
     "well-formed UTF-8 appear as \\xNN, in the table and in the JSON strings\n"
     "(where a decoder yields the four characters \\xNN), so --json output is\n"
     "always valid UTF-8.\n"
+    "Each plugin is first loaded in a forked child (--probe off skips that), so a\n"
+    "plugin that crashes or hangs is listed as refused with the reason.\n"
     "Exit status: 0, or 2 when the kernel cannot start (bad config, required plugin refused).\n";
 
 // "1.0", or "1.0-1.3" for a provider that spans several ABI versions.
@@ -148,7 +150,7 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
 int ListCommand(const std::vector<std::string>& args) {
   FlagSet flags("teplug list");
   flags.AddBool("json", "print JSON instead of a table");
-  AddKernelFlags(&flags);
+  AddKernelFlags(&flags, ProbeDefault::kOn);
   if (auto done = ParseCommandLine(flags, args, kListHelp)) return *done;
   if (!flags.positionals().empty()) {
     return ReportUsage(flags, absl::StrCat("`teplug list` takes no arguments, got \"",

@@ -24,7 +24,7 @@ using core::EscapeUntrustedLines;
 using core::EscapeUntrustedText;
 
 constexpr char kValidateHelp[] =
-    "Usage: teplug validate FILE [--plugin PATH]... [--no-discovery]\n"
+    "Usage: teplug validate FILE [--plugin PATH]... [--no-discovery] [--probe on|off]\n"
     "\n"
     "Checks a teplug config (text format, or JSON when the name ends in .json or\n"
     "the text starts with '{') without running any op, and lists every problem\n"
@@ -32,7 +32,9 @@ constexpr char kValidateHelp[] =
     "rule conflicts (core/config/README.md lists them), then provider names the\n"
     "config mentions that no provider this binary knows has (built-ins, the\n"
     "config's plugins, --plugin, and discovered plugins unless --no-discovery),\n"
-    "and plugins named by the config that were refused.\n"
+    "and plugins named by the config that were refused. Each plugin is first\n"
+    "loaded in a forked child (--probe off skips that): one that crashes or hangs\n"
+    "there is a refused plugin, not a crash of this command.\n"
     "\n"
     "Exit status: 0 clean, 1 problems found, 2 usage error or unreadable file.\n";
 
@@ -52,6 +54,7 @@ int ValidateCommand(const std::vector<std::string>& args) {
   flags.AddRepeated("plugin", "PATH",
                     "also load this plugin library (its provider names count as known)");
   flags.AddBool("no-discovery", "ignore TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH and NVTE_PLUGIN");
+  AddProbeFlag(&flags, ProbeDefault::kOn);
   if (auto done = ParseCommandLine(flags, args, kValidateHelp)) return *done;
   if (flags.positionals().size() != 1) {
     return ReportUsage(
