@@ -5,6 +5,9 @@
 
 #include "teplug/teplug.h"
 #include "tests/hostile/counted_objects.h"
+#ifdef HOSTILE_MISUSE
+#include "tests/hostile/registrar_misuse.h"
+#endif
 
 #ifdef HOSTILE_ABI_MISMATCH
 #define PLUGIN_ABI TEPLUG_ABI_VERSION(2, 0)
@@ -112,6 +115,9 @@ static TeplugError* run_case(const TeplugHostApi* host) {
   TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
   if (e != NULL) return e;
   return reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "same");
+#elif defined(HOSTILE_MISUSE)
+  /* Keeps or shares the registrar: registrar_misuse_plugin.c. */
+  return misuse_run_case(host);
 #else
 #error "define one HOSTILE_<CASE>"
 #endif

@@ -144,6 +144,13 @@ const HostileCase kRefusals[] = {
                  "(already registered for IGemm/1)"},
                 true,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_reentrant",
+                {"teplug_plugin_entry returned success although 1 registration(s) were refused; "
+                 "first: implementation registered from inside a plugin callback the host made "
+                 "while staging another registration (register_implementation is not "
+                 "re-entrant)"},
+                true,
+                Code::kInvalidArgument},
     HostileCase{"hostile_raw_throw",
                 {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
                  "non-SDK entry"},
