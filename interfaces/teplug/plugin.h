@@ -11,7 +11,9 @@
  *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not;
  *   3. registers each implementation through host->registrar (which of its
  *      errors to return: see TeplugRegistrar);
- *   4. returns NULL, or an error to refuse loading.
+ *   4. returns NULL (having registered at least one implementation: a
+ *      provider that registers none is refused), or an error to refuse
+ *      loading.
  * The entry call is one transaction: registrations are staged and become
  * visible only if the entry returns NULL and the host accepts `info`; on any
  * failure every staged registration is discarded and the library unloaded.

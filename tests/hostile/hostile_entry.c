@@ -111,6 +111,17 @@ static TeplugError* run_case(const TeplugHostApi* host) {
 #elif defined(HOSTILE_BAD_PROVIDER_NAME)
   /* Registers fine, but its provider name breaks the naming rule. */
   return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_NO_IMPLEMENTATIONS)
+  /* Fills info and returns success without registering anything. */
+  (void)host;
+  return NULL;
+#elif defined(HOSTILE_ONLY_NEWER_IID)
+  /* Offers only an interface version this host does not know and ignores
+   * the host's UNSUPPORTED answer: nothing is left to serve. */
+  TeplugIID newer = {0x7465706c75670002ull, 0x67656d6d00000002ull};
+  TeplugError* e = reg(host, newer, hostile_gemm(), hostile_gemm_caps(), "gemm-v2");
+  if (e != NULL) e->destroy(e);
+  return NULL;
 #elif defined(HOSTILE_DUPLICATE_IMPL)
   TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
   if (e != NULL) return e;

@@ -144,6 +144,18 @@ const HostileCase kRefusals[] = {
                  "(already registered for IGemm/1)"},
                 true,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_no_implementations",
+                {"teplug_plugin_entry returned success but registered no implementation (a "
+                 "provider must register at least one; return TEPLUG_UNAVAILABLE with the reason "
+                 "when there is nothing to serve)"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_only_newer_iid",
+                {"registered no implementation",
+                 "; 1 registration(s) skipped, first: implementation \"gemm-v2\": unknown "
+                 "interface id"},
+                false,
+                Code::kInvalidArgument},
     HostileCase{"hostile_reentrant",
                 {"teplug_plugin_entry returned success although 1 registration(s) were refused; "
                  "first: implementation registered from inside a plugin callback the host made "
