@@ -2,11 +2,12 @@
  * hostile_entry.c's entry (built with -DHOSTILE_MISUSE) after it filled
  * `info`:
  *
- *   MISUSE_LATE        keeps host->registrar and calls it after the entry
- *                      returned, at op time: its gemm with alpha 1 calls it
- *                      from the calling thread, with alpha 2 from a thread
- *                      the entry started (which outlives the entry and stops
- *                      when the library is unloaded). The gemm returns the
+ *   MISUSE_LATE        keeps host->registrar (of every entry call, when
+ *                      several kernels load it) and calls them after the
+ *                      entry returned, at op time: its gemm with alpha 1
+ *                      calls them from the calling thread, with alpha 2 from
+ *                      a thread the entry started (which outlives the entry
+ *                      and stops when the library is unloaded). The gemm returns the
  *                      registrar's answer as its own error, so the caller
  *                      sees it (INTERNAL when the late call was accepted).
  *   MISUSE_THREADED    registers MISUSE_THREADS x MISUSE_PER_THREAD
@@ -18,7 +19,8 @@
  *                      registrar; the entry ignores that call's answer and
  *                      returns NULL.
  *
- * Objects are static with counted references (ref_counters.h). */
+ * Objects are static with counted references (ref_counters.h); the helpers
+ * below serve the cases that need an object of their own. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,9 +31,7 @@
 #include "tests/hostile/registrar_misuse.h"
 
 static const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
-static const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
-
-static TeplugRegistrar* g_kept; /* the registrar the entry was given */
+__attribute__((unused)) static const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
 static TeplugImplementationDesc gemm_desc(TeplugObject* object, const char* name) {
   TeplugImplementationDesc d;
@@ -51,15 +51,17 @@ typedef struct MisuseGemm {
   uint32_t refs;
 } MisuseGemm;
 
-static uint32_t misuse_add_ref(TeplugObject* self) {
+__attribute__((unused)) static uint32_t misuse_add_ref(TeplugObject* self) {
   teplug_hostile_count_acquire();
   return __atomic_add_fetch(&((MisuseGemm*)self)->refs, 1, __ATOMIC_RELAXED);
 }
-static uint32_t misuse_release(TeplugObject* self) {
+__attribute__((unused)) static uint32_t misuse_release(TeplugObject* self) {
   teplug_hostile_count_release();
   return __atomic_sub_fetch(&((MisuseGemm*)self)->refs, 1, __ATOMIC_ACQ_REL);
 }
-static TeplugError* misuse_workspace(TeplugGemmV1* s, const TeplugGemmArgs* a, size_t* bytes) {
+__attribute__((unused)) static TeplugError* misuse_workspace(TeplugGemmV1* s,
+                                                             const TeplugGemmArgs* a,
+                                                             size_t* bytes) {
   (void)s;
   (void)a;
   *bytes = 0;
@@ -68,12 +70,29 @@ static TeplugError* misuse_workspace(TeplugGemmV1* s, const TeplugGemmArgs* a, s
 
 #if defined(MISUSE_LATE)
 
-/* The late call, as the plugin makes it: a valid registration of a new name. */
+/* Every registrar this library instance was given (kernels in one process
+ * share the loaded library, and each runs the entry again), oldest first. */
+#define MISUSE_KEPT_MAX 16
+static TeplugRegistrar* g_all_kept[MISUSE_KEPT_MAX];
+static int g_kept_count;
+
+/* The late call, as the plugin makes it: a valid registration of a new name
+ * on every registrar it kept. Returns the first answer that is not
+ * FAILED_PRECONDITION, else the last one. */
 static TeplugError* register_late(const char* name) {
   TeplugImplementationDesc d = gemm_desc(hostile_gemm(), name);
-  TeplugError* e = g_kept->register_implementation(g_kept, &d);
-  if (e == NULL) return teplug_error_create(TEPLUG_INTERNAL, "the late registration was accepted");
-  return e;
+  TeplugError* last = NULL;
+  for (int i = 0; i < g_kept_count; ++i) {
+    TeplugError* e = g_all_kept[i]->register_implementation(g_all_kept[i], &d);
+    if (e == NULL) {
+      if (last != NULL) last->destroy(last);
+      return teplug_error_create(TEPLUG_INTERNAL, "a late registration was accepted");
+    }
+    if (last != NULL) last->destroy(last);
+    last = e;
+    if (e->code != TEPLUG_FAILED_PRECONDITION) return e;
+  }
+  return last != NULL ? last : teplug_error_create(TEPLUG_INTERNAL, "no registrar was kept");
 }
 
 /* The thread the entry starts: makes one late call per request until the
@@ -146,16 +165,25 @@ static const TeplugGemmV1Vtbl kVtbl = {
 static MisuseGemm g_object = {{&kVtbl}, 1};
 
 TeplugError* misuse_run_case(const TeplugHostApi* host) {
-  g_kept = host->registrar;
-  if (pthread_create(&g_thread, NULL, late_thread, NULL) != 0) {
-    return teplug_error_create(TEPLUG_INTERNAL, "misuse_late: pthread_create failed");
+  if (g_kept_count == MISUSE_KEPT_MAX) {
+    return teplug_error_create(TEPLUG_INTERNAL, "misuse_late: loaded too often");
   }
-  g_thread_started = 1;
+  g_all_kept[g_kept_count++] = host->registrar;
+  /* One thread per library instance: kernels in one process share the
+   * loaded library, and each runs the entry again. */
+  if (!g_thread_started) {
+    if (pthread_create(&g_thread, NULL, late_thread, NULL) != 0) {
+      return teplug_error_create(TEPLUG_INTERNAL, "misuse_late: pthread_create failed");
+    }
+    g_thread_started = 1;
+  }
   TeplugImplementationDesc d = gemm_desc((TeplugObject*)&g_object.base, "keeps-registrar");
   return host->registrar->register_implementation(host->registrar, &d);
 }
 
 #elif defined(MISUSE_THREADED)
+
+static TeplugRegistrar* g_kept; /* the registrar the entry was given */
 
 #define MISUSE_THREADS 8
 #define MISUSE_PER_THREAD 32
@@ -196,6 +224,8 @@ TeplugError* misuse_run_case(const TeplugHostApi* host) {
 }
 
 #elif defined(MISUSE_REENTRANT)
+
+static TeplugRegistrar* g_kept; /* the registrar the entry was given */
 
 static TeplugError* reentrant_gemm(TeplugGemmV1* s, const TeplugGemmArgs* a) {
   (void)s;

@@ -89,8 +89,9 @@ INSTANTIATE_TEST_SUITE_P(Callers, LateRegistrarTest,
                                            LateCaller{"FromAThreadThatOutlivedTheEntry", 2.f}),
                          CallerName);
 
-// Late calls on the registrars of several earlier loads, after later loads
-// reused the stack and the heap: each is answered on its own.
+// Three kernels load the plugin (one library instance, three entry calls):
+// its late calls go to all three registrars, after later loads reused the
+// stack and the heap, and each refuses.
 TEST(LateRegistrarsTest, EveryEarlierLoadsRegistrarStaysRefusing) {
   std::vector<std::unique_ptr<Kernel>> kernels;
   for (int i = 0; i < 3; ++i) {
