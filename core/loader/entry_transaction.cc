@@ -172,14 +172,15 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
 
   LoadedProvider loaded;
   loaded.provider = provider;
+  loaded.implementations.reserve(registrar.staged().size());
   for (StagedImplementation& staged : registrar.staged()) {
     auto impl = std::make_shared<Implementation>();
     impl->provider = provider;
     impl->kind = staged.kind;
-    impl->name = staged.name;
-    impl->qualified_name = provider->name + "/" + staged.name;
+    impl->qualified_name = absl::StrCat(provider->name, "/", staged.name);
+    impl->name = std::move(staged.name);
     impl->default_priority = staged.priority;
-    impl->capability = staged.capability;
+    impl->capability = std::move(staged.capability);
     impl->supports = staged.supports;
     impl->object = std::move(staged.object);
     loaded.implementations.push_back(std::move(impl));
