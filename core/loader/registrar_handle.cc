@@ -26,6 +26,9 @@ bool WasOpened(const TeplugRegistrar* registrar) {
 
 }  // namespace
 
+// registrar_handle.h states what each load keeps allocated.
+static_assert(sizeof(RegistrarHandle) <= 64, "update the per-load cost in registrar_handle.h");
+
 RegistrarHandle::RegistrarHandle(RegistrationSink* sink) : TeplugRegistrar(), sink_(sink) {
   struct_size = sizeof(TeplugRegistrar);
   register_implementation = &RegisterThunk;

@@ -12,8 +12,9 @@
 // not hand out (NULL, a copy of the struct, garbage) is answered
 // TEPLUG_INVALID_ARGUMENT without being dereferenced, and leak checkers see
 // the handles as reachable. Cost per load (plugin or built-in, accepted or
-// refused): one 40-byte block (48 with malloc's header) plus its slot in the
-// set (8 bytes and a control byte, at most 7/8 full): about 60 bytes.
+// refused): one 64-byte block (80 with malloc's header; the recursive mutex
+// is 40 of it) plus its slot in the set (8 bytes and a control byte, the set
+// between 7/16 and 7/8 full: 10 to 21 bytes): about 100 bytes.
 //
 // Threading: calls are serialised by the handle's lock, so a plugin may
 // register from several threads during its entry; each registration is
