@@ -4,6 +4,7 @@
 #include <array>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -78,18 +79,25 @@ LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config:
 
 // Adds a loaded provider to `state` (not yet published) and records it.
 void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
-  state->report.push_back(LoadedReportEntry(candidate, loaded));
+  state->report.push_back(
+      std::make_shared<const LoadReportEntry>(LoadedReportEntry(candidate, loaded)));
   // The lists are shared with published states and decisions, so each one
-  // the provider adds to is copied (once), extended and sorted.
+  // the provider adds to is copied (once), extended and the new entries
+  // merged in: linear in the list, plus k log k for the k new ones.
   std::array<std::shared_ptr<ImplementationList>, kNumInterfaceKinds> grown;
   for (const auto& impl : loaded.implementations) {
     std::shared_ptr<ImplementationList>& list = grown[static_cast<int>(impl->kind)];
-    if (list == nullptr) list = std::make_shared<ImplementationList>(*state->impls[static_cast<int>(impl->kind)]);
+    if (list == nullptr) {
+      const ImplementationList& current = *state->impls[static_cast<int>(impl->kind)];
+      list = std::make_shared<ImplementationList>();
+      list->reserve(current.size() + loaded.implementations.size());
+      list->assign(current.begin(), current.end());
+    }
     list->push_back(impl);
   }
   for (size_t k = 0; k < grown.size(); ++k) {
     if (grown[k] == nullptr) continue;
-    SortImplementations(grown[k].get());
+    MergeImplementations(grown[k].get(), state->impls[k]->size());
     state->impls[k] = std::move(grown[k]);
   }
   auto by_name = [](const auto& a, const auto& b) { return a->name < b->name; };
@@ -140,7 +148,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
       if (loaded.ok()) {
         Commit(state.get(), BuiltinCandidate(b), *std::move(loaded));
       } else {
-        state->report.push_back(RefusedReportEntry(BuiltinCandidate(b), loaded.status()));
+        state->report.push_back(std::make_shared<const LoadReportEntry>(
+            RefusedReportEntry(BuiltinCandidate(b), loaded.status())));
       }
     }
   }
@@ -154,7 +163,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
       return absl::FailedPreconditionError(
           absl::StrCat("teplug: required ", RefusalLine(r)));
     }
-    state->report.push_back(std::move(r));
+    state->report.push_back(std::make_shared<const LoadReportEntry>(std::move(r)));
   }
   for (const PluginCandidate& c : candidates) {
     absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(c, policy, taken, logger);
@@ -165,7 +174,8 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
     if (c.required) {
       return absl::FailedPreconditionError(absl::StrCat("teplug: required ", loaded.status().message()));
     }
-    state->report.push_back(RefusedReportEntry(c, loaded.status()));
+    state->report.push_back(
+        std::make_shared<const LoadReportEntry>(RefusedReportEntry(c, loaded.status())));
   }
 
   state->config_warnings = ProviderNameWarnings(*state->config, *state);
@@ -230,7 +240,8 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
     if (result.ok()) {
       Commit(next.get(), c, *std::move(loaded));
     } else {
-      next->report.push_back(RefusedReportEntry(c, result));
+      next->report.push_back(
+          std::make_shared<const LoadReportEntry>(RefusedReportEntry(c, result)));
     }
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
     return next;
@@ -267,13 +278,21 @@ absl::Status Kernel::ReloadConfigFile(const std::string& path) {
   return Install(*core_, config::LoadConfigFile(path));
 }
 
-std::vector<LoadReportEntry> Kernel::LoadReport() const { return core_->state().Read()->report; }
+std::vector<LoadReportEntry> Kernel::LoadReport() const {
+  auto state = core_->state().Read();
+  std::vector<LoadReportEntry> out;
+  out.reserve(state->report.size());
+  for (const auto& e : state->report) out.push_back(*e);
+  return out;
+}
 
 std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
 
 std::vector<ProviderListing> Kernel::ListProviders() const {
   auto state = core_->state().Read();
   std::vector<ProviderListing> out;
+  out.reserve(state->providers.size());
+  absl::flat_hash_map<const Provider*, size_t> index_of;  // provider -> its listing in `out`
   for (const auto& p : state->providers) {
     ProviderListing l;
     l.name = p->name;
@@ -284,20 +303,25 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
     l.abi_max = p->abi_max;
     l.builtin = p->builtin;
     l.enabled = state->config->ProviderEnabled(p->name);
-    for (const auto& impls : state->impls) {
-      for (const auto& impl : *impls) {
-        if (impl->provider != p) continue;
-        ImplementationListing il;
-        il.interface_name = InterfaceDisplayName(impl->kind);
-        il.name = impl->QualifiedName();
-        il.default_priority = impl->default_priority;
-        std::optional<int> o = state->config->PriorityOverride(p->name, InterfaceName(impl->kind));
-        if (o) il.config_priority = *o;
-        il.capability_summary = SummarizeCapability(impl->capability);
-        l.implementations.push_back(std::move(il));
-      }
-    }
+    index_of.emplace(p.get(), out.size());
     out.push_back(std::move(l));
+  }
+  // One pass over the registry (by interface, then provider and name), each
+  // implementation appended to its provider's listing.
+  for (const auto& impls : state->impls) {
+    for (const auto& impl : *impls) {
+      auto at = index_of.find(impl->provider.get());
+      if (at == index_of.end()) continue;
+      ProviderListing& l = out[at->second];
+      ImplementationListing il;
+      il.interface_name = InterfaceDisplayName(impl->kind);
+      il.name = impl->QualifiedName();
+      il.default_priority = impl->default_priority;
+      std::optional<int> o = state->config->PriorityOverride(l.name, InterfaceName(impl->kind));
+      if (o) il.config_priority = *o;
+      il.capability_summary = SummarizeCapability(impl->capability);
+      l.implementations.push_back(std::move(il));
+    }
   }
   return out;
 }

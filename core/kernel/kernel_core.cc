@@ -22,7 +22,10 @@ std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
 }
 
 bool KernelState::HasProvider(absl::string_view name) const {
-  return std::any_of(providers.begin(), providers.end(), [&](const auto& p) { return p->name == name; });
+  // `providers` is sorted by name: a binary search.
+  auto at = std::lower_bound(providers.begin(), providers.end(), name,
+                             [](const auto& p, absl::string_view n) { return p->name < n; });
+  return at != providers.end() && (*at)->name == name;
 }
 
 KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,

@@ -33,7 +33,9 @@ struct KernelState {
   // Per interface, sorted by provider then name (what Decide expects); never
   // null. Shared with decisions, which point into them.
   std::array<std::shared_ptr<const ImplementationList>, kNumInterfaceKinds> impls;
-  std::vector<LoadReportEntry> report;
+  // Shared between states, so publishing a state copies one pointer per
+  // entry, not every implementation name of every loaded provider.
+  std::vector<std::shared_ptr<const LoadReportEntry>> report;
   std::vector<std::string> config_warnings;
   mutable DecisionCache cache;
 

@@ -1,7 +1,8 @@
 // DiscoverPlugins with a fake environment and real temporary files: order
 // (config, api, TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH sorted, NVTE_PLUGIN),
 // dedupe by realpath through a symlink, required/pin merging,
-// TEPLUG_PLUGINS=none, missing files and directories as refused entries.
+// TEPLUG_PLUGINS=none, missing files and directories as refused entries,
+// when and against what relative paths resolve.
 #include "core/loader/discovery.h"
 
 #include <sys/stat.h>
@@ -103,6 +104,43 @@ TEST_F(DiscoveryTest, OrderIsConfigApiPluginsPathThenNvte) {
                           "TEPLUG_PLUGIN_PATH " + search, "NVTE_PLUGIN"));
   EXPECT_TRUE(found[0].required);
   EXPECT_FALSE(found[1].required);
+}
+
+// What interfaces/README.md promises about relative paths: resolved during
+// discovery against the working directory of that moment; a config entry
+// first joined to the directory part of the config's name as given (itself
+// relative here), or left alone when the name has none.
+TEST_F(DiscoveryTest, RelativePathsResolveAgainstTheWorkingDirectoryAtDiscovery) {
+  const std::string work = Dir("work");
+  Dir("work/conf");
+  Dir("work/conf/p");
+  const std::string in_conf = File(work + "/conf/p/libteplug_c.so");
+  const std::string in_work = File(work + "/libteplug_w.so");
+
+  char previous[PATH_MAX];
+  ASSERT_NE(::getcwd(previous, sizeof previous), nullptr);
+  ASSERT_EQ(::chdir(work.c_str()), 0);
+  std::ofstream("conf/t.textproto") << "plugins { path: \"p/libteplug_c.so\" }\n";
+  std::ofstream("bare.textproto") << "plugins { path: \"libteplug_w.so\" }\n";
+  absl::StatusOr<config::ValidatedConfig> in_dir = config::LoadConfigFile("conf/t.textproto");
+  absl::StatusOr<config::ValidatedConfig> bare = config::LoadConfigFile("bare.textproto");
+  std::vector<LoadReportEntry> refused;
+  std::vector<PluginCandidate> from_config_dir, from_bare_name;
+  if (in_dir.ok() && bare.ok()) {
+    auto in_dir_snapshot = config::ConfigSnapshot::Create(std::move(*in_dir), 1);
+    auto bare_snapshot = config::ConfigSnapshot::Create(std::move(*bare), 1);
+    from_config_dir =
+        DiscoverPlugins(in_dir_snapshot.get(), {{"libteplug_w.so", ""}}, Env(), &refused);
+    from_bare_name = DiscoverPlugins(bare_snapshot.get(), {}, Env(), &refused);
+  }
+  ASSERT_EQ(::chdir(previous), 0);
+
+  ASSERT_TRUE(in_dir.ok()) << in_dir.status();
+  ASSERT_TRUE(bare.ok()) << bare.status();
+  EXPECT_THAT(refused, IsEmpty());
+  // Absolute: nothing depends on the working directory after discovery.
+  EXPECT_THAT(Paths(from_config_dir), ElementsAre(in_conf, in_work));
+  EXPECT_THAT(Paths(from_bare_name), ElementsAre(in_work));
 }
 
 TEST_F(DiscoveryTest, DuplicatesThroughSymlinkAreMerged) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
@@ -102,6 +103,21 @@ absl::StatusOr<ProviderInfo> ValidateInfo(const TeplugPluginInfo& info, const Lo
   return out;
 }
 
+// Why a provider that staged no implementation is refused: it would serve
+// nothing, and a plugin with nothing to offer on this machine says why by
+// returning an error (TEPLUG_UNAVAILABLE and a reason) instead.
+std::string NothingRegistered(const std::vector<std::string>& skipped) {
+  std::string why =
+      "teplug_plugin_entry returned success but registered no implementation (a provider "
+      "must register at least one; return TEPLUG_UNAVAILABLE with the reason when there is "
+      "nothing to serve)";
+  if (!skipped.empty()) {
+    absl::StrAppend(&why, "; ", skipped.size(),
+                    " registration(s) skipped, first: ", skipped.front());
+  }
+  return why;
+}
+
 }  // namespace
 
 absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
@@ -136,6 +152,9 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
         absl::StrCat("teplug_plugin_entry returned success although ", registrar.error_count(),
                      " registration(s) were refused; first: ", registrar.first_error()));
   }
+  if (registrar.staged().empty()) {
+    return absl::InvalidArgumentError(NothingRegistered(registrar.skipped()));
+  }
   if (provider_name_taken && provider_name_taken(provider_info->name)) {
     return absl::AlreadyExistsError(absl::StrCat("duplicate provider name \"", provider_info->name,
                                                  "\": a provider of that name is already loaded"));
@@ -155,14 +174,15 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
 
   LoadedProvider loaded;
   loaded.provider = provider;
+  loaded.implementations.reserve(registrar.staged().size());
   for (StagedImplementation& staged : registrar.staged()) {
     auto impl = std::make_shared<Implementation>();
     impl->provider = provider;
     impl->kind = staged.kind;
-    impl->name = staged.name;
-    impl->qualified_name = provider->name + "/" + staged.name;
+    impl->qualified_name = absl::StrCat(provider->name, "/", staged.name);
+    impl->name = std::move(staged.name);
     impl->default_priority = staged.priority;
-    impl->capability = staged.capability;
+    impl->capability = std::move(staged.capability);
     impl->supports = staged.supports;
     impl->object = std::move(staged.object);
     loaded.implementations.push_back(std::move(impl));

@@ -34,29 +34,40 @@ std::string IidString(const TeplugIID& iid) {
 
 StagingRegistrar::StagingRegistrar(const TeplugPluginInfo* info, uint32_t host_abi_min,
                                    uint32_t host_abi_max)
-    : info_(info), host_abi_min_(host_abi_min), host_abi_max_(host_abi_max) {
-  box_.c.struct_size = sizeof(TeplugRegistrar);
-  box_.c.register_implementation = &RegisterThunk;
-  box_.self = this;
-}
+    : handle_(RegistrarHandle::Open(this)),
+      info_(info),
+      host_abi_min_(host_abi_min),
+      host_abi_max_(host_abi_max) {}
 
-TeplugError* StagingRegistrar::RegisterThunk(TeplugRegistrar* registrar,
-                                             const TeplugImplementationDesc* desc) noexcept {
-  if (registrar == nullptr) {
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "register_implementation: self is NULL");
-  }
-  StagingRegistrar* self = reinterpret_cast<Box*>(registrar)->self;
+StagingRegistrar::~StagingRegistrar() { handle_->Close(); }
+
+TeplugError* StagingRegistrar::Register(const TeplugImplementationDesc* desc) noexcept {
   try {
-    std::optional<Refusal> refusal = self->Stage(desc);
+    std::optional<Refusal> refusal;
+    if (staging_) {
+      // Staging it now would interleave with the registration being staged
+      // (whose name is checked but not yet taken).
+      refusal = Refusal{TEPLUG_FAILED_PRECONDITION,
+                        "implementation registered from inside a plugin callback the host made "
+                        "while staging another registration (register_implementation is not "
+                        "re-entrant)"};
+    } else {
+      staging_ = true;
+      struct Done {
+        bool* flag;
+        ~Done() { *flag = false; }
+      } done{&staging_};
+      refusal = Stage(desc);
+    }
     if (!refusal.has_value()) return nullptr;
-    (refusal->fatal ? self->errors_ : self->skipped_).push_back(refusal->message);
+    (refusal->fatal ? errors_ : skipped_).push_back(refusal->message);
     return teplug_error_create(refusal->code, refusal->message.c_str());
   } catch (const std::bad_alloc&) {
-    self->out_of_memory_ = true;  // remembered without allocating
+    out_of_memory_ = true;  // remembered without allocating
     return teplug_error_create(TEPLUG_OUT_OF_MEMORY, "out of memory while staging a registration");
   } catch (const std::exception& e) {
     std::string message = std::string("internal error while staging a registration: ") + e.what();
-    self->errors_.push_back(message);
+    errors_.push_back(message);
     return teplug_error_create(TEPLUG_INTERNAL, message.c_str());
   }
 }
@@ -68,10 +79,6 @@ std::string StagingRegistrar::first_error() const {
 
 std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     const TeplugImplementationDesc* desc) {
-  if (closed_) {
-    return Refusal{TEPLUG_FAILED_PRECONDITION,
-                   "register_implementation called after teplug_plugin_entry returned"};
-  }
   if (!AbiRangesOverlap(info_->abi_min, info_->abi_max, host_abi_min_, host_abi_max_)) {
     return Refusal{TEPLUG_ABI_MISMATCH,
                    absl::StrCat("register_implementation called before TeplugPluginInfo names "
@@ -111,13 +118,11 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
   }
   const std::string who_kind = absl::StrCat(who, " (", InterfaceDisplayName(*kind), ")");
 
-  for (const StagedImplementation& s : staged_) {
-    if (s.name == name) {
-      return Refusal{TEPLUG_INVALID_ARGUMENT,
-                     absl::StrCat(who_kind, ": duplicate implementation name (already registered "
-                                            "for ",
-                                  InterfaceDisplayName(s.kind), ")")};
-    }
+  if (auto taken = kind_by_name_.find(name); taken != kind_by_name_.end()) {
+    return Refusal{
+        TEPLUG_INVALID_ARGUMENT,
+        absl::StrCat(who_kind, ": duplicate implementation name (already registered for ",
+                     InterfaceDisplayName(taken->second), ")")};
   }
 
   if (std::optional<std::string> problem = CheckInterfaceTable(*kind, d.object)) {
@@ -145,6 +150,7 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
                                 capability.status().message())};
   }
 
+  kind_by_name_.emplace(name, *kind);
   StagedImplementation staged;
   staged.kind = *kind;
   staged.name = std::move(name);

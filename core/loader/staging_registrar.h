@@ -1,9 +1,15 @@
-// The TeplugRegistrar a plugin's entry receives. Each registration is
-// validated on the spot (the plugin gets a TeplugError naming the problem)
-// and staged; nothing reaches a registry until the whole entry succeeded
-// (see plugin_loader.h). Every error returned to the plugin is also
-// remembered, so a plugin that ignores it and returns success is still
-// refused.
+// The staging state behind the TeplugRegistrar a plugin's entry receives.
+// Each registration is validated on the spot (the plugin gets a TeplugError
+// naming the problem) and staged; nothing reaches a registry until the whole
+// entry succeeded (see plugin_loader.h). Every error returned to the plugin
+// is also remembered, so a plugin that ignores it and returns success is
+// still refused.
+//
+// The plugin holds a RegistrarHandle (registrar_handle.h), not this object:
+// the handle serialises calls from any number of threads and, once Close()
+// ran, answers FAILED_PRECONDITION without reaching this object, so this one
+// can live on the loader's stack. Staging costs O(1) per registration (the
+// duplicate-name check is a hash lookup).
 #ifndef TEPLUG_CORE_LOADER_STAGING_REGISTRAR_H_
 #define TEPLUG_CORE_LOADER_STAGING_REGISTRAR_H_
 
@@ -12,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "core/loader/registrar_handle.h"
 #include "core/registry/capability.h"
 #include "core/registry/interface_kind.h"
 #include "teplug/sdk/ref.hpp"
@@ -29,20 +37,27 @@ struct StagedImplementation {
   sdk::Ref<TeplugObject> object;
 };
 
-class StagingRegistrar {
+class StagingRegistrar final : private RegistrationSink {
  public:
   // `info` is the struct the entry fills; registrations are refused until it
-  // names an ABI range overlapping [host_abi_min, host_abi_max].
+  // names an ABI range overlapping [host_abi_min, host_abi_max]. Opens the
+  // handle the plugin will hold.
   StagingRegistrar(const TeplugPluginInfo* info, uint32_t host_abi_min, uint32_t host_abi_max);
   StagingRegistrar(const StagingRegistrar&) = delete;
   StagingRegistrar& operator=(const StagingRegistrar&) = delete;
+  // Closes the handle (if Close() was not called).
+  ~StagingRegistrar();
 
-  // What TeplugHostApi.registrar points at.
-  TeplugRegistrar* c_registrar() { return &box_.c; }
+  // What TeplugHostApi.registrar points at: valid memory for the life of the
+  // process.
+  TeplugRegistrar* c_registrar() { return handle_->c_registrar(); }
 
-  // Refuses every later registration (the entry has returned).
-  void Close() { closed_ = true; }
+  // Refuses every later registration (the entry has returned): waits for a
+  // registration in progress on another thread, then detaches this object
+  // from the handle. The accessors below may be used only after Close().
+  void Close() { handle_->Close(); }
 
+  // In registration order.
   std::vector<StagedImplementation>& staged() { return staged_; }
   // Whether any registration was refused (the plugin was told so).
   bool failed() const { return !errors_.empty() || out_of_memory_; }
@@ -53,10 +68,6 @@ class StagingRegistrar {
   const std::vector<std::string>& skipped() const { return skipped_; }
 
  private:
-  struct Box {
-    TeplugRegistrar c;  // first: the plugin sees a TeplugRegistrar*
-    StagingRegistrar* self;
-  };
   struct Refusal {
     TeplugCode code;
     std::string message;
@@ -67,17 +78,22 @@ class StagingRegistrar {
     bool fatal = true;
   };
 
-  static TeplugError* RegisterThunk(TeplugRegistrar* registrar,
-                                    const TeplugImplementationDesc* desc) noexcept;
+  // RegistrationSink: stages `desc` and remembers a refusal. The handle
+  // calls it one registration at a time, and never after Close().
+  TeplugError* Register(const TeplugImplementationDesc* desc) noexcept override;
   // Validates and stages; returns why not.
   std::optional<Refusal> Stage(const TeplugImplementationDesc* desc);
 
-  Box box_;
+  RegistrarHandle* handle_;  // never freed (see registrar_handle.h)
+  // True while Stage runs: a registration arriving then comes from a plugin
+  // callback Stage made (query_interface, release) on the same thread.
+  bool staging_ = false;
   const TeplugPluginInfo* info_;
   uint32_t host_abi_min_;
   uint32_t host_abi_max_;
-  bool closed_ = false;
   std::vector<StagedImplementation> staged_;
+  // Implementation name -> its interface, for the duplicate-name check.
+  absl::flat_hash_map<std::string, InterfaceKind> kind_by_name_;
   std::vector<std::string> errors_;
   std::vector<std::string> skipped_;
   bool out_of_memory_ = false;  // a refusal that could not be stored in errors_

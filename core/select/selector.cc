@@ -22,10 +22,22 @@ const char* StageName(Stage s) {
 
 }  // namespace
 
+namespace {
+bool ProviderThenName(const std::shared_ptr<const Implementation>& a,
+                      const std::shared_ptr<const Implementation>& b) {
+  return a->provider->name != b->provider->name ? a->provider->name < b->provider->name
+                                                : a->name < b->name;
+}
+}  // namespace
+
 void SortImplementations(ImplementationList* list) {
-  std::sort(list->begin(), list->end(), [](const auto& a, const auto& b) {
-    return a->provider->name != b->provider->name ? a->provider->name < b->provider->name : a->name < b->name;
-  });
+  std::sort(list->begin(), list->end(), ProviderThenName);
+}
+
+void MergeImplementations(ImplementationList* list, size_t sorted) {
+  const auto middle = list->begin() + static_cast<std::ptrdiff_t>(sorted);
+  std::sort(middle, list->end(), ProviderThenName);
+  std::inplace_merge(list->begin(), middle, list->end(), ProviderThenName);
 }
 
 Decision Decide(const SelectRequest& req) {

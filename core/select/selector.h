@@ -116,6 +116,10 @@ Decision Decide(const SelectRequest& request);
 
 // Sorts a list the way SelectRequest::candidates must be.
 void SortImplementations(ImplementationList* list);
+// The same order when list[0, sorted) is already sorted: sorts the rest and
+// merges it in, O(n + k log k) for k new entries (how a provider's
+// implementations join a registry without re-sorting it).
+void MergeImplementations(ImplementationList* list, size_t sorted);
 
 }  // namespace teplug::core
 

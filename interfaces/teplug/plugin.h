@@ -11,7 +11,9 @@
  *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not;
  *   3. registers each implementation through host->registrar (which of its
  *      errors to return: see TeplugRegistrar);
- *   4. returns NULL, or an error to refuse loading.
+ *   4. returns NULL (having registered at least one implementation: a
+ *      provider that registers none is refused), or an error to refuse
+ *      loading.
  * The entry call is one transaction: registrations are staged and become
  * visible only if the entry returns NULL and the host accepts `info`; on any
  * failure every staged registration is discarded and the library unloaded.
@@ -60,6 +62,15 @@ typedef struct TeplugImplementationDesc {
 } TeplugImplementationDesc;
 TEPLUG_DECLARE_LAST_FIELD(TeplugImplementationDesc, reserved0);
 
+/* Accepts registrations only while the entry runs, from the entry's thread or
+ * threads the plugin started; calls are serialised, one registration staged
+ * whole before the next. The struct stays valid memory for the life of the
+ * process: a call after the entry returned (from an op, or a thread that
+ * outlived the entry) is answered TEPLUG_FAILED_PRECONDITION and changes
+ * nothing. Not re-entrant: a call from inside a plugin callback the host
+ * makes while staging (query_interface, release) is refused
+ * (TEPLUG_FAILED_PRECONDITION), and `self` must be the pointer the host
+ * passed (TEPLUG_INVALID_ARGUMENT otherwise). */
 typedef struct TeplugRegistrar TeplugRegistrar;
 struct TeplugRegistrar {
   size_t struct_size;
@@ -75,8 +86,10 @@ struct TeplugRegistrar {
 };
 TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
 
-/* Given to the plugin for the duration of the entry call. `log` may also be
- * called later, from any thread, while the plugin is loaded. */
+/* Given to the plugin for the duration of the entry call: do not keep
+ * `host` itself. `log` (with `log_ctx`) may also be called later, from any
+ * thread, while the plugin is loaded; a kept `registrar` pointer stays safe
+ * to call but refuses every registration once the entry has returned. */
 typedef struct TeplugHostApi {
   size_t struct_size;
   uint32_t abi_min; /* oldest ABI version the host accepts */

@@ -5,6 +5,9 @@
 
 #include "teplug/teplug.h"
 #include "tests/hostile/counted_objects.h"
+#ifdef HOSTILE_MISUSE
+#include "tests/hostile/registrar_misuse.h"
+#endif
 
 #ifdef HOSTILE_ABI_MISMATCH
 #define PLUGIN_ABI TEPLUG_ABI_VERSION(2, 0)
@@ -130,10 +133,24 @@ static TeplugError* run_case(const TeplugHostApi* host) {
 #elif defined(HOSTILE_FORGED_REFUSAL)
   /* Fails its entry with FORGED_TEXT in the error message. */
   return teplug_error_create(TEPLUG_INTERNAL, "hostile_forged_refusal" FORGED_TEXT);
+#elif defined(HOSTILE_NO_IMPLEMENTATIONS)
+  /* Fills info and returns success without registering anything. */
+  (void)host;
+  return NULL;
+#elif defined(HOSTILE_ONLY_NEWER_IID)
+  /* Offers only an interface version this host does not know and ignores
+   * the host's UNSUPPORTED answer: nothing is left to serve. */
+  TeplugIID newer = {0x7465706c75670002ull, 0x67656d6d00000002ull};
+  TeplugError* e = reg(host, newer, hostile_gemm(), hostile_gemm_caps(), "gemm-v2");
+  if (e != NULL) e->destroy(e);
+  return NULL;
 #elif defined(HOSTILE_DUPLICATE_IMPL)
   TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
   if (e != NULL) return e;
   return reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "same");
+#elif defined(HOSTILE_MISUSE)
+  /* Keeps or shares the registrar: registrar_misuse_plugin.c. */
+  return misuse_run_case(host);
 #else
 #error "define one HOSTILE_<CASE>"
 #endif

@@ -160,6 +160,25 @@ const HostileCase kRefusals[] = {
                  "\\x1b]0;owned\\x07\\xff"},
                 false,
                 Code::kInternal},
+    HostileCase{"hostile_no_implementations",
+                {"teplug_plugin_entry returned success but registered no implementation (a "
+                 "provider must register at least one; return TEPLUG_UNAVAILABLE with the reason "
+                 "when there is nothing to serve)"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_only_newer_iid",
+                {"registered no implementation",
+                 "; 1 registration(s) skipped, first: implementation \"gemm-v2\": unknown "
+                 "interface id"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_reentrant",
+                {"teplug_plugin_entry returned success although 1 registration(s) were refused; "
+                 "first: implementation registered from inside a plugin callback the host made "
+                 "while staging another registration (register_implementation is not "
+                 "re-entrant)"},
+                true,
+                Code::kInvalidArgument},
     HostileCase{"hostile_raw_throw",
                 {"C++ exception escaped teplug_plugin_entry: hostile_raw_throw: thrown from a "
                  "non-SDK entry"},
