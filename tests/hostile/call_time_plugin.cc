@@ -10,6 +10,8 @@
 //   CALL_THROW_SUPPORTS   supports throws a std::runtime_error
 //   CALL_THROW_WORKSPACE  workspace_size throws a std::runtime_error
 //   CALL_THROW_NON_STD    gemm throws an int
+//   CALL_THROW_QUERY      query_interface throws a std::runtime_error (the host
+//                         calls it while registering, so this one is refused)
 // Every other call behaves: supports says yes, workspace_size answers 0.
 #include <cstdlib>
 #include <stdexcept>
@@ -24,6 +26,9 @@ const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 uint32_t AddRef(TeplugObject*) { return 2; }
 uint32_t Release(TeplugObject*) { return 1; }
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
+#ifdef CALL_THROW_QUERY
+  throw std::runtime_error("query_interface exploded");
+#endif
   return teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid) ? self : nullptr;
 }
 
