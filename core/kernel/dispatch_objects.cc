@@ -141,10 +141,11 @@ const TeplugAttentionV1Vtbl kAttentionVtbl = {Base(sizeof(TeplugAttentionV1Vtbl)
 
 // -------------------------------------------------------------- quantizer
 TeplugError* Quantize(TeplugQuantizerV1* self, const TeplugQuantizeArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, "quantize", args, [&](const Implementation& impl) {
-    auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl.object.get());
-    return q->vtbl->quantize(q, args);
-  });
+  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, "quantize", args,
+                             [&](const Implementation& impl) {
+                               auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl.object.get());
+                               return q->vtbl->quantize(q, args);
+                             });
 }
 TeplugError* Dequantize(TeplugQuantizerV1* self, const TeplugDequantizeArgs* args) {
   return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, "dequantize", args,

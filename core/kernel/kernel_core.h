@@ -13,8 +13,8 @@
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/status/statusor.h"
-#include "core/concurrency/read_mostly.h"
 #include "core/boundary/plugin_call.h"
+#include "core/concurrency/read_mostly.h"
 #include "core/config/config_snapshot.h"
 #include "core/kernel/decision_cache.h"
 #include "core/kernel/kernel.h"
@@ -108,8 +108,9 @@ class KernelCore {
   // Handles a failed call of candidate `index`: `e` is host-made (CallPlugin)
   // and `threw` says it came from a C++ exception. Returns the error to give
   // the caller, or nullptr to try the next candidate (after logging the
-  // fallback once). UNSUPPORTED, UNAVAILABLE and exceptions fall back; every
-  // other returned code goes back to the caller as the plugin returned it.
+  // fallback once). UNSUPPORTED, UNAVAILABLE and exceptions fall back; with
+  // every other returned code `e` itself (the plugin's code and message)
+  // goes back to the caller.
   TeplugError* OnCallError(const Decision& d, size_t index, TeplugError* e, bool threw) const;
   TeplugError* NoProvider(const Decision& d) const;
 
