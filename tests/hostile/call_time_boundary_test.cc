@@ -10,6 +10,7 @@
 #include "core/kernel/kernel_test_support.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::core {
 namespace {
@@ -204,6 +205,61 @@ TEST(CallTimeBoundaryTest, ThrowingWorkspaceSizeIsSkippedUnlessStrict) {
     EXPECT_EQ(s.code, TEPLUG_INTERNAL);
     EXPECT_EQ(s.message, "C++ exception escaped call_throw_workspace/gemm workspace_size: workspace_size exploded");
   }
+}
+
+// Collectives never fall back (the communicator binds one implementation),
+// so every misbehaving call comes back as a host-made error.
+TEST(CallTimeBoundaryTest, CollectiveCallsReturnHostMadeErrors) {
+  LogCapture log;
+  auto k = MakeKernel({CallTimePlugin("comm_create_throws")}, &log);
+  ASSERT_TRUE(k);
+  auto coll = k->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  ASSERT_TRUE(coll);
+  TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
+  create.rank = 0;
+  create.world_size = 1;
+  TeplugCommunicator* comm = nullptr;
+  Said s = Consume(coll->vtbl->comm_create(coll.get(), &create, &comm));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message, "C++ exception escaped call_comm_create_throws/collective comm_create: comm_create exploded");
+  EXPECT_EQ(comm, nullptr);
+
+  k = MakeKernel({CallTimePlugin("collective")}, &log);
+  ASSERT_TRUE(k);
+  coll = k->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  ASSERT_TRUE(coll);
+  ASSERT_FALSE(Consume(coll->vtbl->comm_create(coll.get(), &create, &comm)).error);
+  ASSERT_NE(comm, nullptr);
+
+  std::vector<float> data(4, 1.f);
+  TeplugTensor t = sdk::Versioned<TeplugTensor>();
+  t.data = data.data();
+  t.dtype = TEPLUG_DTYPE_FP32;
+  t.rank = 1;
+  t.shape[0] = 4;
+  TeplugCollectiveArgs args = sdk::Versioned<TeplugCollectiveArgs>();
+  args.comm = comm;
+  args.send = &t;
+  args.recv = &t;
+  args.reduce_op = TEPLUG_REDUCE_SUM;
+  s = Consume(coll->vtbl->run(coll.get(), TEPLUG_OP_ALL_REDUCE, &args));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message, "C++ exception escaped call_collective/collective run: run exploded");
+
+  s = Consume(coll->vtbl->group_start(coll.get(), comm));
+  EXPECT_EQ(s.code, TEPLUG_UNAVAILABLE);
+  EXPECT_EQ(s.message,
+            "call_collective/collective returned unavailable from group_start: (no message: the error's message was "
+            "NULL) [the plugin's error object had no destroy function and was abandoned]");
+
+  s = Consume(coll->vtbl->group_end(coll.get(), comm));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message,
+            "call_collective/collective returned unknown code 77 (treated as internal) from group_end: group\\x0aend");
+
+  s = Consume(coll->vtbl->comm_destroy(coll.get(), comm));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message, "C++ exception escaped call_collective/collective comm_destroy: comm_destroy exploded");
 }
 
 }  // namespace

@@ -13,6 +13,16 @@
 //   CALL_THROW_QUERY      query_interface throws a std::runtime_error (the host
 //                         calls it while registering, so this one is refused)
 // Every other call behaves: supports says yes, workspace_size answers 0.
+//
+// With CALL_COLLECTIVE it registers one ICollective instead (fp32
+// all_reduce sum on the CPU) whose calls misbehave:
+//   comm_create   throws when CALL_COMM_CREATE_THROWS is defined, else hands
+//                 out a communicator
+//   run           throws a std::runtime_error
+//   group_start   returns UNAVAILABLE in an error whose message and destroy
+//                 are both NULL
+//   group_end     returns an error with code 77 and a newline in its message
+//   comm_destroy  throws a std::runtime_error
 #include <cstdlib>
 #include <stdexcept>
 
@@ -20,7 +30,11 @@
 
 namespace {
 
-const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
+#ifdef CALL_COLLECTIVE
+const TeplugIID kIid = TEPLUG_IID_COLLECTIVE_V1_INIT;
+#else
+const TeplugIID kIid = TEPLUG_IID_GEMM_V1_INIT;
+#endif
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
 uint32_t AddRef(TeplugObject*) { return 2; }
@@ -29,9 +43,23 @@ TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
 #ifdef CALL_THROW_QUERY
   throw std::runtime_error("query_interface exploded");
 #endif
-  return teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid) ? self : nullptr;
+  return teplug_iid_equal(iid, &kIid) || teplug_iid_equal(iid, &kObjectIid) ? self : nullptr;
 }
 
+// An error laid out by hand, as a plugin without the SDK might (not every
+// case returns one).
+[[maybe_unused]] TeplugError* HandMade(int32_t code, const char* message, void (*destroy)(TeplugError*)) {
+  auto* e = static_cast<TeplugError*>(std::malloc(sizeof(TeplugError)));
+  e->struct_size = sizeof(TeplugError);
+  e->code = code;
+  e->reserved0 = 0;
+  e->message = message;
+  e->destroy = destroy;
+  return e;
+}
+[[maybe_unused]] void FreeError(TeplugError* e) { std::free(e); }
+
+#ifndef CALL_COLLECTIVE
 TeplugBool Supports(TeplugObject*, int32_t, const void*, char*, size_t) {
 #ifdef CALL_THROW_SUPPORTS
   throw std::runtime_error("supports exploded");
@@ -47,17 +75,6 @@ TeplugError* Workspace(TeplugGemmV1*, const TeplugGemmArgs*, size_t* bytes) {
   return nullptr;
 }
 
-// An error laid out by hand, as a plugin without the SDK might.
-TeplugError* HandMade(int32_t code, const char* message, void (*destroy)(TeplugError*)) {
-  auto* e = static_cast<TeplugError*>(std::malloc(sizeof(TeplugError)));
-  e->struct_size = sizeof(TeplugError);
-  e->code = code;
-  e->reserved0 = 0;
-  e->message = message;
-  e->destroy = destroy;
-  return e;
-}
-void FreeError(TeplugError* e) { std::free(e); }
 
 TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs*) {
 #if defined(CALL_NULL_DESTROY)
@@ -80,8 +97,48 @@ TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs*) {
 
 const TeplugGemmV1Vtbl kVtbl = {{sizeof(TeplugGemmV1Vtbl), &Query, &AddRef, &Release}, &Supports, &Workspace, &Gemm};
 TeplugGemmV1 g_gemm = {&kVtbl};
+#else
+int g_communicator = 0;  // its address is the communicator handle
+
+TeplugError* CommCreate(TeplugCollectiveV1*, const TeplugCommCreateArgs*, TeplugCommunicator** out) {
+#ifdef CALL_COMM_CREATE_THROWS
+  throw std::runtime_error("comm_create exploded");
+#endif
+  *out = reinterpret_cast<TeplugCommunicator*>(&g_communicator);
+  return nullptr;
+}
+TeplugError* CommDestroy(TeplugCollectiveV1*, TeplugCommunicator*) {
+  throw std::runtime_error("comm_destroy exploded");
+}
+TeplugError* Run(TeplugCollectiveV1*, int32_t, const TeplugCollectiveArgs*) {
+  throw std::runtime_error("run exploded");
+}
+TeplugError* GroupStart(TeplugCollectiveV1*, TeplugCommunicator*) {
+  static TeplugError nothing = {sizeof(TeplugError), TEPLUG_UNAVAILABLE, 0, nullptr, nullptr};
+  return &nothing;
+}
+TeplugError* GroupEnd(TeplugCollectiveV1*, TeplugCommunicator*) { return HandMade(77, "group\nend", &FreeError); }
+
+const TeplugCollectiveV1Vtbl kCollectiveVtbl = {{sizeof(TeplugCollectiveV1Vtbl), &Query, &AddRef, &Release},
+                                                nullptr,
+                                                &CommCreate,
+                                                &CommDestroy,
+                                                &Run,
+                                                &GroupStart,
+                                                &GroupEnd};
+TeplugCollectiveV1 g_collective = {&kCollectiveVtbl};
+#endif
 
 const TeplugDeviceSupport kCpu[] = {{sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+#ifdef CALL_COLLECTIVE
+const TeplugCollectiveCaps kCollectiveCaps = {sizeof(TeplugCollectiveCaps),
+                                    kCpu,
+                                    1,
+                                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+                                    TEPLUG_OP_BIT(TEPLUG_OP_ALL_REDUCE),
+                                    TEPLUG_REDUCE_BIT(TEPLUG_REDUCE_SUM),
+                                    0};
+#else
 const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps),
                               kCpu,
                               1,
@@ -92,6 +149,7 @@ const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps),
                               0,
                               0,
                               0};
+#endif
 
 }  // namespace
 
@@ -103,10 +161,16 @@ extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHos
   info->abi_max = TEPLUG_ABI_VERSION_CURRENT;
   TeplugImplementationDesc d = {};
   d.struct_size = sizeof d;
-  d.iid = kGemmIid;
+  d.iid = kIid;
+#ifdef CALL_COLLECTIVE
+  d.object = reinterpret_cast<TeplugObject*>(&g_collective);
+  d.capability = &kCollectiveCaps;
+  d.name = "collective";
+#else
   d.object = reinterpret_cast<TeplugObject*>(&g_gemm);
   d.capability = &kCaps;
   d.name = "gemm";
+#endif
   d.priority = 1000;
   return host->registrar->register_implementation(host->registrar, &d);
 }
