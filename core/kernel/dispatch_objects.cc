@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/boundary/plugin_call.h"
 #include "core/select/capability_check.h"
 #include "teplug/sdk/iids.hpp"
 
@@ -47,8 +48,8 @@ TeplugBool Supports(TeplugObject* o, int32_t op, const void* args, char* reason,
     if (!d.served()) why = absl::StrCat("no provider can serve it:\n", d.record().Format());
     return nullptr;
   });
-  if (err != nullptr) {
-    why = err->message != nullptr ? err->message : "malformed args";
+  if (err != nullptr) {  // host-made: malformed args
+    why = err->message;
     err->destroy(err);
   }
   if (why.empty()) return 1;
@@ -61,17 +62,40 @@ TeplugBool Supports(TeplugObject* o, int32_t op, const void* args, char* reason,
 }
 
 // Workspace of a dispatched op: the largest any ranked candidate needs, so a
-// call-time fallback never lacks workspace. Uses the decision cache.
+// call-time fallback never lacks workspace. Uses the decision cache. An
+// error a candidate returns goes back to the caller (host-made, through
+// CallPlugin). A candidate whose workspace_size throws is treated as failed,
+// as at call time: skipped with a warning (once per signature and
+// implementation) unless the decision is strict or no candidate answered.
 template <class AskFn>
 TeplugError* WorkspaceMax(const void* self, int32_t op, const void* args, size_t* bytes, AskFn ask) {
   if (bytes == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "workspace_size: bytes is NULL");
-  return Core(self).WithDecision(Self(self)->kind, op, args, [&](const Decision& d) -> TeplugError* {
+  const KernelCore& core = Core(self);
+  return core.WithDecision(Self(self)->kind, op, args, [&](const Decision& d) -> TeplugError* {
     *bytes = 0;
+    TeplugError* thrown = nullptr;
+    bool answered = false;
     for (const auto& impl : d.ranked) {
       size_t need = 0;
-      if (TeplugError* e = ask(*impl, &need)) return e;
-      *bytes = std::max(*bytes, need);
+      bool threw = false;
+      TeplugError* e = CallPlugin({impl->QualifiedName(), "workspace_size"}, [&] { return ask(*impl, &need); },
+                                  &threw);
+      if (e == nullptr) {
+        answered = true;
+        *bytes = std::max(*bytes, need);
+        continue;
+      }
+      if (!threw || d.strict()) {
+        if (thrown != nullptr) thrown->destroy(thrown);
+        return e;
+      }
+      core.logger().LogOnce(absl::StrCat("exception:", d.op_summary(), ":", impl->QualifiedName()), LogLevel::kWarn,
+                            absl::StrCat(e->message, " (serving ", d.op_summary(), "); its workspace is not counted"));
+      if (thrown != nullptr) thrown->destroy(thrown);
+      thrown = e;
     }
+    if (thrown != nullptr && !answered) return thrown;
+    if (thrown != nullptr) thrown->destroy(thrown);
     return nullptr;
   });
 }
@@ -84,7 +108,7 @@ TeplugError* GemmWorkspace(TeplugGemmV1* self, const TeplugGemmArgs* args, size_
   });
 }
 TeplugError* Gemm(TeplugGemmV1* self, const TeplugGemmArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kGemm, TEPLUG_OP_GEMM, args, [&](const Implementation& impl) {
+  return Core(self).Dispatch(InterfaceKind::kGemm, TEPLUG_OP_GEMM, "gemm", args, [&](const Implementation& impl) {
     auto* g = reinterpret_cast<TeplugGemmV1*>(impl.object.get());
     return g->vtbl->gemm(g, args);
   });
@@ -99,14 +123,14 @@ TeplugError* AttentionWorkspace(TeplugAttentionV1* self, int32_t op, const void*
   });
 }
 TeplugError* Forward(TeplugAttentionV1* self, const TeplugAttentionFwdArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, args,
+  return Core(self).Dispatch(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, "forward", args,
                              [&](const Implementation& impl) {
                                auto* a = reinterpret_cast<TeplugAttentionV1*>(impl.object.get());
                                return a->vtbl->forward(a, args);
                              });
 }
 TeplugError* Backward(TeplugAttentionV1* self, const TeplugAttentionBwdArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, args,
+  return Core(self).Dispatch(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, "backward", args,
                              [&](const Implementation& impl) {
                                auto* a = reinterpret_cast<TeplugAttentionV1*>(impl.object.get());
                                return a->vtbl->backward(a, args);
@@ -117,13 +141,14 @@ const TeplugAttentionV1Vtbl kAttentionVtbl = {Base(sizeof(TeplugAttentionV1Vtbl)
 
 // -------------------------------------------------------------- quantizer
 TeplugError* Quantize(TeplugQuantizerV1* self, const TeplugQuantizeArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, args, [&](const Implementation& impl) {
-    auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl.object.get());
-    return q->vtbl->quantize(q, args);
-  });
+  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, "quantize", args,
+                             [&](const Implementation& impl) {
+                               auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl.object.get());
+                               return q->vtbl->quantize(q, args);
+                             });
 }
 TeplugError* Dequantize(TeplugQuantizerV1* self, const TeplugDequantizeArgs* args) {
-  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, args,
+  return Core(self).Dispatch(InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, "dequantize", args,
                              [&](const Implementation& impl) {
                                auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl.object.get());
                                return q->vtbl->dequantize(q, args);
@@ -180,7 +205,10 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ar
   bound->impl = d->ranked[0];
   bound->inner = nullptr;
   TeplugCollectiveV1* impl = Impl(bound.get());
-  if (TeplugError* e = impl->vtbl->comm_create(impl, args, &bound->inner)) return e;
+  if (TeplugError* e = CallPlugin({bound->impl->QualifiedName(), "comm_create"},
+                                  [&] { return impl->vtbl->comm_create(impl, args, &bound->inner); })) {
+    return e;
+  }
   *out = reinterpret_cast<TeplugCommunicator*>(bound.release());
   return nullptr;
 }
@@ -190,7 +218,8 @@ TeplugError* CommDestroy(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   if (bound == nullptr) return err;
   bound->magic = 0;
   TeplugCollectiveV1* impl = Impl(bound.get());
-  return impl->vtbl->comm_destroy(impl, bound->inner);
+  return CallPlugin({bound->impl->QualifiedName(), "comm_destroy"},
+                    [&] { return impl->vtbl->comm_destroy(impl, bound->inner); });
 }
 TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArgs* args) {
   if (args == nullptr || args->struct_size < TEPLUG_STRUCT_SIZE(TeplugCollectiveArgs, stream)) {
@@ -223,21 +252,23 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   inner.struct_size = sizeof inner;
   inner.comm = bound->inner;
   TeplugCollectiveV1* impl = Impl(bound);
-  return impl->vtbl->run(impl, op, &inner);
+  return CallPlugin({bound->impl->QualifiedName(), "run"}, [&] { return impl->vtbl->run(impl, op, &inner); });
 }
 TeplugError* GroupStart(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   TeplugError* err = nullptr;
   BoundCommunicator* bound = Bound(comm, "group_start", &err);
   if (bound == nullptr) return err;
   TeplugCollectiveV1* impl = Impl(bound);
-  return impl->vtbl->group_start(impl, bound->inner);
+  return CallPlugin({bound->impl->QualifiedName(), "group_start"},
+                    [&] { return impl->vtbl->group_start(impl, bound->inner); });
 }
 TeplugError* GroupEnd(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   TeplugError* err = nullptr;
   BoundCommunicator* bound = Bound(comm, "group_end", &err);
   if (bound == nullptr) return err;
   TeplugCollectiveV1* impl = Impl(bound);
-  return impl->vtbl->group_end(impl, bound->inner);
+  return CallPlugin({bound->impl->QualifiedName(), "group_end"},
+                    [&] { return impl->vtbl->group_end(impl, bound->inner); });
 }
 const TeplugCollectiveV1Vtbl kCollectiveVtbl = {Base(sizeof(TeplugCollectiveV1Vtbl)), &Supports, &CommCreate,
                                                 &CommDestroy, &Run, &GroupStart, &GroupEnd};

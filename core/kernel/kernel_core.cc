@@ -43,6 +43,10 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
   req.provider = std::string(provider);
   req.api_strict = options_.strict;
   Decision d = Decide(req);
+  for (const Decision::SupportsException& x : d.supports_exceptions()) {
+    logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", x.impl->QualifiedName()), LogLevel::kWarn,
+                     absl::StrCat(x.what, " (asked about ", d.op_summary(), "); treated as a refusal"));
+  }
   if (logger_->Enabled(LogLevel::kDebug)) {
     for (const CandidateVerdict& v : d.record().candidates) {
       if (v.verdict == Verdict::kRejected) {
@@ -86,17 +90,23 @@ TeplugError* KernelCore::NoProvider(const Decision& d) const {
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 
-TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugError* e) const {
+TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugError* e, bool threw) const {
   const int32_t code = e->code;
-  if (code != TEPLUG_UNSUPPORTED && code != TEPLUG_UNAVAILABLE) return e;  // other errors go back unchanged
+  // Returned codes other than these are the op's answer (a bad argument, an
+  // internal failure the plugin reported): they go back to the caller. An
+  // exception means the implementation broke: it counts as failed for this
+  // call and the next candidate is tried.
+  if (!threw && code != TEPLUG_UNSUPPORTED && code != TEPLUG_UNAVAILABLE) return e;
   const std::string& failed = d.ranked[index]->QualifiedName();
-  const char* message = e->message != nullptr ? e->message : "";
   if (d.strict() || index + 1 == d.ranked.size()) {
     std::string why = d.strict()
                           ? absl::StrCat("strict mode (", d.strict_source(), "): no fallback")
                           : std::string("no further candidate to fall back to");
-    std::string full = absl::StrCat(failed, " returned ", teplug_code_name(code), ": ", message, "\n", why,
-                                    "\n", d.record().Format());
+    if (threw) {  // logged once even when no fallback follows
+      logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", failed), LogLevel::kWarn,
+                       absl::StrCat(e->message, " (serving ", d.op_summary(), "); ", why));
+    }
+    std::string full = absl::StrCat(e->message, "\n", why, "\n", d.record().Format());
     e->destroy(e);
     return teplug_error_create(static_cast<TeplugCode>(code), full.c_str());
   }
@@ -105,8 +115,8 @@ TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugErro
   // this cached decision skip the strings and the logger's lock.
   if (d.FirstFallbackFrom(index)) {
     logger_->LogOnce(absl::StrCat("fallback:", d.op_summary(), ":", failed), LogLevel::kWarn,
-                     absl::StrCat(failed, " returned ", teplug_code_name(code), " for ", d.op_summary(), ": ",
-                                  message, "; falling back to ", d.ranked[index + 1]->QualifiedName()));
+                     absl::StrCat(e->message, " (serving ", d.op_summary(), "); falling back to ",
+                                  d.ranked[index + 1]->QualifiedName()));
   }
   e->destroy(e);
   return nullptr;

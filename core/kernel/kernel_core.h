@@ -13,6 +13,7 @@
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/status/statusor.h"
+#include "core/boundary/plugin_call.h"
 #include "core/concurrency/read_mostly.h"
 #include "core/config/config_snapshot.h"
 #include "core/kernel/decision_cache.h"
@@ -49,13 +50,15 @@ class KernelCore {
  public:
   KernelCore(KernelOptions options, std::shared_ptr<Logger> logger, std::unique_ptr<KernelState> initial);
 
-  // Runs one op: selects (cached per signature), calls `call(impl)` on the
-  // ranked implementations until one succeeds or fails with an error that
-  // is not UNSUPPORTED/UNAVAILABLE, and applies strict mode. Never throws.
+  // Runs one op: selects (cached per signature), calls `call(impl)` (the
+  // implementation's `method`, through CallPlugin) on the ranked
+  // implementations until one succeeds or fails with an error that is not
+  // UNSUPPORTED/UNAVAILABLE and did not come from a C++ exception, and
+  // applies strict mode. Every error it returns is host-made. Never throws.
   // The cache hit is inline and the rest out of line (DispatchMiss), so the
   // common call is the signature, one probe and the call.
   template <class Call>
-  TeplugError* Dispatch(InterfaceKind kind, int32_t op, const void* args, Call&& call) const;
+  TeplugError* Dispatch(InterfaceKind kind, int32_t op, const char* method, const void* args, Call&& call) const;
 
   // Runs `fn(const Decision&)` on the cached decision for the op (deciding
   // on a miss) while the state is held; returns fn's error, or an
@@ -98,14 +101,19 @@ class KernelCore {
                                  TeplugError** err) const;
   // Everything but a cache hit that succeeds at once: the miss, an empty
   // ranking, and call-time fallback from `first_error` (the error of
-  // candidate 0 on a hit; NULL on a miss, where nothing was called yet).
+  // candidate 0 on a hit, `first_threw` when it came from an exception;
+  // NULL on a miss, where nothing was called yet).
   template <class Call>
-  TeplugError* DispatchMiss(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
-                            const OpSignature* sig, const Decision* hit, TeplugError* first_error,
-                            Call& call) const;
-  // Handles a failed call: returns the error to give the caller, or nullptr
-  // to try the next candidate (after logging the fallback once).
-  TeplugError* OnCallError(const Decision& d, size_t index, TeplugError* e) const;
+  TeplugError* DispatchMiss(const KernelState& state, InterfaceKind kind, int32_t op, const char* method,
+                            const void* args, const OpSignature* sig, const Decision* hit,
+                            TeplugError* first_error, bool first_threw, Call& call) const;
+  // Handles a failed call of candidate `index`: `e` is host-made (CallPlugin)
+  // and `threw` says it came from a C++ exception. Returns the error to give
+  // the caller, or nullptr to try the next candidate (after logging the
+  // fallback once). UNSUPPORTED, UNAVAILABLE and exceptions fall back; with
+  // every other returned code `e` itself (the plugin's code and message)
+  // goes back to the caller.
+  TeplugError* OnCallError(const Decision& d, size_t index, TeplugError* e, bool threw) const;
   TeplugError* NoProvider(const Decision& d) const;
 
   KernelOptions options_;
@@ -114,24 +122,28 @@ class KernelCore {
 };
 
 template <class Call>
-TeplugError* KernelCore::Dispatch(InterfaceKind kind, int32_t op, const void* args, Call&& call) const {
+TeplugError* KernelCore::Dispatch(InterfaceKind kind, int32_t op, const char* method, const void* args,
+                                  Call&& call) const {
   auto guard = state_.Read();
   OpSignature sig;
   const bool keyed = BuildSignature(kind, op, args, &sig);
   const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
   TeplugError* first_error = nullptr;
+  bool first_threw = false;
   if (ABSL_PREDICT_TRUE(hit != nullptr && !hit->decision.ranked.empty())) {
-    first_error = call(*hit->decision.ranked[0]);
+    const Implementation& impl = *hit->decision.ranked[0];
+    first_error = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &first_threw);
     if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
   }
-  return DispatchMiss(*guard, kind, op, args, keyed ? &sig : nullptr, hit != nullptr ? &hit->decision : nullptr,
-                      first_error, call);
+  return DispatchMiss(*guard, kind, op, method, args, keyed ? &sig : nullptr,
+                      hit != nullptr ? &hit->decision : nullptr, first_error, first_threw, call);
 }
 
 template <class Call>
 ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState& state, InterfaceKind kind,
-                                                              int32_t op, const void* args, const OpSignature* sig,
-                                                              const Decision* hit, TeplugError* first_error,
+                                                              int32_t op, const char* method, const void* args,
+                                                              const OpSignature* sig, const Decision* hit,
+                                                              TeplugError* first_error, bool first_threw,
                                                               Call& call) const {
   std::unique_ptr<CachedDecision> uncached;
   const Decision* d = hit;
@@ -141,14 +153,16 @@ ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState&
     d = DecideAndCache(state, kind, op, args, sig, &uncached, &err);
     if (d == nullptr) return err;
   } else if (first_error != nullptr) {
-    if (TeplugError* final_error = OnCallError(*d, 0, first_error)) return final_error;
+    if (TeplugError* final_error = OnCallError(*d, 0, first_error, first_threw)) return final_error;
     next = 1;
   }
   if (d->ranked.empty()) return NoProvider(*d);
   for (size_t i = next; i < d->ranked.size(); ++i) {
-    TeplugError* e = call(*d->ranked[i]);
+    const Implementation& impl = *d->ranked[i];
+    bool threw = false;
+    TeplugError* e = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &threw);
     if (e == nullptr) return nullptr;
-    if (TeplugError* final_error = OnCallError(*d, i, e)) return final_error;
+    if (TeplugError* final_error = OnCallError(*d, i, e, threw)) return final_error;
   }
   return nullptr;  // unreachable: OnCallError returns an error for the last candidate
 }

@@ -229,12 +229,14 @@ TEST(KernelTest, DispatcherSupportsAndWorkspaceAnswerForTheWholeKernel) {
   EXPECT_EQ(bad.message(), "TeplugAttentionFwdArgs.q is NULL");
 }
 
-TEST(KernelTest, OtherErrorsReachTheCallerUnchanged) {
+// The caller gets a host-made copy: the plugin's code and message, naming
+// the implementation and method that returned it.
+TEST(KernelTest, OtherErrorsReachTheCallerWithTheirCodeAndMessage) {
   auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")});
   GemmCall c(14.f);
   auto err = CallGemm(*k, c);
   EXPECT_EQ(err.code(), TEPLUG_INVALID_ARGUMENT);
-  EXPECT_EQ(err.message(), "fast: alpha 14 is invalid (test)");
+  EXPECT_EQ(err.message(), "fast/gemm returned invalid_argument from gemm: fast: alpha 14 is invalid (test)");
   EXPECT_NE(c.OutputMarker(), kWide) << "no fallback on invalid_argument";
 }
 

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
 #include "core/loader/staging_registrar.h"
 #include "core/log/untrusted_text.h"
@@ -43,17 +44,17 @@ absl::StatusOr<std::string> InfoString(const char* field, const char* value, siz
   return std::string(value, length);
 }
 
-// Runs the entry; a C++ exception escaping it becomes the returned reason.
+// Runs the entry through the plugin call boundary: the error it returns is
+// taken over as a host-made one (safe whatever the plugin put in it), and a
+// C++ exception escaping it becomes the returned reason.
 std::optional<std::string> CallEntry(TeplugPluginEntryFn entry, const TeplugHostApi* api,
                                      TeplugPluginInfo* info, sdk::OwnedError* error) {
-  try {
-    *error = sdk::OwnedError(entry(api, info));
-  } catch (const std::exception& e) {
-    return absl::StrCat("C++ exception escaped teplug_plugin_entry: ", e.what());
-  } catch (...) {
-    return std::string("C++ exception escaped teplug_plugin_entry: (not a std::exception)");
-  }
-  return std::nullopt;
+  bool threw = false;
+  *error = sdk::OwnedError(CallPlugin({"", "teplug_plugin_entry"}, [&] { return entry(api, info); }, &threw));
+  if (!threw) return std::nullopt;
+  std::string reason = error->message();
+  *error = sdk::OwnedError();
+  return reason;
 }
 
 absl::StatusCode CodeOf(TeplugCode code) {
@@ -140,10 +141,8 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   registrar.Close();
   if (thrown.has_value()) return absl::InternalError(*thrown);
   if (!entry_error.ok()) {
-    return absl::Status(CodeOf(entry_error.code()),
-                        absl::StrCat("teplug_plugin_entry returned ",
-                                     teplug_code_name(entry_error.code()), ": ",
-                                     entry_error.message()));
+    // "teplug_plugin_entry returned <code>: <message>" (TakePluginError).
+    return absl::Status(CodeOf(entry_error.code()), entry_error.message());
   }
   absl::StatusOr<ProviderInfo> provider_info = ValidateInfo(info, policy);
   if (!provider_info.ok()) return provider_info.status();

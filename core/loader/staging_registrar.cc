@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
 #include "core/loader/interface_table.h"
 #include "teplug/sdk/struct_io.hpp"
@@ -129,8 +130,14 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", *problem)};
   }
 
-  // query_interface(iid) must hand back the registered object itself.
-  TeplugObject* answer = d.object->vtbl->query_interface(d.object, &d.iid);
+  // query_interface(iid) must hand back the registered object itself; it is
+  // plugin code, so it is called through the plugin call boundary.
+  TeplugObject* answer = nullptr;
+  std::string thrown;
+  if (!GuardPluginCall({"", "query_interface"},
+                       [&] { answer = d.object->vtbl->query_interface(d.object, &d.iid); }, &thrown)) {
+    return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", thrown)};
+  }
   if (answer != d.object) {
     if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
       answer->vtbl->release(answer);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/boundary/plugin_call.h"
 #include "teplug/sdk/names.hpp"
 
 namespace teplug::core {
@@ -311,10 +312,17 @@ std::string FormatRefusal(const Refusal& r, const std::vector<TeplugDeviceSuppor
   return "refused";
 }
 
-std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args) {
+std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args, bool* threw) {
   if (impl.supports == nullptr) return std::nullopt;
   char reason[256] = {0};
-  if (impl.supports(impl.object.get(), op, args, reason, sizeof reason)) return std::nullopt;
+  TeplugBool yes = 0;
+  std::string exception;
+  if (!GuardPluginCall({impl.QualifiedName(), "supports"},
+                       [&] { yes = impl.supports(impl.object.get(), op, args, reason, sizeof reason); }, &exception)) {
+    if (threw != nullptr) *threw = true;
+    return exception;
+  }
+  if (yes) return std::nullopt;
   reason[sizeof reason - 1] = '\0';  // a plugin may fill the whole buffer
   return std::string(reason[0] != '\0' ? reason : "declined by supports() without a reason");
 }

@@ -72,8 +72,11 @@ std::optional<Refusal> CheckOpCapability(const Capability& cap, const OpDescript
 // Asks the implementation's `supports` hook (if it has one) about the op:
 // nullopt when it will serve it, else its reason. The plugin writes into a
 // 256-byte buffer that is NUL-terminated here whatever the plugin did, and an
-// empty reason becomes "declined by supports() without a reason".
-std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args);
+// empty reason becomes "declined by supports() without a reason". A C++
+// exception escaping the hook is a refusal whose reason is "C++ exception
+// escaped <impl> supports: <what>"; `*threw` (when given) says so.
+std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, const void* args,
+                                       bool* threw = nullptr);
 
 // One line describing what a descriptor accepts, for `teplug list`.
 std::string SummarizeCapability(const Capability& cap);

@@ -126,7 +126,9 @@ Decision Decide(const SelectRequest& req) {
       continue;
     }
     if (op.op != kOpCommCreate) {
-      if (std::optional<std::string> why = AskSupports(*impl, op.op, op.args)) {
+      bool threw = false;
+      if (std::optional<std::string> why = AskSupports(*impl, op.op, op.args, &threw)) {
+        if (threw) out.supports_exceptions_.push_back({impl.get(), *why});
         reject(Stage::kSupports, Why::kExplained, *std::move(why));
         continue;
       }

@@ -61,6 +61,15 @@ class Decision {
   // log-once key stays the authority across decisions.
   bool FirstFallbackFrom(size_t index) const;
 
+  // The candidates whose supports() let a C++ exception escape (each is
+  // rejected at the supports stage with that text as its reason), for the
+  // kernel's warning. Usually empty.
+  struct SupportsException {
+    const Implementation* impl;  // alive through the decision's pool
+    std::string what;            // "C++ exception escaped <impl> supports: ..."
+  };
+  const std::vector<SupportsException>& supports_exceptions() const { return supports_exceptions_; }
+
  private:
   friend Decision Decide(const SelectRequest& request);
 
@@ -98,6 +107,7 @@ class Decision {
   bool strict_ = false;
   std::string strict_source_;
   const config::CompiledRule* prefer_rule_ = nullptr;
+  std::vector<SupportsException> supports_exceptions_;
   std::unique_ptr<LazyRecord> lazy_ = std::make_unique<LazyRecord>();
 };
 

@@ -5,7 +5,21 @@
  * calls `error->destroy(error)` exactly once. The error was allocated by the
  * side that created it and `destroy` frees it with that side's allocator, so
  * the two sides may use different C runtimes. `message` is a NUL-terminated
- * UTF-8 string owned by the error, valid until destroy. */
+ * UTF-8 string owned by the error, valid until destroy.
+ *
+ * The host never passes a plugin's error object on: it reads it (the message
+ * with a bound, escaped), destroys it and gives its own caller a new error
+ * made with teplug_error_create. A plugin error whose `destroy` is NULL is
+ * abandoned (never freed), a NULL `message` is replaced by a placeholder and
+ * an unknown `code` is read as TEPLUG_INTERNAL; interfaces/README.md 2.2
+ * says what the caller then sees.
+ *
+ * No C++ exception may cross the ABI. The host catches one escaping any call
+ * into a plugin that returns a TeplugError* (and `supports`, and
+ * `query_interface` while registering), turns it into TEPLUG_INTERNAL
+ * "C++ exception escaped <implementation> <method>: <what>" and treats the
+ * implementation as failed for that call (fallback rules apply). `add_ref`
+ * and `release` are called as functions that cannot throw. */
 #ifndef TEPLUG_STATUS_H_
 #define TEPLUG_STATUS_H_
 

@@ -141,6 +141,11 @@ const HostileCase kRefusals[] = {
                  "NULL, not the registered object"},
                 false,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_throw_query",
+                {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
+                 "exception escaped query_interface: query_interface exploded"},
+                false,
+                Code::kInvalidArgument},
     HostileCase{"hostile_null_object",
                 {"implementation \"null-object\" (IGemm/1): object is NULL"},
                 false,

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "core/boundary/plugin_call.h"
 #include "teplug/sdk/error.hpp"
 
 namespace teplug::cli {
@@ -70,7 +71,10 @@ absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* 
                         absl::StrCat(call.label, ": cannot compare with the reference provider: ",
                                      ref.status().message()));
   }
-  sdk::OwnedError ref_err(call.invoke(ref->implementation->object.get(), ref_args));
+  // A direct call into the reference implementation: through the plugin call
+  // boundary like every call into a provider.
+  sdk::OwnedError ref_err(core::CallPlugin({ref->implementation->QualifiedName(), call.label},
+                                           [&] { return call.invoke(ref->implementation->object.get(), ref_args); }));
   if (!ref_err.ok()) {
     return absl::InternalError(
         absl::StrCat(call.label, ": the reference provider failed: ", ref_err.message()));

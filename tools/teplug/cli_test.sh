@@ -362,6 +362,18 @@ test_run() {
   expect_in "$OUT" "FAILED:"
   expect_in "$OUT" "gemm out_proj wgrad (fp32 out)"
 
+  # A GEMM provider ranked first that returns an error object with a NULL
+  # destroy, or throws a C++ exception: the run falls back to the reference,
+  # says so once, and finishes.
+  for c in null_destroy throw_gemm; do
+    run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 1 --no-discovery \
+      --plugin "tests/hostile/libteplug_call_$c.so"
+    expect_status 0
+    expect_in "$OUT" "all within tolerance"
+    expect_in "$ERR" "call_$c/gemm"
+    expect_in "$ERR" "falling back to reference/"
+  done
+
   # A config rule reaches the run: denying the only GEMM provider stops it.
   run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery \
     --config "$DATA/deny_fp8_gemm.textproto"

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "core/boundary/plugin_call.h"
 #include "core/select/op_description.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -342,15 +343,21 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
     const std::string ref_prefix = prefix + "/reference";
     rv.kv_prefix = ref_prefix.c_str();
     TeplugCommunicator* ref_comm = nullptr;
-    if (sdk::OwnedError e(impl->vtbl->comm_create(impl, &create, &ref_comm)); !e.ok()) {
+    // Direct calls into the reference implementation: through the plugin
+    // call boundary like every call into a provider.
+    const std::string& who = ref->implementation->QualifiedName();
+    if (sdk::OwnedError e(core::CallPlugin({who, "comm_create"},
+                                           [&] { return impl->vtbl->comm_create(impl, &create, &ref_comm); }));
+        !e.ok()) {
       return absl::InternalError(
           absl::StrCat(r.label, ": reference comm_create failed: ", e.message()));
     }
     HostTensor ref_out = out.Clone(out.name() + ".reference");
     a.comm = ref_comm;
     a.recv = ref_out.tensor();
-    sdk::OwnedError e(impl->vtbl->run(impl, TEPLUG_OP_ALL_REDUCE, &a));
-    sdk::OwnedError d(impl->vtbl->comm_destroy(impl, ref_comm));
+    sdk::OwnedError e(core::CallPlugin({who, "run"}, [&] { return impl->vtbl->run(impl, TEPLUG_OP_ALL_REDUCE, &a); }));
+    sdk::OwnedError d(
+        core::CallPlugin({who, "comm_destroy"}, [&] { return impl->vtbl->comm_destroy(impl, ref_comm); }));
     if (!e.ok())
       return absl::InternalError(
           absl::StrCat(r.label, ": the reference provider failed: ", e.message()));
