@@ -23,6 +23,12 @@ TeplugBool NoFillingTheBuffer(TeplugObject*, int32_t, const void*, char* reason,
   return 0;
 }
 
+// Says no with a reason that would forge a log line and drive the terminal.
+TeplugBool NoWithControlBytes(TeplugObject*, int32_t, const void*, char* reason, size_t size) {
+  std::snprintf(reason, size, "no\nteplug WARN: forged\x1b[2J\xff");
+  return 0;
+}
+
 Implementation WithHook(TeplugSupportsFn fn) {
   Implementation impl;
   impl.supports = fn;
@@ -41,6 +47,13 @@ TEST(AskSupportsTest, NoKeepsThePluginsReason) {
 TEST(AskSupportsTest, NoWithoutAReasonIsStillANo) {
   EXPECT_EQ(AskSupports(WithHook(&NoWithoutReason), TEPLUG_OP_GEMM, nullptr),
             "declined by supports() without a reason");
+}
+
+// The reason enters decision records, errors handed to callers and logs:
+// it is kept as one escaped line.
+TEST(AskSupportsTest, TheReasonIsEscaped) {
+  EXPECT_EQ(AskSupports(WithHook(&NoWithControlBytes), TEPLUG_OP_GEMM, nullptr),
+            "no\\x0ateplug WARN: forged\\x1b[2J\\xff");
 }
 
 TEST(AskSupportsTest, AnUnterminatedReasonIsCutAtTheBuffer) {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/boundary/plugin_call.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/names.hpp"
 
 namespace teplug::core {
@@ -324,7 +325,9 @@ std::optional<std::string> AskSupports(const Implementation& impl, int32_t op, c
   }
   if (yes) return std::nullopt;
   reason[sizeof reason - 1] = '\0';  // a plugin may fill the whole buffer
-  return std::string(reason[0] != '\0' ? reason : "declined by supports() without a reason");
+  if (reason[0] == '\0') return std::string("declined by supports() without a reason");
+  // Plugin text: it reaches decision records, callers' errors and logs.
+  return EscapeUntrustedText(reason);
 }
 
 std::string SummarizeCapability(const Capability& cap) {
