@@ -16,7 +16,26 @@ namespace teplug::core {
 
 struct CachedDecision {
   OpSignature key;  // built by BuildSignature (so key.hash() is set)
+  // Bit i: decision.ranked[i] let a C++ exception escape while serving this
+  // signature, so later calls skip it (until a registry or config change
+  // publishes a new state, and with it a new cache). Placed beside
+  // `decision` so the hit path reads it from a line it touches anyway.
+  mutable std::atomic<uint64_t> broken{0};
   Decision decision;
+
+  // Only the first 64 candidates can be marked; a later one is retried.
+  void MarkBroken(size_t index) const {
+    if (index < 64) broken.fetch_or(uint64_t{1} << index, std::memory_order_relaxed);
+  }
+  bool IsBroken(size_t index) const {
+    return index < 64 && (broken.load(std::memory_order_relaxed) >> index & 1) != 0;
+  }
+  // The first candidate at or after `from` that is not marked broken, or
+  // decision.ranked.size() when there is none.
+  size_t NextUsable(size_t from) const {
+    while (from < decision.ranked.size() && IsBroken(from)) ++from;
+    return from;
+  }
 };
 
 class DecisionCache {

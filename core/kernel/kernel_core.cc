@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_format.h"
 
 namespace teplug::core {
@@ -58,7 +59,7 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
   return d;
 }
 
-const Decision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op,
+const CachedDecision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op,
                                            const void* args, const OpSignature* sig,
                                            std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const {
   absl::StatusOr<Decision> d = DecideNow(state, kind, op, args, "");
@@ -71,12 +72,12 @@ const Decision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKi
   entry->decision = *std::move(d);
   if (sig != nullptr) {
     entry->key = *sig;
-    if (const CachedDecision* cached = state.cache.Insert(entry)) return &cached->decision;
+    if (const CachedDecision* cached = state.cache.Insert(entry)) return cached;
     logger_->LogOnce("cache-full", LogLevel::kDebug,
                      "decision cache window full: some signatures are decided on every call");
   }
   *uncached = std::move(entry);
-  return &(*uncached)->decision;
+  return uncached->get();
 }
 
 void KernelCore::LogServedOnce(const Decision& d) const {
@@ -90,18 +91,38 @@ TeplugError* KernelCore::NoProvider(const Decision& d) const {
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 
-TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugError* e, bool threw) const {
+TeplugError* KernelCore::BrokenCandidates(const CachedDecision& c) const {
+  const Decision& d = c.decision;
+  std::vector<absl::string_view> broken;
+  for (size_t i = 0; i < d.ranked.size(); ++i) {
+    if (c.IsBroken(i)) broken.push_back(d.ranked[i]->QualifiedName());
+  }
+  std::string msg = absl::StrCat(
+      "teplug: cannot serve ", d.op_summary(), ": ", absl::StrJoin(broken, ", "),
+      " let a C++ exception escape an earlier call of this signature and ", broken.size() == 1 ? "is" : "are",
+      " skipped for it until the registry or config changes (the warning logged then names the exception); ",
+      d.strict() ? absl::StrCat("strict mode (", d.strict_source(), "): no fallback")
+                 : std::string("no other candidate is left"),
+      "\n", d.record().Format());
+  return teplug_error_create(TEPLUG_INTERNAL, msg.c_str());
+}
+
+TeplugError* KernelCore::OnCallError(const CachedDecision& c, size_t index, TeplugError* e, bool threw) const {
+  const Decision& d = c.decision;
   const int32_t code = e->code;
   // Returned codes other than these are the op's answer (a bad argument, an
   // internal failure the plugin reported): they go back to the caller. An
   // exception means the implementation broke: it counts as failed for this
-  // call and the next candidate is tried.
+  // signature (later calls skip it) and the next candidate is tried.
   if (!threw && code != TEPLUG_UNSUPPORTED && code != TEPLUG_UNAVAILABLE) return e;
+  if (threw) c.MarkBroken(index);
   const std::string& failed = d.ranked[index]->QualifiedName();
-  if (d.strict() || index + 1 == d.ranked.size()) {
+  const size_t next = c.NextUsable(index + 1);
+  if (d.strict() || next == d.ranked.size()) {
     std::string why = d.strict()
                           ? absl::StrCat("strict mode (", d.strict_source(), "): no fallback")
                           : std::string("no further candidate to fall back to");
+    if (threw) absl::StrAppend(&why, "; ", failed, " is skipped for this signature from now on");
     if (threw) {  // logged once even when no fallback follows
       logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", failed), LogLevel::kWarn,
                        absl::StrCat(e->message, " (serving ", d.op_summary(), "); ", why));
@@ -116,7 +137,9 @@ TeplugError* KernelCore::OnCallError(const Decision& d, size_t index, TeplugErro
   if (d.FirstFallbackFrom(index)) {
     logger_->LogOnce(absl::StrCat("fallback:", d.op_summary(), ":", failed), LogLevel::kWarn,
                      absl::StrCat(e->message, " (serving ", d.op_summary(), "); falling back to ",
-                                  d.ranked[index + 1]->QualifiedName()));
+                                  d.ranked[next]->QualifiedName(),
+                                  threw ? absl::StrCat("; ", failed, " is skipped for this signature from now on")
+                                        : std::string()));
   }
   e->destroy(e);
   return nullptr;

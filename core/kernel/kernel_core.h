@@ -72,9 +72,9 @@ class KernelCore {
     if (hit != nullptr) return fn(hit->decision);
     std::unique_ptr<CachedDecision> uncached;
     TeplugError* err = nullptr;
-    const Decision* d = DecideAndCache(*guard, kind, op, args, keyed ? &sig : nullptr, &uncached, &err);
-    if (d == nullptr) return err;
-    return fn(*d);
+    const CachedDecision* c = DecideAndCache(*guard, kind, op, args, keyed ? &sig : nullptr, &uncached, &err);
+    if (c == nullptr) return err;
+    return fn(c->decision);
   }
 
   // The INFO line for the first time a signature is served (per kernel):
@@ -96,25 +96,31 @@ class KernelCore {
   // caches the decision under `sig` (NULL when the call could not be keyed).
   // Returns the decision to use; `uncached` owns it when the cache could not
   // take it. Sets *err for malformed args.
-  const Decision* DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
+  const CachedDecision* DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
                                  const OpSignature* sig, std::unique_ptr<CachedDecision>* uncached,
                                  TeplugError** err) const;
   // Everything but a cache hit that succeeds at once: the miss, an empty
   // ranking, and call-time fallback from `first_error` (the error of
   // candidate 0 on a hit, `first_threw` when it came from an exception;
-  // NULL on a miss, where nothing was called yet).
+  // NULL on a miss, where nothing was called yet, and on a hit whose
+  // ranking has a candidate marked broken). Candidates marked broken for
+  // the signature are skipped.
   template <class Call>
   TeplugError* DispatchMiss(const KernelState& state, InterfaceKind kind, int32_t op, const char* method,
-                            const void* args, const OpSignature* sig, const Decision* hit,
+                            const void* args, const OpSignature* sig, const CachedDecision* hit,
                             TeplugError* first_error, bool first_threw, Call& call) const;
   // Handles a failed call of candidate `index`: `e` is host-made (CallPlugin)
   // and `threw` says it came from a C++ exception. Returns the error to give
   // the caller, or nullptr to try the next candidate (after logging the
   // fallback once). UNSUPPORTED, UNAVAILABLE and exceptions fall back; with
   // every other returned code `e` itself (the plugin's code and message)
-  // goes back to the caller.
-  TeplugError* OnCallError(const Decision& d, size_t index, TeplugError* e, bool threw) const;
+  // goes back to the caller. An exception also marks the candidate broken
+  // for the signature (`c.MarkBroken`), so later calls skip it.
+  TeplugError* OnCallError(const CachedDecision& c, size_t index, TeplugError* e, bool threw) const;
   TeplugError* NoProvider(const Decision& d) const;
+  // The call found no candidate it may use that is not marked broken for
+  // the signature (every one is, or strict mode and the first choice is).
+  TeplugError* BrokenCandidates(const CachedDecision& c) const;
 
   KernelOptions options_;
   std::shared_ptr<Logger> logger_;
@@ -130,41 +136,49 @@ TeplugError* KernelCore::Dispatch(InterfaceKind kind, int32_t op, const char* me
   const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
   TeplugError* first_error = nullptr;
   bool first_threw = false;
-  if (ABSL_PREDICT_TRUE(hit != nullptr && !hit->decision.ranked.empty())) {
+  if (ABSL_PREDICT_TRUE(hit != nullptr && !hit->decision.ranked.empty() &&
+                        hit->broken.load(std::memory_order_relaxed) == 0)) {
     const Implementation& impl = *hit->decision.ranked[0];
     first_error = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &first_threw);
     if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
   }
-  return DispatchMiss(*guard, kind, op, method, args, keyed ? &sig : nullptr,
-                      hit != nullptr ? &hit->decision : nullptr, first_error, first_threw, call);
+  return DispatchMiss(*guard, kind, op, method, args, keyed ? &sig : nullptr, hit, first_error, first_threw,
+                      call);
 }
 
 template <class Call>
 ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState& state, InterfaceKind kind,
                                                               int32_t op, const char* method, const void* args,
-                                                              const OpSignature* sig, const Decision* hit,
+                                                              const OpSignature* sig, const CachedDecision* hit,
                                                               TeplugError* first_error, bool first_threw,
                                                               Call& call) const {
   std::unique_ptr<CachedDecision> uncached;
-  const Decision* d = hit;
+  const CachedDecision* c = hit;
   size_t next = 0;
-  if (d == nullptr) {
+  if (c == nullptr) {
     TeplugError* err = nullptr;
-    d = DecideAndCache(state, kind, op, args, sig, &uncached, &err);
-    if (d == nullptr) return err;
+    c = DecideAndCache(state, kind, op, args, sig, &uncached, &err);
+    if (c == nullptr) return err;
   } else if (first_error != nullptr) {
-    if (TeplugError* final_error = OnCallError(*d, 0, first_error, first_threw)) return final_error;
+    if (TeplugError* final_error = OnCallError(*c, 0, first_error, first_threw)) return final_error;
     next = 1;
   }
-  if (d->ranked.empty()) return NoProvider(*d);
-  for (size_t i = next; i < d->ranked.size(); ++i) {
-    const Implementation& impl = *d->ranked[i];
+  const Decision& d = c->decision;
+  if (d.ranked.empty()) return NoProvider(d);
+  size_t i = c->NextUsable(next);
+  // Strict mode serves with the first choice or not at all, also when it
+  // is marked broken.
+  if (d.strict() && i != 0) return BrokenCandidates(*c);
+  for (; i < d.ranked.size(); i = c->NextUsable(i + 1)) {
+    const Implementation& impl = *d.ranked[i];
     bool threw = false;
     TeplugError* e = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &threw);
     if (e == nullptr) return nullptr;
-    if (TeplugError* final_error = OnCallError(*d, i, e, threw)) return final_error;
+    if (TeplugError* final_error = OnCallError(*c, i, e, threw)) return final_error;
   }
-  return nullptr;  // unreachable: OnCallError returns an error for the last candidate
+  // Reached only when every candidate from `next` on was already marked
+  // broken (OnCallError answers the last one it sees with an error).
+  return BrokenCandidates(*c);
 }
 
 }  // namespace teplug::core

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "core/boundary/plugin_object.h"
 #include "core/kernel/kernel.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -105,7 +106,13 @@ TeplugError* teplug_kernel_select(TeplugKernel* kernel, const TeplugIID* iid, in
     *out = nullptr;
     auto s = Get(kernel).Select(*iid, op, args, provider != nullptr ? provider : "");
     ThrowIfError(s.status());
-    *out = teplug::sdk::Ref<TeplugObject>::Share(s->implementation->object.get()).release();
+    // The caller's reference; add_ref is plugin code (see plugin_object.h).
+    TeplugObject* object = s->implementation->object.get();
+    std::string failure;
+    if (!teplug::core::AddPluginReference(object, s->implementation->QualifiedName(), &failure)) {
+      throw teplug::sdk::Internal(failure);
+    }
+    *out = object;
   });
 }
 

@@ -140,7 +140,7 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
   }
   if (answer != d.object) {
     if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
-      answer->vtbl->release(answer);
+      ReleasePluginReference(answer, who);
     }
     return Refusal{TEPLUG_INVALID_ARGUMENT,
                    absl::StrCat(who_kind, ": query_interface(", InterfaceDisplayName(*kind),
@@ -148,7 +148,7 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
                                 answer == nullptr ? "NULL" : "a different object",
                                 ", not the registered object")};
   }
-  d.object->vtbl->release(d.object);  // the reference query_interface added
+  ReleasePluginReference(d.object, who);  // the reference query_interface added
 
   absl::StatusOr<Capability> capability = ReadCapability(*kind, d.capability);
   if (!capability.ok()) {
@@ -164,7 +164,9 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
   staged.priority = d.priority;
   staged.capability = std::move(*capability);
   staged.supports = SupportsHook(*kind, d.object);
-  staged.object = sdk::Ref<TeplugObject>::Share(d.object);
+  std::string add_ref_failure;
+  staged.object = PluginObjectRef::Share(d.object, who_kind, &add_ref_failure);
+  if (!staged.object) return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", add_ref_failure)};
   staged_.push_back(std::move(staged));
   return std::nullopt;
 }

@@ -22,7 +22,7 @@
 #include "core/loader/registrar_handle.h"
 #include "core/registry/capability.h"
 #include "core/registry/interface_kind.h"
-#include "teplug/sdk/ref.hpp"
+#include "core/boundary/plugin_object.h"
 #include "teplug/teplug.h"
 
 namespace teplug::core {
@@ -34,7 +34,7 @@ struct StagedImplementation {
   int32_t priority = 0;
   Capability capability;
   TeplugSupportsFn supports = nullptr;
-  sdk::Ref<TeplugObject> object;
+  PluginObjectRef object;
 };
 
 class StagingRegistrar final : private RegistrationSink {

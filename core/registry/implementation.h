@@ -15,7 +15,7 @@
 
 #include "core/registry/capability.h"
 #include "core/registry/interface_kind.h"
-#include "teplug/sdk/ref.hpp"
+#include "core/boundary/plugin_object.h"
 #include "teplug/teplug.h"
 
 namespace teplug::core {
@@ -65,7 +65,7 @@ struct Implementation {
   // The implementation's `supports` hook (read from its table with a
   // struct_size check), or null.
   TeplugSupportsFn supports = nullptr;
-  sdk::Ref<TeplugObject> object;  // declared last: released first
+  PluginObjectRef object;  // declared last: released first
 
   // "provider/name", as decision records show it. Set by the loader (the
   // only place implementations are made), so selection and fallback read it

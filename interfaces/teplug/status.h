@@ -15,11 +15,11 @@
  * says what the caller then sees.
  *
  * No C++ exception may cross the ABI. The host catches one escaping any call
- * into a plugin that returns a TeplugError* (and `supports`, and
- * `query_interface` while registering), turns it into TEPLUG_INTERNAL
+ * into a plugin (every method returning a TeplugError*, `supports`,
+ * `query_interface`, `add_ref` and `release`), turns it into TEPLUG_INTERNAL
  * "C++ exception escaped <implementation> <method>: <what>" and treats the
- * implementation as failed for that call (fallback rules apply). `add_ref`
- * and `release` are called as functions that cannot throw. */
+ * implementation as failed for that op signature: fallback rules apply, and
+ * later calls of the signature skip it (interfaces/README.md 2.2). */
 #ifndef TEPLUG_STATUS_H_
 #define TEPLUG_STATUS_H_
 

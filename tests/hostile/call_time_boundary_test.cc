@@ -130,6 +130,75 @@ TEST(CallTimeBoundaryTest, WithoutAFallbackTheCallerGetsTheHostMadeError) {
   }
 }
 
+// An implementation that let an exception escape is skipped for that
+// signature from then on: the next call does not reach it (it would throw
+// again and the error would be its exception), with or without strict mode.
+TEST(CallTimeBoundaryTest, AnImplementationThatThrewIsSkippedForTheSignature) {
+  for (bool strict : {false, true}) {
+    SCOPED_TRACE(strict ? "strict" : "not strict");
+    LogCapture log;
+    auto k = MakeKernel({CallTimePlugin("throw_gemm")}, &log, strict);
+    ASSERT_TRUE(k);
+    // One set of buffers for every call: the signature keys the buffers'
+    // alignment, so this is one signature for sure.
+    GemmCall g;
+    Said s = CallGemm(*k, g);
+    ASSERT_TRUE(s.error);
+    EXPECT_EQ(FirstLine(s.message), "C++ exception escaped call_throw_gemm/gemm gemm: gemm exploded");
+    EXPECT_NE(s.message.find("call_throw_gemm/gemm is skipped for this signature from now on"), std::string::npos)
+        << s.message;
+    for (int i = 0; i < 2; ++i) {
+      Said later = CallGemm(*k, g);
+      ASSERT_TRUE(later.error);
+      EXPECT_EQ(later.code, TEPLUG_INTERNAL);
+      EXPECT_EQ(later.message.find("gemm exploded"), std::string::npos) << "called again: " << later.message;
+      EXPECT_NE(later.message.find("call_throw_gemm/gemm let a C++ exception escape an earlier call of this "
+                                   "signature and is skipped for it"),
+                std::string::npos)
+          << later.message;
+      EXPECT_NE(later.message.find(strict ? "strict mode" : "no other candidate is left"), std::string::npos)
+          << later.message;
+    }
+    // Another signature is decided (and called) afresh.
+    GemmCall other(/*alpha=*/1.f, /*m=*/5);
+    EXPECT_EQ(FirstLine(CallGemm(*k, other).message), "C++ exception escaped call_throw_gemm/gemm gemm: gemm exploded");
+  }
+}
+
+// In strict mode the first choice serves or nothing does, even when a
+// fallback exists and the first choice is skipped as broken.
+TEST(CallTimeBoundaryTest, StrictModeDoesNotFallBackPastASkippedImplementation) {
+  LogCapture log;
+  auto k = MakeKernel({CallTimePlugin("throw_gemm"), FakePlugin("wide")}, &log, /*strict=*/true);
+  ASSERT_TRUE(k);
+  GemmCall g;  // one set of buffers: one signature
+  ASSERT_TRUE(CallGemm(*k, g).error);
+  g.ClearOutput();
+  Said later = CallGemm(*k, g);
+  ASSERT_TRUE(later.error);
+  EXPECT_NE(later.message.find("is skipped for it"), std::string::npos) << later.message;
+  EXPECT_NE(g.OutputMarker(), kWide) << "no fallback in strict mode";
+}
+
+// release is plugin code too: an exception escaping it (the host releases
+// while loading and when the kernel goes) is one ERROR line on stderr, and
+// the process goes on.
+TEST(CallTimeBoundaryTest, ThrowingReleaseIsReportedNotFatal) {
+  ::testing::internal::CaptureStderr();
+  {
+    LogCapture log;
+    auto k = MakeKernel({CallTimePlugin("throw_release")}, &log);
+    ASSERT_TRUE(k);
+    GemmCall g;
+    EXPECT_FALSE(CallGemm(*k, g).error);
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("teplug ERROR: C++ exception escaped implementation \"gemm\" (IGemm/1) release: release "
+                     "exploded; the reference is counted as released\n"),
+            std::string::npos)
+      << err;
+}
+
 // A returned code the host does not know reads as INTERNAL, which (like any
 // returned error other than UNSUPPORTED/UNAVAILABLE) is the op's answer: no
 // fallback.

@@ -12,6 +12,9 @@
 //   CALL_THROW_NON_STD    gemm throws an int
 //   CALL_THROW_QUERY      query_interface throws a std::runtime_error (the host
 //                         calls it while registering, so this one is refused)
+//   CALL_THROW_ADD_REF    add_ref throws (the host takes its reference while
+//                         registering, so this one is refused)
+//   CALL_THROW_RELEASE    release throws, every time the host releases
 // Every other call behaves: supports says yes, workspace_size answers 0.
 //
 // With CALL_COLLECTIVE it registers one ICollective instead (fp32
@@ -37,8 +40,18 @@ const TeplugIID kIid = TEPLUG_IID_GEMM_V1_INIT;
 #endif
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
-uint32_t AddRef(TeplugObject*) { return 2; }
-uint32_t Release(TeplugObject*) { return 1; }
+uint32_t AddRef(TeplugObject*) {
+#ifdef CALL_THROW_ADD_REF
+  throw std::runtime_error("add_ref exploded");
+#endif
+  return 2;
+}
+uint32_t Release(TeplugObject*) {
+#ifdef CALL_THROW_RELEASE
+  throw std::runtime_error("release exploded");
+#endif
+  return 1;
+}
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
 #ifdef CALL_THROW_QUERY
   throw std::runtime_error("query_interface exploded");

@@ -146,6 +146,11 @@ const HostileCase kRefusals[] = {
                  "exception escaped query_interface: query_interface exploded"},
                 false,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_throw_add_ref",
+                {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
+                 "exception escaped implementation \"gemm\" (IGemm/1) add_ref: add_ref exploded"},
+                false,
+                Code::kInvalidArgument},
     HostileCase{"hostile_null_object",
                 {"implementation \"null-object\" (IGemm/1): object is NULL"},
                 false,
