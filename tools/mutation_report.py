@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Bookkeeping for tools/mutate.sh: draws the mutant sample, says which
+mutants are already evaluated, and writes the markdown report.
+
+A mutant's id is "path:line:hash": hash is a digest of the path, the original
+line and the mutated line, so it survives edits elsewhere in the file; the
+line number is only for people (equivalents are matched on path and hash).
+"""
+import argparse
+import collections
+import hashlib
+import os
+import random
+import re
+import sys
+
+FINAL = ("killed", "survived")
+
+
+def mutant_files(mutants_root):
+    """Yields (source path, mutant file) for every mutant under the root, in
+    a stable order (source, then universalmutator's mutant number)."""
+    found = []
+    for dirpath, _, files in os.walk(mutants_root):
+        src = os.path.relpath(dirpath, mutants_root)
+        for name in files:
+            m = re.match(r"^(.*)\.mutant\.(\d+)(\.[^.]+)$", name)
+            if m:
+                found.append((src, int(m.group(2)), os.path.join(dirpath, name)))
+    found.sort()
+    return [(src, path) for src, _, path in found]
+
+
+def changed_line(original, mutant):
+    """(1-based line, original line, mutated line) of a one-line mutant."""
+    for i, (a, b) in enumerate(zip(original, mutant)):
+        if a != b:
+            return i + 1, a, b
+    if len(original) != len(mutant):
+        i = min(len(original), len(mutant))
+        a = original[i] if i < len(original) else ""
+        b = mutant[i] if i < len(mutant) else ""
+        return i + 1, a, b
+    return None
+
+
+def mutant_id(src, line, before, after):
+    digest = hashlib.sha1("\0".join([src, before.strip(), after.strip()]).encode()).hexdigest()[:8]
+    return f"{src}:{line}:{digest}"
+
+
+def id_key(mid):
+    """What identifies a mutant across edits: path and hash, not the line."""
+    path, _, digest = mid.rsplit(":", 2)
+    return path, digest
+
+
+def cmd_sample(args):
+    originals = {}
+    seen = set()
+    pool = []
+    for src, path in mutant_files(args.mutants):
+        if src not in originals:
+            with open(os.path.join(args.scratch, src), encoding="utf-8", errors="surrogateescape") as f:
+                originals[src] = f.read().splitlines()
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            mutated = f.read().splitlines()
+        change = changed_line(originals[src], mutated)
+        if change is None:
+            continue
+        line, before, after = change
+        mid = mutant_id(src, line, before, after)
+        if mid in seen:  # the same edit reached by two rules
+            continue
+        seen.add(mid)
+        pool.append((mid, src, path, line, before, after))
+    sample = random.Random(args.seed).sample(pool, min(args.count, len(pool)))
+    os.makedirs(args.diffs, exist_ok=True)
+    for mid, src, path, line, before, after in sample:
+        with open(os.path.join(args.diffs, safe_name(mid)), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(f"--- {src}:{line}\n-{before}\n+{after}\n")
+        print(f"{mid}\t{src}\t{path}")
+    print(f"{len(pool)} distinct mutants in {len(originals)} files", file=sys.stderr)
+
+
+def safe_name(mid):
+    return re.sub(r"[^A-Za-z0-9._-]", "_", mid) + ".diff"
+
+
+def read_results(path):
+    """Last result per mutant id, in first-seen order."""
+    last = collections.OrderedDict()
+    if not os.path.exists(path):
+        return last
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for row in f:
+            fields = row.rstrip("\n").split("\t")
+            if len(fields) != len(header):
+                continue  # a line cut short by an interrupted run
+            last[fields[0]] = dict(zip(header, fields))
+    return last
+
+
+def read_equivalents(path):
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as f:
+        for n, row in enumerate(f, 1):
+            row = row.strip()
+            if not row or row.startswith("#"):
+                continue
+            mid, _, reason = row.partition(" ")
+            if mid.count(":") < 2 or not reason.strip():
+                sys.exit(f"{path}:{n}: expected '<path:line:hash> <reason>', got: {row}")
+            out[id_key(mid)] = (mid, reason.strip())
+    return out
+
+
+def cmd_done(args):
+    for mid, r in read_results(args.results).items():
+        if r["status"] == "killed" or (r["status"] == "survived" and not args.rerun_survivors):
+            print(mid)
+
+
+def cmd_report(args):
+    results = read_results(args.results)
+    equivalents = read_equivalents(args.equivalents)
+    counts = collections.Counter()
+    per_file = collections.defaultdict(collections.Counter)
+    kinds = collections.Counter()
+    survivors, equivalent, errors, killed_but_listed = [], [], [], []
+    seconds = 0
+    for mid, r in results.items():
+        seconds += int(r["seconds"] or 0)
+        status = r["status"]
+        eq = equivalents.get(id_key(mid))
+        if status == "survived" and eq:
+            status = "equivalent"
+            equivalent.append((mid, eq[1]))
+        elif status == "survived":
+            survivors.append(mid)
+        elif status == "killed":
+            kinds[r["detail"].split(":")[0]] += 1
+            if eq:
+                killed_but_listed.append(mid)
+        else:
+            errors.append((mid, r["detail"]))
+        counts[status] += 1
+        per_file[r["source"]][status] += 1
+    evaluated = counts["killed"] + counts["survived"] + counts["equivalent"]
+    denominator = evaluated - counts["equivalent"]
+    score = 100.0 * counts["killed"] / denominator if denominator else 0.0
+    lines = [
+        "# Mutation run",
+        "",
+        f"Written by `tools/mutate.sh` from `{os.path.basename(args.results)}`: sample of "
+        f"{args.count} drawn with seed {args.seed}; {evaluated} evaluated so far.",
+        "",
+        "| killed | survived | equivalent | errors (retried on resume) | score killed / (total − equivalent) |",
+        "|---|---|---|---|---|",
+        f"| {counts['killed']} | {counts['survived']} | {counts['equivalent']} | {counts['error']} | "
+        f"{score:.1f}% ({counts['killed']}/{denominator}) |",
+        "",
+        f"Killed by: {', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or 'nothing yet'}. "
+        f"Time spent on mutants: {seconds} s ({seconds / max(evaluated, 1):.0f} s per mutant).",
+        "",
+        "## Per file",
+        "",
+        "| file | killed | survived | equivalent |",
+        "|---|---|---|---|",
+    ]
+    for src in sorted(per_file):
+        c = per_file[src]
+        lines.append(f"| `{src}` | {c['killed']} | {c['survived']} | {c['equivalent']} |")
+    lines += ["", "## Surviving mutants", ""]
+    if not survivors:
+        lines.append("None.")
+    for mid in survivors:
+        lines += [f"`{mid}` ({results[mid]['detail']})", "", "```diff", read_diff(args.diffs, mid), "```", ""]
+    lines += ["", "## Equivalent mutants (tools/mutation_equivalents.txt)", ""]
+    if not equivalent:
+        lines.append("None.")
+    for mid, reason in equivalent:
+        lines += [f"`{mid}`: {reason}", "", "```diff", read_diff(args.diffs, mid), "```", ""]
+    if killed_but_listed:
+        lines += ["", "## Listed as equivalent but killed (remove them from the list)", ""]
+        lines += [f"- `{mid}`" for mid in killed_but_listed]
+    if errors:
+        lines += ["", "## Errors (evaluated again by the next run)", ""]
+        lines += [f"- `{mid}`: {detail}" for mid, detail in errors]
+    with open(args.report, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def read_diff(diffs, mid):
+    path = os.path.join(diffs, safe_name(mid))
+    if not os.path.exists(path):
+        return f"(diff not available: {path})"
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read().rstrip("\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("sample")
+    p.add_argument("--mutants", required=True)
+    p.add_argument("--scratch", required=True)
+    p.add_argument("--seed", required=True)
+    p.add_argument("--count", type=int, required=True)
+    p.add_argument("--diffs", required=True)
+    p.set_defaults(fn=cmd_sample)
+    p = sub.add_parser("done")
+    p.add_argument("--results", required=True)
+    p.add_argument("--rerun-survivors", type=int, default=0)
+    p.set_defaults(fn=cmd_done)
+    p = sub.add_parser("report")
+    for flag in ("--results", "--equivalents", "--diffs", "--report", "--seed"):
+        p.add_argument(flag, required=True)
+    p.add_argument("--count", type=int, required=True)
+    p.set_defaults(fn=cmd_report)
+    args = parser.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()
