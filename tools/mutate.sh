@@ -149,18 +149,23 @@ for p in "${paths[@]}"; do
 done
 [[ ${#sources[@]} -gt 0 ]] || die "no C/C++ sources under ${paths[*]}"
 
-rm -rf "$cache/mutants"
+# Mutants are generated again only for sources whose content changed.
 mkdir -p "$cache/mutants"
 for f in "${sources[@]}"; do
   dir="$cache/mutants/$f"
+  sum="$(sha256sum < "$scratch/$f")"
+  [[ -f "$dir/.source-sha256" && "$(cat "$dir/.source-sha256")" == "$sum" ]] && continue
+  rm -rf "$dir"
   mkdir -p "$dir"
   # universalmutator picks its rules by extension; headers here are C++.
   (cd "$dir" && "$venv/bin/mutate" "$scratch/$f" cpp --noCheck --mutantDir "$dir" >/dev/null)
+  echo "$sum" > "$dir/.source-sha256"
 done
+printf '%s\n' "${sources[@]}" > "$cache/sources.txt"
 
 # Sampled mutants, one per line: id <TAB> source <TAB> mutant file.
-"$py" "$helper" sample --mutants "$cache/mutants" --scratch "$scratch" --seed "$seed" --count "$count" \
-  --diffs "$cache/diffs" > "$cache/sample.tsv"
+"$py" "$helper" sample --mutants "$cache/mutants" --sources "$cache/sources.txt" --scratch "$scratch" \
+  --seed "$seed" --count "$count" --diffs "$cache/diffs" > "$cache/sample.tsv"
 echo "mutate.sh: $(wc -l < "$cache/sample.tsv") mutants drawn (seed $seed) from ${#sources[@]} files" >&2
 
 # --- tests per source ------------------------------------------------------

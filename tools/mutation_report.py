@@ -17,13 +17,13 @@ import sys
 FINAL = ("killed", "survived")
 
 
-def mutant_files(mutants_root):
-    """Yields (source path, mutant file) for every mutant under the root, in
-    a stable order (source, then universalmutator's mutant number)."""
+def mutant_files(mutants_root, sources):
+    """(source path, mutant file) for every mutant of `sources` under the
+    root, in a stable order (source, then universalmutator's mutant number)."""
     found = []
-    for dirpath, _, files in os.walk(mutants_root):
-        src = os.path.relpath(dirpath, mutants_root)
-        for name in files:
+    for src in sources:
+        dirpath = os.path.join(mutants_root, src)
+        for name in os.listdir(dirpath):
             m = re.match(r"^(.*)\.mutant\.(\d+)(\.[^.]+)$", name)
             if m:
                 found.append((src, int(m.group(2)), os.path.join(dirpath, name)))
@@ -59,7 +59,9 @@ def cmd_sample(args):
     originals = {}
     seen = set()
     pool = []
-    for src, path in mutant_files(args.mutants):
+    with open(args.sources, encoding="utf-8") as f:
+        sources = [line.strip() for line in f if line.strip()]
+    for src, path in mutant_files(args.mutants, sources):
         if src not in originals:
             with open(os.path.join(args.scratch, src), encoding="utf-8", errors="surrogateescape") as f:
                 originals[src] = f.read().splitlines()
@@ -207,6 +209,7 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("sample")
     p.add_argument("--mutants", required=True)
+    p.add_argument("--sources", required=True)
     p.add_argument("--scratch", required=True)
     p.add_argument("--seed", required=True)
     p.add_argument("--count", type=int, required=True)
