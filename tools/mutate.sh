@@ -179,8 +179,9 @@ label_of() {  # core/loader/abi_range.h -> //core/loader:abi_range.h (its packag
 }
 tests_for() {  # cached: "near" tests (depend on the file's own target), then the rest
   local f="$1" key
-  key="$cache/tests/$(echo "$f" | tr / _)"
-  mkdir -p "$cache/tests"
+  # Keyed by commit: a new test changes the answer.
+  key="$cache/tests/$head_commit/$(echo "$f" | tr / _)"
+  mkdir -p "$cache/tests/$head_commit"
   if [[ ! -f "$key.all" ]]; then
     local label
     label="$(label_of "$f")"
