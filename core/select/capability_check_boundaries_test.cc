@@ -326,6 +326,25 @@ TEST(CapabilityCheckBoundariesTest, AlignmentOfPointersAndLeadingDimensions) {
   EXPECT_EQ(odd.Check(), "");
 }
 
+// Each operand's pointer and leading dimension is checked on its own.
+TEST(CapabilityCheckBoundariesTest, AlignmentIsCheckedForEachOperand) {
+  alignas(64) static float c_storage[64] = {};
+  for (char operand : {'A', 'B', 'C', 'D'}) {
+    GemmCase g(4, 4, 4);
+    g.caps().alignment = 16;
+    TeplugTensor c = g.d();  // an aligned C, like D
+    c.data = c_storage;
+    g.args().c = &c;
+    EXPECT_EQ(g.Check(), "") << operand;
+    TeplugTensor& t = operand == 'A' ? g.a() : operand == 'B' ? g.b() : operand == 'C' ? c : g.d();
+    t.data = reinterpret_cast<unsigned char*>(t.data) + 8;
+    EXPECT_EQ(g.Check(), std::string(1, operand) + " data pointer not aligned to 16 bytes");
+    t.data = reinterpret_cast<unsigned char*>(t.data) + 8;
+    t.shape[1] = 6;  // 24-byte rows
+    EXPECT_EQ(g.Check(), std::string(1, operand) + " leading dimension 6 (24 bytes) not a multiple of 16 bytes");
+  }
+}
+
 TEST(CapabilityCheckBoundariesTest, WorldSizeLimitIsInclusive) {
   TeplugCollectiveCaps caps = sdk::Versioned<TeplugCollectiveCaps>();
   caps.dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
@@ -513,6 +532,23 @@ class QuantizeCase {
   TeplugQuantizeArgs args_;
   TeplugQuantizerCaps caps_;
 };
+
+// Refusal texts name only the values a mask can hold: bits past the last
+// known name are not printed (and never index a name).
+TEST(CapabilityCheckRefusalsTest, RefusalSetsIgnoreBitsBeyondTheKnownNames) {
+  Refusal r;
+  r.kind = Refusal::Kind::kDType;
+  r.what = "A";
+  r.value = TEPLUG_DTYPE_BF16;
+  r.mask = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | (uint64_t{1} << 63);
+  EXPECT_EQ(FormatRefusal(r, {}), "A dtype bf16 not in {fp32}");
+  r.kind = Refusal::Kind::kLayout;
+  r.value = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
+  r.mask = (uint64_t{1} << 63) | TEPLUG_LAYOUT_BIT(TEPLUG_LAYOUT_SBHD_SBHD_SBHD);
+  EXPECT_EQ(FormatRefusal(r, {}), "layout bshd_bshd_bshd not in {sbhd_sbhd_sbhd}");
+  r.mask = 0;
+  EXPECT_EQ(FormatRefusal(r, {}), "layout bshd_bshd_bshd not in {}");
+}
 
 TEST(CapabilityCheckRefusalsTest, QuantizeDTypesAndScalingMode) {
   QuantizeCase q;

@@ -250,6 +250,37 @@ TEST(OpDescriptionBoundariesTest, GemmSummaryReadsTransposedOperands) {
   EXPECT_EQ(d->dtype, "fp32");
 }
 
+TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
+  TeplugTensor in = Tensor(), out = Tensor();
+  in.dtype = TEPLUG_DTYPE_BF16;
+  out.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  TeplugQuantization quant = sdk::Versioned<TeplugQuantization>();
+  quant.mode = TEPLUG_SCALING_PER_TENSOR;
+  out.quant = &quant;
+  TeplugQuantizeArgs q = sdk::Versioned<TeplugQuantizeArgs>();
+  q.input = &in;
+  q.output = &out;
+  q.recipe = TEPLUG_RECIPE_CURRENT;
+  q.rowwise = q.columnwise = 1;
+  absl::StatusOr<OpDescription> d = DescribeOp(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary, "quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
+  EXPECT_EQ(d->dtype, "fp8_e4m3");
+  EXPECT_EQ(d->op_name, "quantize");
+  out.quant = nullptr;
+  EXPECT_THAT(Problem(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q), HasSubstr("output.quant is NULL"));
+
+  out.quant = &quant;
+  TeplugDequantizeArgs dq = sdk::Versioned<TeplugDequantizeArgs>();
+  dq.input = &out;
+  dq.output = &in;
+  d = DescribeOp(InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, &dq);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary, "dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
+  EXPECT_EQ(d->dtype, "fp8_e4m3");
+  EXPECT_EQ(d->op_name, "dequantize");
+}
+
 TEST(OpDescriptionBoundariesTest, CollectiveOpsSpanAllReduceToBarrier) {
   TeplugTensor send = Tensor(1);
   TeplugCollectiveArgs c = sdk::Versioned<TeplugCollectiveArgs>();
