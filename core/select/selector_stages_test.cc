@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
 #include "core/config/config_loader.h"
 #include "core/select/selector.h"
 #include "gtest/gtest.h"
@@ -286,6 +287,43 @@ TEST(SelectorStagesTest, RankingStageOrdersByPreferThenPriorityThenName) {
   for (const CandidateVerdict& c : preferred.record.candidates) order.push_back(c.provider);
   EXPECT_EQ(order, (std::vector<std::string>{"d", "b", "c", "a"}));
   EXPECT_TRUE(absl::StrContains(preferred.Of("b")->reason, "earlier in the prefer list")) << preferred.Of("b")->reason;
+}
+
+// Past 65535 survivors ranking takes a slower path; it must order exactly
+// as the fast one: priority first, then arrival (provider, name) order.
+TEST(SelectorStagesTest, RankingPastSixtyFiveThousandSurvivorsKeepsPriorityThenNameOrder) {
+  GemmOp host;
+  constexpr int kCount = 0x10000 + 2;
+  auto provider = std::make_shared<Provider>();
+  provider->name = "many";
+  ImplementationList pool;
+  pool.reserve(kCount);
+  for (int i = 0; i < kCount; ++i) {
+    auto impl = std::make_shared<Implementation>(*Gemm("many", {kCpuOnly}));
+    impl->provider = provider;
+    impl->name = absl::StrFormat("gemm%06d", i);
+    impl->qualified_name = "many/" + impl->name;
+    // The last one (by name) has the highest priority, one in the middle the
+    // next lower one: adjacent priorities, and indexes past 16 bits.
+    impl->default_priority = i == kCount - 1 ? 3 : i == 0x8000 ? 2 : 0;
+    pool.push_back(std::move(impl));
+  }
+  SelectRequest req;
+  req.op = &host.op();
+  req.candidates = std::make_shared<const ImplementationList>(pool);
+  req.config = Config("");
+  Decision d = Decide(req);
+  ASSERT_EQ(d.ranked.size(), static_cast<size_t>(kCount));
+  EXPECT_EQ(d.ranked[0]->name, pool[kCount - 1]->name);
+  EXPECT_EQ(d.ranked[1]->name, pool[0x8000]->name);
+  // The rest keep name order.
+  size_t mismatches = 0;
+  size_t next = 0;
+  for (size_t r = 2; r < d.ranked.size(); ++r, ++next) {
+    if (next == 0x8000) ++next;
+    if (d.ranked[r] != pool[next]) ++mismatches;
+  }
+  EXPECT_EQ(mismatches, 0u);
 }
 
 TEST(SelectorStagesTest, ConfigPriorityOverrideReordersRanking) {
