@@ -38,8 +38,9 @@
 # where the id is the one the report prints (path:line:hash; the line number
 # is informational, path and hash identify the mutant).
 #
-# --rerun-survivors evaluates surviving mutants again against the current
-# HEAD (after adding tests). --report-only rewrites the report from results.tsv.
+# --rerun-survivors evaluates the surviving mutants of DIR/results.tsv again
+# against the current HEAD (after adding tests or fixing code), found by id
+# even where their line moved. --report-only rewrites the report.
 #
 # The documented runs (command, seed, score, equivalents) are in
 # tests/mutation/README.md. Not part of CI: a run of 200 mutants takes hours on
@@ -163,9 +164,17 @@ for f in "${sources[@]}"; do
 done
 printf '%s\n' "${sources[@]}" > "$cache/sources.txt"
 
-# Sampled mutants, one per line: id <TAB> source <TAB> mutant file.
+# Sampled mutants, one per line: id <TAB> source <TAB> mutant file. Survivors
+# to evaluate again are taken by id, not drawn again: a changed source changes
+# the pool, and with it a fresh draw.
+only_ids=()
+if [[ $rerun_survivors -eq 1 && -f "$results" ]]; then
+  awk -F'\t' 'NR > 1 { status[$1] = $3 } END { for (id in status) if (status[id] == "survived") print id }' \
+    "$results" | sort > "$cache/survivors.txt"
+  only_ids=(--only-ids "$cache/survivors.txt")
+fi
 "$py" "$helper" sample --mutants "$cache/mutants" --sources "$cache/sources.txt" --scratch "$scratch" \
-  --seed "$seed" --count "$count" --diffs "$cache/diffs" > "$cache/sample.tsv"
+  --seed "$seed" --count "$count" --diffs "$cache/diffs" "${only_ids[@]}" > "$cache/sample.tsv"
 echo "mutate.sh: $(wc -l < "$cache/sample.tsv") mutants drawn (seed $seed) from ${#sources[@]} files" >&2
 
 # --- tests per source ------------------------------------------------------

@@ -76,7 +76,17 @@ def cmd_sample(args):
             continue
         seen.add(mid)
         pool.append((mid, src, path, line, before, after))
-    sample = random.Random(args.seed).sample(pool, min(args.count, len(pool)))
+    if args.only_ids:
+        # Exactly these mutants (by path and hash), wherever their line is now.
+        with open(args.only_ids, encoding="utf-8") as f:
+            wanted = [id_key(line.strip()) for line in f if line.strip()]
+        by_key = {id_key(m[0]): m for m in pool}
+        sample = [by_key[k] for k in wanted if k in by_key]
+        for k in wanted:
+            if k not in by_key:
+                print(f"mutant {k[0]}:{k[1]} no longer exists (its line changed)", file=sys.stderr)
+    else:
+        sample = random.Random(args.seed).sample(pool, min(args.count, len(pool)))
     os.makedirs(args.diffs, exist_ok=True)
     for mid, src, path, line, before, after in sample:
         with open(os.path.join(args.diffs, safe_name(mid)), "w", encoding="utf-8", errors="surrogateescape") as f:
@@ -214,6 +224,7 @@ def main():
     p.add_argument("--seed", required=True)
     p.add_argument("--count", type=int, required=True)
     p.add_argument("--diffs", required=True)
+    p.add_argument("--only-ids", help="file of mutant ids to take instead of a random sample")
     p.set_defaults(fn=cmd_sample)
     p = sub.add_parser("done")
     p.add_argument("--results", required=True)
