@@ -164,6 +164,10 @@ def cmd_report(args):
     evaluated = counts["killed"] + counts["survived"] + counts["equivalent"]
     denominator = evaluated - counts["equivalent"]
     score = 100.0 * counts["killed"] / denominator if denominator else 0.0
+    # The same among mutants that compile: what the tests themselves caught.
+    by_tests = counts["killed"] - kinds["build failed"]
+    compiling = denominator - kinds["build failed"]
+    test_score = 100.0 * by_tests / compiling if compiling else 0.0
     lines = [
         "# Mutation run",
         "",
@@ -174,6 +178,8 @@ def cmd_report(args):
         "|---|---|---|---|---|",
         f"| {counts['killed']} | {counts['survived']} | {counts['equivalent']} | {counts['error']} | "
         f"{score:.1f}% ({counts['killed']}/{denominator}) |",
+        "",
+        f"Among mutants that compile, the tests killed {test_score:.1f}% ({by_tests}/{compiling}).",
         "",
         f"Killed by: {', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or 'nothing yet'}. "
         f"Time spent on mutants: {seconds} s ({seconds / max(evaluated, 1):.0f} s per mutant).",
