@@ -3,6 +3,7 @@
 #
 #   tools/mutate.sh [--count N] [--seed S] [--timeout SECONDS] [--out DIR]
 #                   [--rerun-survivors] [--report-only] [PATH...]
+#   tools/mutate.sh --clean       # remove the scratch worktree
 #
 # PATHs are C/C++ sources or folders (default: core plugins/reference/numerics).
 # Folders contribute their *.cc and *.h files except tests, benchmarks, fuzz
@@ -27,7 +28,8 @@
 #     a test failure kills the mutant; --timeout (default 900 s) ends a hung
 #     run and counts it as killed (timeout); anything else (Bazel itself
 #     failing) is an error that a later run retries.
-#  5. Appends one line per mutant to DIR/results.tsv (the run is resumable:
+#  5. Appends one line per mutant to DIR/results.tsv (DIR: --out, default
+#     tests/mutation/last-run; the run is resumable:
 #     mutants already there are skipped; the last line for a mutant wins) and
 #     writes DIR/report.md: killed / survived / equivalent, the score
 #     killed / (total - equivalent), and every survivor as a diff.
@@ -58,7 +60,7 @@ rerun_survivors=0
 report_only=0
 paths=()
 
-usage() { sed -n '2,45p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "mutate.sh: $*" >&2; exit 2; }
 
 while [[ $# -gt 0 ]]; do
@@ -69,6 +71,11 @@ while [[ $# -gt 0 ]]; do
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
     --rerun-survivors) rerun_survivors=1; shift ;;
     --report-only) report_only=1; shift ;;
+    --clean)
+      # Removes the scratch worktree (the cache and results stay).
+      git -C "$root" worktree remove --force "$scratch" 2>/dev/null || rm -rf "$scratch"
+      git -C "$root" worktree prune
+      exit 0 ;;
     -h|--help) usage; exit 0 ;;
     --*) die "unknown option $1 (see --help)" ;;
     *) paths+=("$1"); shift ;;
