@@ -1,0 +1,107 @@
+// BuildSignature's minimums at their bounds: every struct (args, tensor,
+// quantization, device, attention params) is keyed at exactly its v1 size and
+// not keyed one byte short, and tensor ranks 0..8 are keyed while -1 and 9
+// are not. (Far-off sizes are in op_signature_test.cc.)
+#include <string>
+
+#include "core/select/op_signature.h"
+#include "gtest/gtest.h"
+#include "teplug/teplug.h"
+
+namespace teplug::core {
+namespace {
+
+// A GEMM whose every struct is exactly its v1 size.
+struct MinimalGemm {
+  TeplugTensor a{}, b{}, d{};
+  TeplugQuantization quant{};
+  TeplugDevice device{};
+  TeplugGemmArgs args{};
+
+  MinimalGemm() {
+    for (TeplugTensor* t : {&a, &b, &d}) {
+      t->struct_size = TEPLUG_STRUCT_SIZE(TeplugTensor, quant);
+      t->dtype = TEPLUG_DTYPE_FP32;
+      t->rank = 2;
+      t->shape[0] = t->shape[1] = 4;
+    }
+    quant.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantization, mode);
+    quant.mode = TEPLUG_SCALING_PER_TENSOR;
+    a.quant = &quant;
+    device.struct_size = TEPLUG_STRUCT_SIZE(TeplugDevice, arch);
+    device.kind = TEPLUG_DEVICE_CUDA;
+    a.device = &device;
+    args.struct_size = TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream);
+    args.a = &a;
+    args.b = &b;
+    args.d = &d;
+  }
+  MinimalGemm(const MinimalGemm&) = delete;
+  MinimalGemm& operator=(const MinimalGemm&) = delete;
+
+  bool Keyable() {
+    OpSignature sig;
+    return BuildSignature(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &args, &sig);
+  }
+};
+
+TEST(OpSignatureBoundariesTest, EveryGemmStructIsKeyedAtItsV1SizeAndNotOneByteShort) {
+  MinimalGemm at_v1;
+  EXPECT_TRUE(at_v1.Keyable());
+  struct Case {
+    const char* what;
+    size_t* (*field)(MinimalGemm&);
+  };
+  for (const Case& c : {Case{"args", [](MinimalGemm& g) { return &g.args.struct_size; }},
+                        Case{"a", [](MinimalGemm& g) { return &g.a.struct_size; }},
+                        Case{"b", [](MinimalGemm& g) { return &g.b.struct_size; }},
+                        Case{"d", [](MinimalGemm& g) { return &g.d.struct_size; }},
+                        Case{"quantization", [](MinimalGemm& g) { return &g.quant.struct_size; }},
+                        Case{"device", [](MinimalGemm& g) { return &g.device.struct_size; }}}) {
+    MinimalGemm g;
+    *c.field(g) -= 1;
+    EXPECT_FALSE(g.Keyable()) << c.what << " one byte short";
+  }
+}
+
+TEST(OpSignatureBoundariesTest, RanksFromZeroToEightAreKeyed) {
+  TeplugTensor bias{};
+  bias.struct_size = sizeof bias;
+  bias.dtype = TEPLUG_DTYPE_FP32;
+  for (int32_t rank : {0, 1, TEPLUG_MAX_RANK}) {
+    MinimalGemm g;
+    bias.rank = rank;
+    g.args.bias = &bias;
+    EXPECT_TRUE(g.Keyable()) << rank;
+  }
+  for (int32_t rank : {-1, TEPLUG_MAX_RANK + 1}) {
+    MinimalGemm g;
+    bias.rank = rank;
+    g.args.bias = &bias;
+    EXPECT_FALSE(g.Keyable()) << rank;
+  }
+}
+
+TEST(OpSignatureBoundariesTest, AttentionParamsAreKeyedAtTheirV1Size) {
+  TeplugTensor t{};
+  t.struct_size = sizeof t;
+  t.dtype = TEPLUG_DTYPE_BF16;
+  t.rank = 4;
+  TeplugAttentionParams params{};
+  params.struct_size = TEPLUG_STRUCT_SIZE(TeplugAttentionParams, reserved0);
+  TeplugAttentionFwdArgs args{};
+  args.struct_size = TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream);
+  args.params = &params;
+  args.q = args.k = args.v = &t;
+  args.o = &t;
+  OpSignature sig;
+  EXPECT_TRUE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+  params.struct_size -= 1;
+  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+  params.struct_size += 1;
+  args.struct_size -= 1;
+  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+}
+
+}  // namespace
+}  // namespace teplug::core
