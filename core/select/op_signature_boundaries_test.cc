@@ -103,5 +103,53 @@ TEST(OpSignatureBoundariesTest, AttentionParamsAreKeyedAtTheirV1Size) {
   EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
 }
 
+// Every cached op's args: keyed at exactly the v1 size, not one byte short.
+TEST(OpSignatureBoundariesTest, EveryCachedOpsArgsAreKeyedAtTheirV1Size) {
+  TeplugTensor t{};
+  t.struct_size = sizeof t;
+  t.dtype = TEPLUG_DTYPE_BF16;
+  t.rank = 2;
+  TeplugQuantization quant{};
+  quant.struct_size = sizeof quant;
+  quant.mode = TEPLUG_SCALING_PER_TENSOR;
+  TeplugTensor quantized = t;
+  quantized.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  quantized.quant = &quant;
+  TeplugAttentionParams params{};
+  params.struct_size = sizeof params;
+
+  TeplugAttentionBwdArgs bwd{};
+  bwd.struct_size = TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream);
+  bwd.params = &params;
+  bwd.q = bwd.k = bwd.v = bwd.o = bwd.d_o = bwd.softmax_lse = &t;
+  bwd.dq = bwd.dk = bwd.dv = &t;
+  TeplugQuantizeArgs quantize{};
+  quantize.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream);
+  quantize.input = &t;
+  quantize.output = &quantized;
+  TeplugDequantizeArgs dequantize{};
+  dequantize.struct_size = TEPLUG_STRUCT_SIZE(TeplugDequantizeArgs, stream);
+  dequantize.input = &quantized;
+  dequantize.output = &t;
+
+  struct Case {
+    const char* what;
+    InterfaceKind kind;
+    int32_t op;
+    size_t* struct_size;
+    const void* args;
+  };
+  for (const Case& c : {Case{"backward", InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, &bwd.struct_size, &bwd},
+                        Case{"quantize", InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &quantize.struct_size, &quantize},
+                        Case{"dequantize", InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, &dequantize.struct_size,
+                             &dequantize}}) {
+    OpSignature sig;
+    EXPECT_TRUE(BuildSignature(c.kind, c.op, c.args, &sig)) << c.what;
+    *c.struct_size -= 1;
+    EXPECT_FALSE(BuildSignature(c.kind, c.op, c.args, &sig)) << c.what << " one byte short";
+    *c.struct_size += 1;
+  }
+}
+
 }  // namespace
 }  // namespace teplug::core
