@@ -8,6 +8,7 @@ line number is only for people (equivalents are matched on path and hash).
 """
 import argparse
 import collections
+import difflib
 import hashlib
 import os
 import random
@@ -89,8 +90,13 @@ def cmd_sample(args):
         sample = random.Random(args.seed).sample(pool, min(args.count, len(pool)))
     os.makedirs(args.diffs, exist_ok=True)
     for mid, src, path, line, before, after in sample:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            mutated = f.read().splitlines()
+        # A unified diff with a line of context: some rules insert a line
+        # rather than replace one.
+        diff = difflib.unified_diff(originals[src], mutated, f"{src}", f"{src} (mutant)", n=1, lineterm="")
         with open(os.path.join(args.diffs, safe_name(mid)), "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(f"--- {src}:{line}\n-{before}\n+{after}\n")
+            f.write("\n".join(diff) + "\n")
         print(f"{mid}\t{src}\t{path}")
     print(f"{len(pool)} distinct mutants in {len(originals)} files", file=sys.stderr)
 
