@@ -2,7 +2,9 @@
 // quantization, device, attention params) is keyed at exactly its v1 size and
 // not keyed one byte short, and tensor ranks 0..8 are keyed while -1 and 9
 // are not. (Far-off sizes are in op_signature_test.cc.)
+#include <set>
 #include <string>
+#include <vector>
 
 #include "core/select/op_signature.h"
 #include "gtest/gtest.h"
@@ -149,6 +151,25 @@ TEST(OpSignatureBoundariesTest, EveryCachedOpsArgsAreKeyedAtTheirV1Size) {
     EXPECT_FALSE(BuildSignature(c.kind, c.op, c.args, &sig)) << c.what << " one byte short";
     *c.struct_size += 1;
   }
+}
+
+// Each GEMM flag is a key bit of its own: all 32 combinations of the four
+// flags and two epilogues give distinct keys (square operands, so every
+// combination is a valid call).
+TEST(OpSignatureBoundariesTest, EveryGemmFlagCombinationHasItsOwnKey) {
+  std::set<std::vector<int64_t>> keys;
+  for (int bits = 0; bits < 32; ++bits) {
+    MinimalGemm g;
+    g.args.trans_a = (bits >> 0) & 1;
+    g.args.trans_b = (bits >> 1) & 1;
+    g.args.accumulate = (bits >> 2) & 1;
+    g.args.use_split_accumulator = (bits >> 3) & 1;
+    g.args.epilogue = (bits >> 4) & 1 ? TEPLUG_EPILOGUE_GELU : TEPLUG_EPILOGUE_NONE;
+    OpSignature sig;
+    ASSERT_TRUE(BuildSignature(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &g.args, &sig)) << bits;
+    keys.insert(std::vector<int64_t>(sig.words(), sig.words() + sig.size()));
+  }
+  EXPECT_EQ(keys.size(), 32u);
 }
 
 }  // namespace
