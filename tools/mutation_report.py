@@ -2,13 +2,13 @@
 """Bookkeeping for tools/mutate.sh: draws the mutant sample, says which
 mutants are already evaluated, and writes the markdown report.
 
-A mutant's id is "path:line:hash": hash is a digest of the path, the original
-line and the mutated line, so it survives edits elsewhere in the file; the
-line number is only for people (equivalents are matched on path and hash).
+A mutant's id is "path:line:hash": hash is a digest of the path, the lines
+the mutant removes and adds and the line on either side, so it survives edits
+elsewhere in the file; the line number is only for people (equivalents are
+matched on path and hash).
 """
 import argparse
 import collections
-import difflib
 import hashlib
 import os
 import random
@@ -32,22 +32,46 @@ def mutant_files(mutants_root, sources):
     return [(src, path) for src, _, path in found]
 
 
-def changed_line(original, mutant):
-    """(1-based line, original line, mutated line) of a one-line mutant."""
-    for i, (a, b) in enumerate(zip(original, mutant)):
-        if a != b:
-            return i + 1, a, b
-    if len(original) != len(mutant):
-        i = min(len(original), len(mutant))
-        a = original[i] if i < len(original) else ""
-        b = mutant[i] if i < len(mutant) else ""
-        return i + 1, a, b
-    return None
+class Change:
+    """What a mutant changes: the lines removed and added at `line` (1-based),
+    with the unchanged line before and after as context. universalmutator's
+    rules replace one line or insert one."""
+
+    def __init__(self, original, mutant):
+        n = min(len(original), len(mutant))
+        i = next((k for k in range(n) if original[k] != mutant[k]), n)
+        # Common tail, never reaching back past i in either file.
+        k = 0
+        while (k < len(original) - i and k < len(mutant) - i
+               and original[len(original) - 1 - k] == mutant[len(mutant) - 1 - k]):
+            k += 1
+        self.line = i + 1
+        self.removed = original[i:len(original) - k]
+        self.added = mutant[i:len(mutant) - k]
+        self.before = original[i - 1] if i > 0 else ""
+        self.after = original[len(original) - k] if k > 0 else ""
+
+    def empty(self):
+        return not self.removed and not self.added
+
+    def diff(self, src):
+        out = [f"--- {src}:{self.line}"]
+        if self.before:
+            out.append(" " + self.before)
+        out += ["-" + x for x in self.removed] + ["+" + x for x in self.added]
+        if self.after:
+            out.append(" " + self.after)
+        return "\n".join(out)
 
 
-def mutant_id(src, line, before, after):
-    digest = hashlib.sha1("\0".join([src, before.strip(), after.strip()]).encode()).hexdigest()[:8]
-    return f"{src}:{line}:{digest}"
+def mutant_id(src, change):
+    """path:line:hash; the hash covers the change and its context lines (not
+    the line number), so it survives edits elsewhere in the file and tells
+    apart the same edit at two places."""
+    text = "\n".join([change.before.strip()] + ["-" + x.strip() for x in change.removed] +
+                     ["+" + x.strip() for x in change.added] + [change.after.strip()])
+    digest = hashlib.sha1(f"{src}\0{text}".encode()).hexdigest()[:8]
+    return f"{src}:{change.line}:{digest}"
 
 
 def id_key(mid):
@@ -68,15 +92,14 @@ def cmd_sample(args):
                 originals[src] = f.read().splitlines()
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
             mutated = f.read().splitlines()
-        change = changed_line(originals[src], mutated)
-        if change is None:
+        change = Change(originals[src], mutated)
+        if change.empty():
             continue
-        line, before, after = change
-        mid = mutant_id(src, line, before, after)
+        mid = mutant_id(src, change)
         if mid in seen:  # the same edit reached by two rules
             continue
         seen.add(mid)
-        pool.append((mid, src, path, line, before, after))
+        pool.append((mid, src, path, change))
     if args.only_ids:
         # Exactly these mutants (by path and hash), wherever their line is now.
         with open(args.only_ids, encoding="utf-8") as f:
@@ -89,14 +112,9 @@ def cmd_sample(args):
     else:
         sample = random.Random(args.seed).sample(pool, min(args.count, len(pool)))
     os.makedirs(args.diffs, exist_ok=True)
-    for mid, src, path, line, before, after in sample:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            mutated = f.read().splitlines()
-        # A unified diff with a line of context: some rules insert a line
-        # rather than replace one.
-        diff = difflib.unified_diff(originals[src], mutated, f"{src}", f"{src} (mutant)", n=1, lineterm="")
+    for mid, src, path, change in sample:
         with open(os.path.join(args.diffs, safe_name(mid)), "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write("\n".join(diff) + "\n")
+            f.write(change.diff(src) + "\n")
         print(f"{mid}\t{src}\t{path}")
     print(f"{len(pool)} distinct mutants in {len(originals)} files", file=sys.stderr)
 

@@ -294,6 +294,23 @@ TEST(OpDescriptionBoundariesTest, CollectiveOpsSpanAllReduceToBarrier) {
   }
 }
 
+// send and recv are optional, but a tensor that is given must be valid.
+TEST(OpDescriptionBoundariesTest, CollectiveTensorsAreCheckedWhenGiven) {
+  TeplugTensor send = Tensor(1), recv = Tensor(1);
+  TeplugCollectiveArgs c = sdk::Versioned<TeplugCollectiveArgs>();
+  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_BARRIER, &c), "");
+  c.send = &send;
+  c.recv = &recv;
+  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c), "");
+  recv.struct_size = kTensorV1 - 1;
+  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c),
+            "TeplugCollectiveArgs.recv.struct_size " + std::to_string(kTensorV1 - 1) + " < " +
+                std::to_string(kTensorV1));
+  recv.struct_size = kTensorV1;
+  send.rank = TEPLUG_MAX_RANK + 1;
+  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c), "TeplugCollectiveArgs.send.rank 9 not in [0, 8]");
+}
+
 TEST(OpDescriptionBoundariesTest, CommCreateCarriesWorldSizeAndDevice) {
   TeplugCommCreateArgs c = sdk::Versioned<TeplugCommCreateArgs>();
   c.rank = 1;
