@@ -253,7 +253,7 @@ n=0
 total="$(wc -l < "$cache/sample.tsv")"
 while IFS=$'\t' read -r id src mutant; do
   n=$((n + 1))
-  [[ -n "${finished[$id]:-}" ]] && continue
+  [[ -n "${finished[${id%:*:*}:${id##*:}]:-}" ]] && continue  # matched on path:hash
   key="$(tests_for "$src")"
   mapfile -t near < "$key.near"
   mapfile -t rest < <(comm -13 "$key.near" "$key.all")

@@ -124,18 +124,28 @@ def safe_name(mid):
 
 
 def read_results(path):
-    """Last result per mutant id, in first-seen order."""
+    """Last result per mutant (path and hash: a later row may carry a moved
+    line number), keyed by its latest id, in first-seen order."""
     last = collections.OrderedDict()
     if not os.path.exists(path):
-        return last
+        return {}
     with open(path, encoding="utf-8") as f:
         header = f.readline().rstrip("\n").split("\t")
         for row in f:
             fields = row.rstrip("\n").split("\t")
             if len(fields) != len(header):
                 continue  # a line cut short by an interrupted run
-            last[fields[0]] = dict(zip(header, fields))
-    return last
+            last[id_key(fields[0])] = dict(zip(header, fields))
+    return collections.OrderedDict((r["id"], r) for r in last.values())
+
+
+def total_seconds(path):
+    """Seconds spent on every row, superseded ones included (the run's cost)."""
+    if not os.path.exists(path):
+        return 0
+    with open(path, encoding="utf-8") as f:
+        f.readline()
+        return sum(int(row.split("\t")[4] or 0) for row in f if row.count("\t") == 5)
 
 
 def read_equivalents(path):
@@ -155,9 +165,10 @@ def read_equivalents(path):
 
 
 def cmd_done(args):
+    """The mutants already decided, as path:hash (what the sample is matched on)."""
     for mid, r in read_results(args.results).items():
         if r["status"] == "killed" or (r["status"] == "survived" and not args.rerun_survivors):
-            print(mid)
+            print(":".join(id_key(mid)))
 
 
 def cmd_report(args):
@@ -168,8 +179,8 @@ def cmd_report(args):
     kinds = collections.Counter()
     survivors, equivalent, errors, killed_but_listed = [], [], [], []
     seconds = 0
+    seconds = total_seconds(args.results)
     for mid, r in results.items():
-        seconds += int(r["seconds"] or 0)
         status = r["status"]
         eq = equivalents.get(id_key(mid))
         if status == "survived" and eq:
@@ -206,7 +217,7 @@ def cmd_report(args):
         f"Among mutants that compile, the tests killed {test_score:.1f}% ({by_tests}/{compiling}).",
         "",
         f"Killed by: {', '.join(f'{k} {v}' for k, v in sorted(kinds.items())) or 'nothing yet'}. "
-        f"Time spent on mutants: {seconds} s ({seconds / max(evaluated, 1):.0f} s per mutant).",
+        f"Time spent on mutants, reruns included: {seconds} s.",
         "",
         "## Per file",
         "",
