@@ -180,6 +180,37 @@ TEST(OpDescriptionBoundariesTest, FactsTakeTheLargerHeadDimAndSequenceLength) {
   EXPECT_EQ(d->mask_type, "causal");
 }
 
+// The summary names every parameter that changes what is computed, and
+// leaves out the optional ones at their defaults.
+TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) {
+  Attention a;
+  a.params.batch = 2;
+  a.params.num_heads_q = 16;
+  a.params.num_heads_kv = 4;
+  absl::StatusOr<OpDescription> d = a.Describe();
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary, "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal on cpu:0");
+  a.params.bias_type = TEPLUG_BIAS_POST_SCALE;
+  a.params.is_training = 1;
+  a.params.dropout = 0.25f;
+  a.params.window_left = 4;
+  a.params.window_right = 0;
+  a.params.deterministic = 1;
+  d = a.Describe();
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary,
+            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "bias=post_scale dropout=0.25 window=(4,0) deterministic on cpu:0");
+  a.params.is_training = 0;  // dropout only applies to training
+  a.params.window_left = -1;
+  a.params.window_right = 2;
+  d = a.Describe();
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary,
+            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "bias=post_scale window=(-1,2) deterministic on cpu:0");
+}
+
 TEST(OpDescriptionBoundariesTest, FactsClampToInt) {
   Attention a;
   a.params.head_dim_qk = INT32_MAX;
