@@ -44,9 +44,11 @@
 # against the current HEAD (after adding tests or fixing code), found by id
 # even where their line moved. --report-only rewrites the report.
 #
-# The documented runs (command, seed, score, equivalents) are in
-# tests/mutation/README.md. Not part of CI: a run of 200 mutants takes hours on
-# two cores. Run it with `nice` on shared machines.
+# The documented runs (command, seed, score, survivors and equivalents, time)
+# are in tests/mutation/README.md, the one place for them. Not part of CI: 200
+# mutants took about 35 minutes on two shared cores (most C++ mutants fail to
+# build within seconds; a survivor costs a full test run). Use `nice` on
+# shared machines.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
