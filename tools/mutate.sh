@@ -2,7 +2,7 @@
 # Mutation testing: how many plausible one-line bugs do the tests catch?
 #
 #   tools/mutate.sh [--count N] [--seed S] [--timeout SECONDS] [--out DIR]
-#                   [--rerun-survivors] [--report-only] [PATH...]
+#                   [--rerun-survivors] [--report-only] [--bazel-arg ARG]... [PATH...]
 #   tools/mutate.sh --clean       # remove the scratch worktree
 #
 # PATHs are C/C++ sources or folders (default: core plugins/reference/numerics).
@@ -40,6 +40,10 @@
 # where the id is the one the report prints (path:line:hash; the line number
 # is informational, path and hash identify the mutant).
 #
+# --bazel-arg passes ARG to every `bazel test` (e.g. --bazel-arg=--config=ubsan
+# also kills mutants whose only effect is undefined behaviour; it builds the
+# tree once more in the sanitizer's own output folder).
+#
 # --rerun-survivors evaluates the surviving mutants of DIR/results.tsv again
 # against the current HEAD (after adding tests or fixing code), found by id
 # even where their line moved. --report-only rewrites the report.
@@ -61,6 +65,7 @@ out="$root/tests/mutation/last-run"
 rerun_survivors=0
 report_only=0
 paths=()
+extra_bazel_args=()
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "mutate.sh: $*" >&2; exit 2; }
@@ -72,6 +77,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout_s="${2:?--timeout needs seconds}"; shift 2 ;;
     --out) out="${2:?--out needs a folder}"; shift 2 ;;
     --rerun-survivors) rerun_survivors=1; shift ;;
+    --bazel-arg) extra_bazel_args+=("${2:?--bazel-arg needs an argument}"); shift 2 ;;
     --report-only) report_only=1; shift ;;
     --clean)
       # Removes the scratch worktree (the cache and results stay).
@@ -133,7 +139,7 @@ if [[ -f "$root/.bazelrc.user" ]]; then
     > "$scratch/.bazelrc.user"
 fi
 test_flags=(--notest_keep_going --nokeep_going --test_output=errors --curses=no --color=no
-            --show_progress_rate_limit=60)
+            --show_progress_rate_limit=60 ${extra_bazel_args[@]+"${extra_bazel_args[@]}"})
 
 # --- sources and mutants ---------------------------------------------------
 is_test_source() {
@@ -242,7 +248,8 @@ mapfile -t baseline < <(printf '%s\n' "${baseline[@]}" | sort -u | sed '/^$/d')
 echo "mutate.sh: baseline: ${#baseline[@]} tests on the unmutated tree" >&2
 start=$SECONDS
 if ! (cd "$scratch" && "${bazel_cmd[@]}" test --keep_going --test_output=errors --curses=no --color=no \
-        --show_progress_rate_limit=60 "${baseline[@]}") > "$cache/baseline.log" 2>&1 < /dev/null; then
+        --show_progress_rate_limit=60 ${extra_bazel_args[@]+"${extra_bazel_args[@]}"} "${baseline[@]}") \
+        > "$cache/baseline.log" 2>&1 < /dev/null; then
   die "the unmutated tree fails its tests (see $cache/baseline.log); fix that first"
 fi
 echo "mutate.sh: baseline passed in $((SECONDS - start)) s" >&2
