@@ -40,7 +40,7 @@
 # where the id is the one the report prints (path:line:hash; the line number
 # is informational, path and hash identify the mutant).
 #
-# --bazel-arg passes ARG to every `bazel test` (e.g. --bazel-arg=--config=ubsan
+# --bazel-arg passes ARG to every `bazel test` (`--bazel-arg --config=ubsan`
 # also kills mutants whose only effect is undefined behaviour; it builds the
 # tree once more in the sanitizer's own output folder).
 #
