@@ -81,8 +81,7 @@ while [[ $# -gt 0 ]]; do
     --report-only) report_only=1; shift ;;
     --clean)
       # Removes the scratch worktree (the cache and results stay).
-      git -C "$root" worktree remove --force "$scratch" 2>/dev/null || rm -rf "$scratch"
-      git -C "$root" worktree prune
+      git -C "$root" worktree remove --force "$scratch"
       exit 0 ;;
     -h|--help) usage; exit 0 ;;
     --*) die "unknown option $1 (see --help)" ;;
