@@ -108,6 +108,8 @@ fi
 helper="$root/tools/mutation_report.py"
 
 write_report() {
+  # The sample's seed and size, as recorded when it was drawn.
+  [[ -f "$out/sample.txt" ]] && read -r seed count < "$out/sample.txt"
   "$py" "$helper" report --results "$results" --equivalents "$equivalents" \
     --diffs "$cache/diffs" --report "$out/report.md" --seed "$seed" --count "$count"
 }
@@ -190,6 +192,7 @@ fi
 "$py" "$helper" sample --mutants "$cache/mutants" --sources "$cache/sources.txt" --scratch "$scratch" \
   --seed "$seed" --count "$count" --diffs "$cache/diffs" "${only_ids[@]}" > "$cache/sample.tsv"
 echo "mutate.sh: $(wc -l < "$cache/sample.tsv") mutants drawn (seed $seed) from ${#sources[@]} files" >&2
+[[ $rerun_survivors -eq 1 ]] || echo "$seed $count" > "$out/sample.txt"
 
 # --- tests per source ------------------------------------------------------
 label_of() {  # core/loader/abi_range.h -> //core/loader:abi_range.h (its package)
