@@ -149,13 +149,15 @@ Decision Decide(const SelectRequest& req) {
   // Rank by (prefer rank, priority); candidates arrive sorted by provider
   // then name, which breaks ties.
   // One 64-bit key per survivor: prefer rank (absent = last), then priority
-  // descending, then arrival order (= provider, name).
+  // descending, then arrival order (= provider, name). The index field holds
+  // 16 bits; past that, indexes are cut to 16 bits (never spilling into the
+  // priority) and the comparison below ignores the field.
   std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
     const CompactVerdict& v = survivors[i];
     const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
     const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
-    keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i);
+    keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i & 0xFFFF);
   }
   std::vector<uint32_t> order(survivors.size());
   if (survivors.size() <= 0xFFFF) {
