@@ -75,9 +75,9 @@ TeplugBool SupportsNo(TeplugObject*, int32_t, const void*, char* reason, size_t 
 }
 
 // One implementation named `provider`/gemm: fp32 GEMM on `devices`.
-std::shared_ptr<const Implementation> Gemm(const std::string& provider, std::vector<TeplugDeviceSupport> devices,
-                                           uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                                           TeplugSupportsFn supports = &SupportsYes, int32_t priority = 0) {
+std::shared_ptr<Implementation> MutableGemm(const std::string& provider, std::vector<TeplugDeviceSupport> devices,
+                                            uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+                                            TeplugSupportsFn supports = &SupportsYes, int32_t priority = 0) {
   auto p = std::make_shared<Provider>();
   p->name = provider;
   auto impl = std::make_shared<Implementation>();
@@ -95,6 +95,11 @@ std::shared_ptr<const Implementation> Gemm(const std::string& provider, std::vec
   cap.caps = c;
   impl->capability = cap;
   return impl;
+}
+std::shared_ptr<const Implementation> Gemm(const std::string& provider, std::vector<TeplugDeviceSupport> devices,
+                                           uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+                                           TeplugSupportsFn supports = &SupportsYes, int32_t priority = 0) {
+  return MutableGemm(provider, std::move(devices), dtypes, supports, priority);
 }
 
 std::shared_ptr<const config::ConfigSnapshot> Config(const std::string& text) {
@@ -299,7 +304,7 @@ TEST(SelectorStagesTest, RankingPastSixtyFiveThousandSurvivorsKeepsPriorityThenN
   ImplementationList pool;
   pool.reserve(kCount);
   for (int i = 0; i < kCount; ++i) {
-    auto impl = std::make_shared<Implementation>(*Gemm("many", {kCpuOnly}));
+    auto impl = MutableGemm("many", {kCpuOnly});
     impl->provider = provider;
     impl->name = absl::StrFormat("gemm%06d", i);
     impl->qualified_name = "many/" + impl->name;
