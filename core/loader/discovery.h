@@ -1,4 +1,4 @@
-// Plugin discovery (issue requirement 6): which library files to try, in
+// Plugin discovery: which library files to try, in
 // which order, deduplicated by resolved path. Discovery only lists files;
 // plugin_loader.h loads them.
 //

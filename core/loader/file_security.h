@@ -1,4 +1,4 @@
-// The permission rule for plugin files (issue requirement 10): code we are
+// The permission rule for plugin files: code we are
 // about to dlopen must not be replaceable by anyone but root or us.
 #ifndef TEPLUG_CORE_LOADER_FILE_SECURITY_H_
 #define TEPLUG_CORE_LOADER_FILE_SECURITY_H_

@@ -1,4 +1,4 @@
-// Transactional loading of one provider (issue requirements 7 and 10).
+// Transactional loading of one provider.
 //
 // LoadPluginFile: resolve the path -> file security check (unless the
 // policy allows insecure files: then one WARN says the check failed and was

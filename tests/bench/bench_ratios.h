@@ -1,4 +1,4 @@
-// The four comparisons issue 4 (requirement 11) sets targets for, computed
+// The four comparisons the kernel has overhead targets for, computed
 // from benchmark times measured in the same run, and the lines the bench
 // prints for them. Kept apart from the benchmarks so the arithmetic and the
 // verdicts are unit-tested.

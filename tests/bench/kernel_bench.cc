@@ -1,4 +1,4 @@
-// Benchmarks of the kernel's overheads (issue 4, requirement 11), each
+// Benchmarks of the kernel's overheads, each
 // compared with its baseline in the same run:
 //   BM_DirectCall          attention forward through the plugin's own function
 //                          table, loaded without the kernel (the ABI tests'

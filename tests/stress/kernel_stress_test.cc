@@ -1,4 +1,4 @@
-// Issue 4, requirement 9: selection, queries and calls are safe from many
+// Selection, queries and calls are safe from many
 // threads while plugins load and the config reloads.
 //
 // Eight worker threads call gemm and attention forward through dispatching

@@ -1,4 +1,4 @@
-// Issue 4, requirement 9: "a provider is unloaded only when no call holds a
+// "A provider is unloaded only when no call holds a
 // reference". dlopen(RTLD_NOLOAD) tells whether a plugin library is still
 // mapped: it must stay mapped while a Selection, a dispatching object or a
 // call in flight holds it — also after the Kernel is destroyed — and be
