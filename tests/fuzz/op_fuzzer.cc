@@ -157,8 +157,6 @@ void Run(const uint8_t* data, size_t size) {
   const DecodedOp next = DecodeOp(again, arena, /*variant=*/1);
 
   const absl::StatusOr<OpDescription> described = core::DescribeOp(op.kind, op.op, op.args);
-  fprintf(stderr, "%s\n", described.ok() ? described->summary.c_str() : described.status().ToString().c_str());
-  for (auto& c : caps) if (described.ok() && c.kind == described->kind) { auto r = core::CheckCapability(c, *described); fprintf(stderr, "   cap: %s\n", r ? core::FormatRefusal(*r, c.devices).c_str() : "ok"); }
   if (described.ok()) {
     CheckDescription(*described, op, caps);
   } else {
