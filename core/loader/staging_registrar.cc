@@ -127,7 +127,11 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
   // query_interface(iid) must hand back the registered object itself.
   TeplugObject* answer = d.object->vtbl->query_interface(d.object, &d.iid);
   if (answer != d.object) {
-    if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
+    // Give the reference back if the answer's table has a release to call
+    // (one too small to hold it keeps the reference: a leak, not a crash).
+    if (answer != nullptr && answer->vtbl != nullptr &&
+        answer->vtbl->struct_size >= TEPLUG_STRUCT_SIZE(TeplugObjectVtbl, release) &&
+        answer->vtbl->release != nullptr) {
       answer->vtbl->release(answer);
     }
     return Refusal{TEPLUG_INVALID_ARGUMENT,

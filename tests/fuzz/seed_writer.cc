@@ -238,6 +238,20 @@ std::vector<std::pair<std::string, Seed>> RegistrarSeeds() {
     add("malformed_objects", s);
   }
   {
+    // query_interface answers with the object registered before, whose
+    // table is too small to hold release.
+    Seed s = Plugin();
+    Registration r;
+    r.table_size = 16;
+    r.name = "short_table";
+    Register(s, r);
+    r = Registration();
+    r.answer = 2;
+    r.name = "answers_short_table";
+    Register(s, r);
+    add("regression_query_answer_with_short_table", s);
+  }
+  {
     Seed s = Plugin();
     Register(s, {});
     Register(s, {});  // the same name twice
