@@ -21,7 +21,10 @@ const TeplugDeviceSupport* DecodeDevices(FuzzInput& in, BlobArena& arena, size_t
   for (size_t i = 0; i < elements; ++i) {
     TeplugDeviceSupport element;
     in.TakeBytes(&element, sizeof element);
-    if (in.Take<uint8_t>() == 0) element.struct_size = stride;
+    // devices[0].struct_size is the stride the host reads the array with
+    // (the allocation holds num_devices of them); later elements may
+    // disagree, which the host must refuse.
+    if (in.Take<uint8_t>() == 0 || i == 0) element.struct_size = stride;
     const size_t at = i * stride;
     const size_t n = std::min({stride, sizeof element, blob_size - at});
     std::memcpy(blob + at, &element, n);

@@ -94,7 +94,8 @@ T* DecodePlainStruct(FuzzInput& in, BlobArena& arena) {
 //   u8 stride code  0: sizeof(TeplugDeviceSupport), else that many bytes
 //   per element (num_devices of them, or one when num_devices is above 64):
 //     sizeof(TeplugDeviceSupport) raw bytes, u8 size flag (0: struct_size is
-//     the stride; else the raw struct_size is kept)
+//     the stride; else the raw struct_size is kept, except in element 0,
+//     whose struct_size is the stride by definition)
 const void* DecodeCapability(FuzzInput& in, BlobArena& arena);
 
 // A data pointer: u8 block, u8 offset -> NULL when both are zero, else a

@@ -23,6 +23,9 @@
 #include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+// Present when a sanitizer runtime is linked (--config=asan, ...): a report
+// ends the process without a signal, so the input is named from here.
+extern "C" void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 namespace {
 
@@ -144,6 +147,7 @@ int main(int argc, char** argv) {
   }
   // A failed check aborts: name the input first, then die as before.
   for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, OnFatalSignal);
+  if (__sanitizer_set_death_callback != nullptr) __sanitizer_set_death_callback(PrintCurrentInput);
 
   std::vector<std::string> seeds;
   for (const std::string& path : files) {
