@@ -287,8 +287,8 @@ TeplugTensor Tensor(int32_t dtype, std::vector<int64_t> shape) {
 }
 
 // A new tensor on the host (device NULL), without quantization.
-void NewTensor(Seed& s, const TeplugTensor& t, int block = 1) {
-  s.U8(1).Struct(t);
+void NewTensor(Seed& s, const TeplugTensor& t, int block = 1, int size_code = 0) {
+  s.U8(1).Struct(t, size_code);
   Address(s, block);
   s.U8(0).U8(0);
 }
@@ -322,6 +322,21 @@ void NewQuantizedTensor(Seed& s, const TeplugTensor& t, int32_t mode, bool on_cu
 void Caps(Seed& s, int kind, int count = 1) {
   s.U8(count);
   for (int i = 0; i < count; ++i) KindCapability(s, kind);
+}
+
+// A GEMM whose `a` declares a struct too short to hold its rank.
+Seed GemmWithShortTensor() {
+  Seed s;
+  s.U8(0).U8(1).Struct(Zeroed<TeplugGemmArgs>());
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {64, 32}), 1, /*size_code=*/16);
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {32, 128}));
+  s.U8(0);
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {64, 128}));
+  s.U8(0).U8(0);
+  NoAddress(s);
+  NoAddress(s);
+  Caps(s, 0);
+  return s;
 }
 
 Seed Gemm(int32_t dtype, bool quantized, bool strided) {
@@ -488,6 +503,7 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"barrier", Collective(TEPLUG_OP_BARRIER, 0)},
       {"comm_create_cuda", CommCreate()},
       {"gemm_interface_asked_for_attention", Mismatched()},
+      {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
   };
 }
 
