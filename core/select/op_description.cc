@@ -164,11 +164,11 @@ OpDescription AttentionDescription(int32_t op, const char* op_name, const void* 
 absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs* a) {
   const size_t have = a == nullptr ? 0 : a->struct_size;
   absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream), kAttnFwd);
-  if (s.ok()) s = CheckParams(a->params, kAttnFwd);
-  for (auto [t, name, req] : {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
-                              {a ? a->v : nullptr, "v", true}, {a ? a->bias : nullptr, "bias", false},
-                              {a ? static_cast<const TeplugTensor*>(a->o) : nullptr, "o", true},
-                              {a ? static_cast<const TeplugTensor*>(a->softmax_lse) : nullptr, "softmax_lse", false}}) {
+  if (!s.ok()) return s;  // before reading any field: a short struct does not hold them
+  s = CheckParams(a->params, kAttnFwd);
+  for (auto [t, name, req] : {std::tuple{a->q, "q", true}, {a->k, "k", true}, {a->v, "v", true},
+                              {a->bias, "bias", false}, {static_cast<const TeplugTensor*>(a->o), "o", true},
+                              {static_cast<const TeplugTensor*>(a->softmax_lse), "softmax_lse", false}}) {
     if (s.ok()) s = CheckTensor(t, kAttnFwd, name, req);
   }
   if (!s.ok()) return s;
@@ -179,15 +179,15 @@ absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs*
 absl::StatusOr<OpDescription> DescribeAttentionBwd(const TeplugAttentionBwdArgs* a) {
   const size_t have = a == nullptr ? 0 : a->struct_size;
   absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream), kAttnBwd);
-  if (s.ok()) s = CheckParams(a->params, kAttnBwd);
+  if (!s.ok()) return s;  // before reading any field: a short struct does not hold them
+  s = CheckParams(a->params, kAttnBwd);
   for (auto [t, name, req] :
-       {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
-        {a ? a->v : nullptr, "v", true}, {a ? a->o : nullptr, "o", true}, {a ? a->d_o : nullptr, "d_o", true},
-        {a ? a->softmax_lse : nullptr, "softmax_lse", true}, {a ? a->bias : nullptr, "bias", false},
-        {a ? static_cast<const TeplugTensor*>(a->dq) : nullptr, "dq", true},
-        {a ? static_cast<const TeplugTensor*>(a->dk) : nullptr, "dk", true},
-        {a ? static_cast<const TeplugTensor*>(a->dv) : nullptr, "dv", true},
-        {a ? static_cast<const TeplugTensor*>(a->dbias) : nullptr, "dbias", false}}) {
+       {std::tuple{a->q, "q", true}, {a->k, "k", true}, {a->v, "v", true}, {a->o, "o", true},
+        {a->d_o, "d_o", true}, {a->softmax_lse, "softmax_lse", true}, {a->bias, "bias", false},
+        {static_cast<const TeplugTensor*>(a->dq), "dq", true},
+        {static_cast<const TeplugTensor*>(a->dk), "dk", true},
+        {static_cast<const TeplugTensor*>(a->dv), "dv", true},
+        {static_cast<const TeplugTensor*>(a->dbias), "dbias", false}}) {
     if (s.ok()) s = CheckTensor(t, kAttnBwd, name, req);
   }
   if (!s.ok()) return s;

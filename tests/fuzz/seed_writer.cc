@@ -339,6 +339,22 @@ Seed GemmWithShortTensor() {
   return s;
 }
 
+// Attention args whose struct_size (16) holds none of their pointers.
+Seed ShortAttentionArgs(bool backward) {
+  Seed s;
+  if (backward) {
+    s.U8(2).U8(1).Struct(Zeroed<TeplugAttentionBwdArgs>(), 16);
+    for (int i = 0; i < 1 + 11 + 2; ++i) s.U8(0);  // params, tensors, quantizations
+  } else {
+    s.U8(1).U8(1).Struct(Zeroed<TeplugAttentionFwdArgs>(), 16);
+    for (int i = 0; i < 1 + 6 + 1; ++i) s.U8(0);
+  }
+  NoAddress(s);
+  NoAddress(s);
+  Caps(s, 1);
+  return s;
+}
+
 Seed Gemm(int32_t dtype, bool quantized, bool strided) {
   Seed s;
   auto args = Zeroed<TeplugGemmArgs>();
@@ -504,6 +520,8 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"comm_create_cuda", CommCreate()},
       {"gemm_interface_asked_for_attention", Mismatched()},
       {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
+      {"regression_attention_forward_args_too_short", ShortAttentionArgs(false)},
+      {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
 
