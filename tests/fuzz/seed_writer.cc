@@ -355,6 +355,25 @@ Seed ShortAttentionArgs(bool backward) {
   return s;
 }
 
+// A GEMM against an aligned descriptor whose A stride is too large to count
+// in bytes.
+Seed GemmWithHugeStride() {
+  Seed s;
+  s.U8(0).U8(1).Struct(Zeroed<TeplugGemmArgs>());
+  TeplugTensor a = Tensor(TEPLUG_DTYPE_BF16, {64, 32});
+  a.strides[0] = int64_t{1} << 62;
+  a.strides[1] = 1;
+  NewTensor(s, a);
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {32, 128}));
+  s.U8(0);
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {64, 128}));
+  s.U8(0).U8(0);
+  NoAddress(s);
+  NoAddress(s);
+  Caps(s, 0);  // alignment 16
+  return s;
+}
+
 Seed Gemm(int32_t dtype, bool quantized, bool strided) {
   Seed s;
   auto args = Zeroed<TeplugGemmArgs>();
@@ -521,6 +540,7 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"gemm_interface_asked_for_attention", Mismatched()},
       {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
       {"regression_attention_forward_args_too_short", ShortAttentionArgs(false)},
+      {"regression_leading_dimension_bytes_overflow", GemmWithHugeStride()},
       {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
