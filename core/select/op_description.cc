@@ -12,6 +12,9 @@ namespace teplug::core {
 namespace {
 
 constexpr size_t kTensorV1 = TEPLUG_STRUCT_SIZE(TeplugTensor, quant);
+// Selection reads a quantization's scaling mode only (op_signature.cc keys
+// the same).
+constexpr size_t kQuantModeV1 = TEPLUG_STRUCT_SIZE(TeplugQuantization, mode);
 
 bool TensorOk(const TeplugTensor* t) { return t != nullptr && t->struct_size >= kTensorV1; }
 
@@ -37,6 +40,10 @@ absl::Status CheckTensor(const TeplugTensor* t, const char* args_name, const cha
   if (t->rank < 0 || t->rank > TEPLUG_MAX_RANK) {
     return absl::InvalidArgumentError(
         absl::StrCat(args_name, ".", field, ".rank ", t->rank, " not in [0, 8]"));
+  }
+  if (t->quant != nullptr && t->quant->struct_size < kQuantModeV1) {
+    return absl::InvalidArgumentError(absl::StrCat(args_name, ".", field, ".quant.struct_size ",
+                                                   t->quant->struct_size, " < ", kQuantModeV1));
   }
   return absl::OkStatus();
 }

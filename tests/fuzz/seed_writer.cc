@@ -302,7 +302,8 @@ void CudaDevice(Seed& s) {
 }
 
 // A new fp8 tensor with per-tensor (or `mode`) quantization: scale_inv set.
-void NewQuantizedTensor(Seed& s, const TeplugTensor& t, int32_t mode, bool on_cuda) {
+// `quant_size_code` is the quantization struct's size code.
+void NewQuantizedTensor(Seed& s, const TeplugTensor& t, int32_t mode, bool on_cuda, int quant_size_code = 0) {
   s.U8(1).Struct(t);
   Address(s, 2);
   if (on_cuda) {
@@ -313,7 +314,7 @@ void NewQuantizedTensor(Seed& s, const TeplugTensor& t, int32_t mode, bool on_cu
   s.U8(1);  // quant present
   auto q = Zeroed<TeplugQuantization>();
   q.mode = mode;
-  s.Struct(q);
+  s.Struct(q, quant_size_code);
   s.U8(0);                                          // scale
   NewTensor(s, Tensor(TEPLUG_DTYPE_FP32, {1}), 3);  // scale_inv
   s.U8(0).U8(0).U8(0);                              // amax, columnwise data and scales
@@ -460,14 +461,14 @@ Seed AttentionBackward() {
   return s;
 }
 
-Seed Quantize(int32_t mode) {
+Seed Quantize(int32_t mode, int quant_size_code = 0) {
   Seed s;
   auto args = Zeroed<TeplugQuantizeArgs>();
   args.recipe = TEPLUG_RECIPE_CURRENT;
   args.rowwise = 1;
   s.U8(3).U8(1).Struct(args);
   NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {256, 512}));
-  NewQuantizedTensor(s, Tensor(TEPLUG_DTYPE_FP8_E4M3, {256, 512}), mode, false);
+  NewQuantizedTensor(s, Tensor(TEPLUG_DTYPE_FP8_E4M3, {256, 512}), mode, false, quant_size_code);
   NoAddress(s);
   Caps(s, 2);
   return s;
@@ -541,6 +542,8 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
       {"regression_attention_forward_args_too_short", ShortAttentionArgs(false)},
       {"regression_leading_dimension_bytes_overflow", GemmWithHugeStride()},
+      // The output's quantization declares 8 bytes: no scaling mode.
+      {"regression_quantization_without_mode", Quantize(TEPLUG_SCALING_PER_TENSOR, 8)},
       {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
