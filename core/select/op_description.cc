@@ -285,6 +285,11 @@ absl::StatusOr<OpDescription> DescribeCommCreate(const TeplugCommCreateArgs* a) 
   absl::Status s =
       CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device), "TeplugCommCreateArgs");
   if (!s.ok()) return s;
+  constexpr size_t kDeviceV1 = TEPLUG_STRUCT_SIZE(TeplugDevice, arch);
+  if (a->device != nullptr && a->device->struct_size < kDeviceV1) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugCommCreateArgs.device.struct_size ",
+                                                   a->device->struct_size, " < ", kDeviceV1));
+  }
   OpDescription d;
   d.kind = InterfaceKind::kCollective;
   d.op = kOpCommCreate;

@@ -293,12 +293,12 @@ void NewTensor(Seed& s, const TeplugTensor& t, int block = 1, int size_code = 0)
   s.U8(0).U8(0);
 }
 
-void CudaDevice(Seed& s) {
+void CudaDevice(Seed& s, int size_code = 0) {
   auto d = Zeroed<TeplugDevice>();
   d.kind = TEPLUG_DEVICE_CUDA;
   d.vendor_id = TEPLUG_VENDOR_NVIDIA;
   d.arch = 90;
-  s.U8(1).Struct(d);
+  s.U8(1).Struct(d, size_code);
 }
 
 // A new fp8 tensor with per-tensor (or `mode`) quantization: scale_inv set.
@@ -498,14 +498,14 @@ Seed Collective(int32_t op, int32_t reduce) {
   return s;
 }
 
-Seed CommCreate() {
+Seed CommCreate(int device_size_code = 0) {
   Seed s;
   auto args = Zeroed<TeplugCommCreateArgs>();
   args.rank = 1;
   args.world_size = 16;
   s.U8(5).U8(1).Struct(args);
   s.U8(1).Struct(Zeroed<TeplugRendezvous>());
-  CudaDevice(s);
+  CudaDevice(s, device_size_code);
   Caps(s, 3);
   return s;
 }
@@ -544,6 +544,8 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"regression_leading_dimension_bytes_overflow", GemmWithHugeStride()},
       // The output's quantization declares 8 bytes: no scaling mode.
       {"regression_quantization_without_mode", Quantize(TEPLUG_SCALING_PER_TENSOR, 8)},
+      // The device declares 12 bytes: kind only.
+      {"regression_comm_create_device_too_short", CommCreate(12)},
       {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
