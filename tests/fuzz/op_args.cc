@@ -175,10 +175,16 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
     default: break;
   }
   if (selector <= TEPLUG_OP_BARRIER) return {InterfaceKind::kCollective, selector, decoder.Collective()};
-  // Any pairing of interface and op, with args of the type the op number
-  // names (or collective args).
+  // Any pairing of interface and op. The args are what a caller of that
+  // interface passes: a collective call always carries TeplugCollectiveArgs
+  // (or TeplugCommCreateArgs), whatever its op number; other interfaces get
+  // the type the op number names (the host reads them only for its own ops).
   op.kind = static_cast<InterfaceKind>(in.Take<uint8_t>() % 4);
   op.op = in.Take<int32_t>();
+  if (op.kind == InterfaceKind::kCollective) {
+    op.args = op.op == core::kOpCommCreate ? decoder.CommCreate() : decoder.Collective();
+    return op;
+  }
   switch (op.op) {
     case TEPLUG_OP_GEMM: op.args = decoder.Gemm(); break;
     case TEPLUG_OP_ATTENTION_FORWARD: op.args = decoder.AttentionForward(); break;

@@ -13,6 +13,8 @@
 //              4 dequantize, 5 comm_create, 6-12 the collective ops, else
 //              any pairing: after the shift, a u8 interface kind (mod 4) and
 //              a raw i32 op, with args of the type that op number names
+//              (collective args for the collective interface, as its
+//              callers pass)
 //   u8 shift   256-byte blocks variant 1 moves addresses by (0 is read as 1)
 //   the args struct (DecodeStruct), its pointer fields in declaration order:
 //     tensor     u8: 0 NULL, 1 a new tensor, k >= 2 the ((k-2) mod n)-th
