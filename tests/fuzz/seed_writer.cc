@@ -375,6 +375,24 @@ Seed GemmWithHugeStride() {
   return s;
 }
 
+// A GEMM whose descriptor demands `alignment` bytes.
+Seed GemmAgainstAlignment(int64_t alignment) {
+  Seed s;
+  s.U8(0).U8(1).Struct(Zeroed<TeplugGemmArgs>());
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {64, 32}));
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {32, 128}));
+  s.U8(0);
+  NewTensor(s, Tensor(TEPLUG_DTYPE_BF16, {64, 128}));
+  s.U8(0).U8(0);
+  NoAddress(s);
+  NoAddress(s);
+  TeplugGemmCaps caps = GemmCaps();
+  caps.alignment = alignment;
+  s.U8(1);
+  Capability(s, 0, caps, {TEPLUG_DEVICE_CPU});
+  return s;
+}
+
 Seed Gemm(int32_t dtype, bool quantized, bool strided) {
   Seed s;
   auto args = Zeroed<TeplugGemmArgs>();
@@ -546,6 +564,9 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"regression_quantization_without_mode", Quantize(TEPLUG_SCALING_PER_TENSOR, 8)},
       // The device declares 12 bytes: kind only.
       {"regression_comm_create_device_too_short", CommCreate(12)},
+      // Addresses 256 bytes apart share a signature; a 512-byte requirement
+      // would tell them apart.
+      {"regression_alignment_above_the_keyed_class", GemmAgainstAlignment(512)},
       {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
