@@ -22,6 +22,8 @@ PACKAGES=(
   pocl-opencl-icd     # an OpenCL CPU device
   ocl-icd-opencl-dev  # @teplug_system//:opencl
   libopenblas-dev     # @teplug_system//:openblas
+  clang-15            # tools/fuzz.sh: the compiler of the libFuzzer builds (--config=fuzz)
+  libfuzzer-15-dev    # tools/fuzz.sh: libFuzzer for clang-15 (-fsanitize=fuzzer)
 )
 
 missing=()

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/log/untrusted_text.h"
 
 namespace teplug::config {
 
@@ -33,14 +34,18 @@ absl::Status ProblemList::ToStatus() const {
                      }
                      return a->position.column < b->position.column;
                    });
+  // The file's own text (a bad value, a token the parser choked on) and its
+  // path are echoed here: escaped, so a config cannot forge or break lines.
+  const std::string source = core::EscapeUntrustedText(source_name_);
   std::string text;
   for (const Problem* problem : sorted) {
+    const std::string message = core::EscapeUntrustedText(problem->message);
     if (!text.empty()) text += '\n';
     if (problem->has_position) {
-      absl::StrAppend(&text, source_name_, ":", problem->position.line, ":",
-                      problem->position.column, ": ", problem->message);
+      absl::StrAppend(&text, source, ":", problem->position.line, ":",
+                      problem->position.column, ": ", message);
     } else {
-      absl::StrAppend(&text, source_name_, ": ", problem->message);
+      absl::StrAppend(&text, source, ": ", message);
     }
   }
   return absl::InvalidArgumentError(text);

@@ -27,7 +27,10 @@ class ProblemList {
   size_t size() const { return problems_.size(); }
 
   // OK when empty; otherwise InvalidArgument whose message is every problem,
-  // sorted by position (problems without one last), one per line.
+  // sorted by position (problems without one last), one per line. Control
+  // bytes and malformed UTF-8 in the source name and the messages (which
+  // quote the file's text) are escaped (core/log/untrusted_text.h), so each
+  // problem stays one line.
   absl::Status ToStatus() const;
 
  private:

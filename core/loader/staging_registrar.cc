@@ -139,7 +139,11 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", thrown)};
   }
   if (answer != d.object) {
-    if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
+    // Give the reference back if the answer's table has a release to call
+    // (one too small to hold it keeps the reference: a leak, not a crash).
+    if (answer != nullptr && answer->vtbl != nullptr &&
+        answer->vtbl->struct_size >= TEPLUG_STRUCT_SIZE(TeplugObjectVtbl, release) &&
+        answer->vtbl->release != nullptr) {
       ReleasePluginReference(answer, who);
     }
     return Refusal{TEPLUG_INVALID_ARGUMENT,

@@ -18,6 +18,9 @@ namespace {
 // far more likely garbage than intent, and bounds what we copy.
 constexpr size_t kMaxDevices = 64;
 
+// The largest TeplugGemmCaps.alignment served (see ValidateGemm).
+constexpr int64_t kMaxAlignment = 256;
+
 // Bits 0..count-1 are known.
 constexpr uint64_t MaskBelow(int count) {
   return count >= 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
@@ -142,6 +145,14 @@ absl::Status ValidateGemm(const TeplugGemmCaps& c) {
   if (c.alignment > 1 && (c.alignment & (c.alignment - 1)) != 0) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s.alignment %d is not a power of two", s, c.alignment));
+  }
+  // The decision cache keys pointer alignment classes up to 256 bytes
+  // (op_signature.h): a larger requirement could be answered from the cache
+  // for a pointer it does not hold.
+  if (c.alignment > kMaxAlignment) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.alignment %d > %d: the host tells pointer alignments apart only up to %d bytes", s,
+        c.alignment, kMaxAlignment, kMaxAlignment));
   }
   return absl::OkStatus();
 }

@@ -317,6 +317,10 @@ TEST_F(CapabilityTest, BadRangesAreRefused) {
   TeplugGemmCaps g = Gemm();
   g.alignment = 12;
   EXPECT_THAT(Error(InterfaceKind::kGemm, g), HasSubstr("TeplugGemmCaps.alignment 12 is not a power of two"));
+  g.alignment = 512;
+  EXPECT_THAT(Error(InterfaceKind::kGemm, g), HasSubstr("TeplugGemmCaps.alignment 512 > 256"));
+  g.alignment = 256;  // the largest alignment class the decision cache keys
+  EXPECT_TRUE(ReadCapability(InterfaceKind::kGemm, &g).ok());
   g = Gemm();
   g.max_dim = -1;
   EXPECT_THAT(Error(InterfaceKind::kGemm, g), HasSubstr("TeplugGemmCaps.max_dim is -1"));

@@ -69,15 +69,24 @@ std::string DeviceSupportLabel(const TeplugDeviceSupport& s) {
   return out;
 }
 
-int64_t ElemBytesTimes(int32_t dtype, int64_t n) { return n * sdk::DTypeBits(dtype) / 8; }
+// The bytes of `n` elements of `dtype`, or nullopt when that does not fit in
+// an int64_t (a caller's stride can be any value).
+std::optional<int64_t> ElemBytesTimes(int32_t dtype, int64_t n) {
+  int64_t bits = 0;
+  if (__builtin_mul_overflow(n, int64_t{sdk::DTypeBits(dtype)}, &bits)) return std::nullopt;
+  return bits / 8;
+}
 
 Reason CheckAlignment(const char* what, const TeplugTensor* t, int64_t alignment) {
   if (t == nullptr || alignment <= 1) return std::nullopt;
   auto addr = reinterpret_cast<uintptr_t>(t->data);
   if (addr % static_cast<uintptr_t>(alignment) != 0) return Values(Kind::kMisaligned, what, 0, alignment);
   const int64_t ld = t->rank == 2 ? (t->strides[0] != 0 ? t->strides[0] : t->shape[1]) : 0;
-  if (ElemBytesTimes(t->dtype, ld) % alignment != 0) {
-    return Values(Kind::kLeadingDim, what, ld, alignment, 0, ElemBytesTimes(t->dtype, ld));
+  const std::optional<int64_t> ld_bytes = ElemBytesTimes(t->dtype, ld);
+  if (!ld_bytes.has_value() || *ld_bytes % alignment != 0) {
+    // A leading dimension too large to count in bytes is refused too (its
+    // byte count is shown saturated).
+    return Values(Kind::kLeadingDim, what, ld, alignment, 0, ld_bytes.value_or(INT64_MAX));
   }
   return std::nullopt;
 }

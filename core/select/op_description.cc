@@ -12,6 +12,9 @@ namespace teplug::core {
 namespace {
 
 constexpr size_t kTensorV1 = TEPLUG_STRUCT_SIZE(TeplugTensor, quant);
+// Selection reads a quantization's scaling mode only (op_signature.cc keys
+// the same).
+constexpr size_t kQuantModeV1 = TEPLUG_STRUCT_SIZE(TeplugQuantization, mode);
 
 bool TensorOk(const TeplugTensor* t) { return t != nullptr && t->struct_size >= kTensorV1; }
 
@@ -37,6 +40,10 @@ absl::Status CheckTensor(const TeplugTensor* t, const char* args_name, const cha
   if (t->rank < 0 || t->rank > TEPLUG_MAX_RANK) {
     return absl::InvalidArgumentError(
         absl::StrCat(args_name, ".", field, ".rank ", t->rank, " not in [0, 8]"));
+  }
+  if (t->quant != nullptr && t->quant->struct_size < kQuantModeV1) {
+    return absl::InvalidArgumentError(absl::StrCat(args_name, ".", field, ".quant.struct_size ",
+                                                   t->quant->struct_size, " < ", kQuantModeV1));
   }
   return absl::OkStatus();
 }
@@ -164,11 +171,11 @@ OpDescription AttentionDescription(int32_t op, const char* op_name, const void* 
 absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs* a) {
   const size_t have = a == nullptr ? 0 : a->struct_size;
   absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream), kAttnFwd);
-  if (s.ok()) s = CheckParams(a->params, kAttnFwd);
-  for (auto [t, name, req] : {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
-                              {a ? a->v : nullptr, "v", true}, {a ? a->bias : nullptr, "bias", false},
-                              {a ? static_cast<const TeplugTensor*>(a->o) : nullptr, "o", true},
-                              {a ? static_cast<const TeplugTensor*>(a->softmax_lse) : nullptr, "softmax_lse", false}}) {
+  if (!s.ok()) return s;  // before reading any field: a short struct does not hold them
+  s = CheckParams(a->params, kAttnFwd);
+  for (auto [t, name, req] : {std::tuple{a->q, "q", true}, {a->k, "k", true}, {a->v, "v", true},
+                              {a->bias, "bias", false}, {static_cast<const TeplugTensor*>(a->o), "o", true},
+                              {static_cast<const TeplugTensor*>(a->softmax_lse), "softmax_lse", false}}) {
     if (s.ok()) s = CheckTensor(t, kAttnFwd, name, req);
   }
   if (!s.ok()) return s;
@@ -179,15 +186,15 @@ absl::StatusOr<OpDescription> DescribeAttentionFwd(const TeplugAttentionFwdArgs*
 absl::StatusOr<OpDescription> DescribeAttentionBwd(const TeplugAttentionBwdArgs* a) {
   const size_t have = a == nullptr ? 0 : a->struct_size;
   absl::Status s = CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream), kAttnBwd);
-  if (s.ok()) s = CheckParams(a->params, kAttnBwd);
+  if (!s.ok()) return s;  // before reading any field: a short struct does not hold them
+  s = CheckParams(a->params, kAttnBwd);
   for (auto [t, name, req] :
-       {std::tuple{a ? a->q : nullptr, "q", true}, {a ? a->k : nullptr, "k", true},
-        {a ? a->v : nullptr, "v", true}, {a ? a->o : nullptr, "o", true}, {a ? a->d_o : nullptr, "d_o", true},
-        {a ? a->softmax_lse : nullptr, "softmax_lse", true}, {a ? a->bias : nullptr, "bias", false},
-        {a ? static_cast<const TeplugTensor*>(a->dq) : nullptr, "dq", true},
-        {a ? static_cast<const TeplugTensor*>(a->dk) : nullptr, "dk", true},
-        {a ? static_cast<const TeplugTensor*>(a->dv) : nullptr, "dv", true},
-        {a ? static_cast<const TeplugTensor*>(a->dbias) : nullptr, "dbias", false}}) {
+       {std::tuple{a->q, "q", true}, {a->k, "k", true}, {a->v, "v", true}, {a->o, "o", true},
+        {a->d_o, "d_o", true}, {a->softmax_lse, "softmax_lse", true}, {a->bias, "bias", false},
+        {static_cast<const TeplugTensor*>(a->dq), "dq", true},
+        {static_cast<const TeplugTensor*>(a->dk), "dk", true},
+        {static_cast<const TeplugTensor*>(a->dv), "dv", true},
+        {static_cast<const TeplugTensor*>(a->dbias), "dbias", false}}) {
     if (s.ok()) s = CheckTensor(t, kAttnBwd, name, req);
   }
   if (!s.ok()) return s;
@@ -278,6 +285,11 @@ absl::StatusOr<OpDescription> DescribeCommCreate(const TeplugCommCreateArgs* a) 
   absl::Status s =
       CheckArgsSize(a, have, TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device), "TeplugCommCreateArgs");
   if (!s.ok()) return s;
+  constexpr size_t kDeviceV1 = TEPLUG_STRUCT_SIZE(TeplugDevice, arch);
+  if (a->device != nullptr && a->device->struct_size < kDeviceV1) {
+    return absl::InvalidArgumentError(absl::StrCat("TeplugCommCreateArgs.device.struct_size ",
+                                                   a->device->struct_size, " < ", kDeviceV1));
+  }
   OpDescription d;
   d.kind = InterfaceKind::kCollective;
   d.op = kOpCommCreate;

@@ -114,8 +114,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void AddTensor(Cursor& c, const TeplugTensor
     c.Add<kSite * 4>(kAbsentTensor);
     return;
   }
+  // struct_size first: `rank` lies past the end of a struct shorter than v1.
+  if (ABSL_PREDICT_FALSE(t->struct_size < kTensorV1)) {
+    c.unkeyable = true;
+    return;
+  }
   const auto rank = static_cast<uint32_t>(t->rank);
-  if (ABSL_PREDICT_FALSE(t->struct_size < kTensorV1 || rank > TEPLUG_MAX_RANK)) {
+  if (ABSL_PREDICT_FALSE(rank > TEPLUG_MAX_RANK)) {
     c.unkeyable = true;
     return;
   }

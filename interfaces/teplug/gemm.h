@@ -81,7 +81,8 @@ typedef struct TeplugGemmCaps {
   uint32_t epilogues;     /* TEPLUG_GEMM_CAP_* */
   uint32_t scaling_modes; /* TEPLUG_SCALING_BIT(mode) accepted on fp8 operands */
   /* Required alignment in BYTES of data pointers and of leading-dimension
-   * strides (times element size); 0 or 1 = none. */
+   * strides (times element size); 0 or 1 = none; else a power of two of at
+   * most 256. */
   int64_t alignment;
   /* Largest M, N, K served; 0 = unbounded. */
   int64_t max_dim;

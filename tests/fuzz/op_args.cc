@@ -1,0 +1,200 @@
+#include "tests/fuzz/op_args.h"
+
+#include "core/select/op_description.h"
+#include "teplug/teplug.h"
+
+namespace teplug::fuzz {
+namespace {
+
+class Decoder {
+ public:
+  Decoder(FuzzInput& in, BlobArena& arena, int variant) : in_(in), arena_(arena), variant_(variant) {}
+
+  void ReadShift() {
+    const uint8_t shift = in_.Take<uint8_t>();
+    shift_blocks_ = variant_ == 0 ? 0 : (shift == 0 ? 1 : shift);
+  }
+
+  // Data, workspace, stream and communicator addresses: unkeyed beyond
+  // their alignment class, so variant 1 moves them by whole blocks.
+  void* Address() { return DecodeDataPointer(in_, shift_blocks_); }
+
+  // A float the cache must not key on: variant 1 changes it.
+  float Unkeyed(float f) const { return variant_ == 0 ? f : f + 1.5f; }
+  uint64_t Unkeyed(uint64_t v) const { return variant_ == 0 ? v : v ^ 0x5a5a5a5a5a5a5a5aull; }
+
+  const TeplugTensor* Tensor(int depth = 0) {
+    const uint8_t sel = in_.Take<uint8_t>();
+    if (sel == 0) return nullptr;
+    if (sel >= 2) return tensors_.empty() ? nullptr : tensors_[(sel - 2) % tensors_.size()];
+    const TeplugTensor* t = DecodeStruct<TeplugTensor>(in_, arena_, [&](TeplugTensor& t) {
+      t.data = Address();
+      t.device = in_.Take<uint8_t>() == 0 ? nullptr : DecodePlainStruct<TeplugDevice>(in_, arena_);
+      const bool quantized = in_.Take<uint8_t>() != 0;
+      t.quant = quantized && depth < 2 ? Quant(depth + 1) : nullptr;
+    });
+    tensors_.push_back(t);
+    return t;
+  }
+  TeplugTensor* MutableTensor() { return const_cast<TeplugTensor*>(Tensor()); }
+
+  const TeplugQuantization* Quant(int depth = 0) {
+    return DecodeStruct<TeplugQuantization>(in_, arena_, [&](TeplugQuantization& q) {
+      q.scale = Tensor(depth + 1);
+      q.scale_inv = Tensor(depth + 1);
+      q.amax = Tensor(depth + 1);
+      q.columnwise_data = Tensor(depth + 1);
+      q.columnwise_scale_inv = Tensor(depth + 1);
+    });
+  }
+  const TeplugQuantization* OptionalQuant() { return in_.Take<uint8_t>() == 0 ? nullptr : Quant(); }
+
+  const TeplugAttentionParams* Params() {
+    if (in_.Take<uint8_t>() == 0) return nullptr;
+    return DecodeStruct<TeplugAttentionParams>(in_, arena_, [&](TeplugAttentionParams& p) {
+      p.softmax_scale = Unkeyed(p.softmax_scale);
+      p.rng_seed = Unkeyed(p.rng_seed);
+      p.rng_offset = Unkeyed(p.rng_offset);
+      p.cu_seqlens_q = Tensor();
+      p.cu_seqlens_kv = Tensor();
+      p.alibi_slopes = Tensor();
+    });
+  }
+
+  const void* Gemm() {
+    return DecodeStruct<TeplugGemmArgs>(in_, arena_, [&](TeplugGemmArgs& a) {
+      a.a = Tensor();
+      a.b = Tensor();
+      a.c = Tensor();
+      a.d = MutableTensor();
+      a.bias = Tensor();
+      a.pre_gelu_out = MutableTensor();
+      a.alpha = Unkeyed(a.alpha);
+      a.beta = Unkeyed(a.beta);
+      a.workspace = Address();
+      a.stream = Address();
+    });
+  }
+
+  const void* AttentionForward() {
+    return DecodeStruct<TeplugAttentionFwdArgs>(in_, arena_, [&](TeplugAttentionFwdArgs& a) {
+      a.params = Params();
+      a.q = Tensor();
+      a.k = Tensor();
+      a.v = Tensor();
+      a.bias = Tensor();
+      a.o = MutableTensor();
+      a.softmax_lse = MutableTensor();
+      a.s_quant = OptionalQuant();
+      a.workspace = Address();
+      a.stream = Address();
+    });
+  }
+
+  const void* AttentionBackward() {
+    return DecodeStruct<TeplugAttentionBwdArgs>(in_, arena_, [&](TeplugAttentionBwdArgs& a) {
+      a.params = Params();
+      a.q = Tensor();
+      a.k = Tensor();
+      a.v = Tensor();
+      a.o = Tensor();
+      a.d_o = Tensor();
+      a.softmax_lse = Tensor();
+      a.bias = Tensor();
+      a.dq = MutableTensor();
+      a.dk = MutableTensor();
+      a.dv = MutableTensor();
+      a.dbias = MutableTensor();
+      a.s_quant = OptionalQuant();
+      a.dp_quant = OptionalQuant();
+      a.workspace = Address();
+      a.stream = Address();
+    });
+  }
+
+  const void* Quantize() {
+    return DecodeStruct<TeplugQuantizeArgs>(in_, arena_, [&](TeplugQuantizeArgs& a) {
+      a.input = Tensor();
+      a.output = MutableTensor();
+      a.stream = Address();
+    });
+  }
+
+  const void* Dequantize() {
+    return DecodeStruct<TeplugDequantizeArgs>(in_, arena_, [&](TeplugDequantizeArgs& a) {
+      a.input = Tensor();
+      a.output = MutableTensor();
+      a.stream = Address();
+    });
+  }
+
+  const void* Collective() {
+    return DecodeStruct<TeplugCollectiveArgs>(in_, arena_, [&](TeplugCollectiveArgs& a) {
+      a.comm = static_cast<TeplugCommunicator*>(Address());
+      a.send = Tensor();
+      a.recv = MutableTensor();
+      a.counts = static_cast<const int64_t*>(Address());
+      a.stream = Address();
+    });
+  }
+
+  const void* CommCreate() {
+    return DecodeStruct<TeplugCommCreateArgs>(in_, arena_, [&](TeplugCommCreateArgs& a) {
+      a.rendezvous = in_.Take<uint8_t>() == 0 ? nullptr : DecodeStruct<TeplugRendezvous>(in_, arena_, [](TeplugRendezvous& r) {
+        r.bootstrap = nullptr;
+        r.kv = nullptr;
+        r.kv_prefix = nullptr;
+      });
+      a.device = in_.Take<uint8_t>() == 0 ? nullptr : DecodePlainStruct<TeplugDevice>(in_, arena_);
+    });
+  }
+
+ private:
+  FuzzInput& in_;
+  BlobArena& arena_;
+  const int variant_;
+  size_t shift_blocks_ = 0;
+  std::vector<const TeplugTensor*> tensors_;
+};
+
+}  // namespace
+
+DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
+  using core::InterfaceKind;
+  Decoder decoder(in, arena, variant);
+  DecodedOp op;
+  const uint8_t selector = in.Take<uint8_t>();
+  decoder.ReadShift();
+  switch (selector) {
+    case 0: return {InterfaceKind::kGemm, TEPLUG_OP_GEMM, decoder.Gemm()};
+    case 1: return {InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, decoder.AttentionForward()};
+    case 2: return {InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, decoder.AttentionBackward()};
+    case 3: return {InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, decoder.Quantize()};
+    case 4: return {InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, decoder.Dequantize()};
+    case 5: return {InterfaceKind::kCollective, core::kOpCommCreate, decoder.CommCreate()};
+    default: break;
+  }
+  if (selector <= TEPLUG_OP_BARRIER) return {InterfaceKind::kCollective, selector, decoder.Collective()};
+  // Any pairing of interface and op. The args are what a caller of that
+  // interface passes: a collective call always carries TeplugCollectiveArgs
+  // (or TeplugCommCreateArgs), whatever its op number; other interfaces get
+  // the type the op number names (the host reads them only for its own ops).
+  op.kind = static_cast<InterfaceKind>(in.Take<uint8_t>() % 4);
+  op.op = in.Take<int32_t>();
+  if (op.kind == InterfaceKind::kCollective) {
+    op.args = op.op == core::kOpCommCreate ? decoder.CommCreate() : decoder.Collective();
+    return op;
+  }
+  switch (op.op) {
+    case TEPLUG_OP_GEMM: op.args = decoder.Gemm(); break;
+    case TEPLUG_OP_ATTENTION_FORWARD: op.args = decoder.AttentionForward(); break;
+    case TEPLUG_OP_ATTENTION_BACKWARD: op.args = decoder.AttentionBackward(); break;
+    case TEPLUG_OP_QUANTIZE: op.args = decoder.Quantize(); break;
+    case TEPLUG_OP_DEQUANTIZE: op.args = decoder.Dequantize(); break;
+    case core::kOpCommCreate: op.args = decoder.CommCreate(); break;
+    default: op.args = decoder.Collective(); break;
+  }
+  return op;
+}
+
+}  // namespace teplug::fuzz
