@@ -3,6 +3,7 @@
 # each for SECONDS on its seed corpus (tests/fuzz/corpus/TARGET).
 #
 #   tools/fuzz.sh [TARGET|all] [SECONDS]      TARGET: config, registrar, op; default all 60
+#   tools/fuzz.sh --list                      the target names, one a line
 #
 # Prints, per target, the executions it reached, its coverage and any crash file;
 # exits non-zero when a target crashed (or failed a fuzz check) or did not build.
@@ -24,6 +25,11 @@ usage() {
   echo "usage: tools/fuzz.sh [TARGET|all] [SECONDS]   (TARGET: ${ALL_TARGETS[*]})" >&2
   exit 2
 }
+
+if [[ "${1:-}" == --list ]]; then
+  printf '%s\n' "${ALL_TARGETS[@]}"
+  exit 0
+fi
 
 target="${1:-all}"
 seconds="${2:-60}"
