@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""Counts test outcomes from a Bazel build-event JSON file plus the consumer test.
+"""Counts test outcomes over several Bazel runs and standalone checks.
 
-Usage: count_test_results.py BEP_JSON CONSUMER_RC_FILE
+Usage: count_test_results.py [--bazel [NAME=]BEP_JSON]... [--check NAME=RC_FILE]...
 
-Prints the failed and skipped test labels, then one line
-`N passed, N failed` (with `, N skipped` when some were). Exits 1 when any test
-failed, was not built or did not run, or when the results are missing.
+--bazel   the build events (--build_event_json_file) of one `bazel test` run. With
+          NAME (a sanitizer config, say), its labels are reported as "NAME //a:t",
+          so the same test under two configs counts twice.
+--check   a check outside Bazel (the consumer workspace, a fuzz target) that left its
+          exit status in RC_FILE; it passed when the file holds 0.
 
-A test is counted from Bazel's own events: its testSummary status when it ran,
+Prints the failed and skipped tests, then one line `N passed, N failed` (with
+`, N skipped` when some were). Exits 1 when any test failed, was not built or did not
+run, or when any named result is missing: a run that never happened is a failure,
+not a smaller total.
+
+A Bazel test is counted from Bazel's own events: its testSummary status when it ran,
 SKIPPED when Bazel aborted it as incompatible (e.g. CUDA targets without CUDA), and
 failed in every other case (a test that did not build did not pass).
 """
 
+import argparse
 import json
 import sys
 
@@ -58,8 +66,8 @@ def classify_bazel_tests(path):
     return outcomes
 
 
-def consumer_outcome(path):
-    """Reads the exit status tests/consumer/run.sh left in `path`."""
+def check_outcome(path):
+    """Reads the exit status a check left in `path`."""
     try:
         with open(path, encoding="utf-8") as status:
             code = status.read().strip()
@@ -68,16 +76,37 @@ def consumer_outcome(path):
     return "passed" if code == "0" else f"failed: exit status {code}"
 
 
+def split_named(value, need_name):
+    name, sep, path = value.partition("=")
+    if not sep:
+        if need_name:
+            raise argparse.ArgumentTypeError(f"expected NAME=FILE, got {value!r}")
+        return "", value
+    return name, path
+
+
 def main(argv):
-    if len(argv) != 3:
-        raise SystemExit(__doc__)
-    bep_path, consumer_path = argv[1], argv[2]
-    try:
-        outcomes = classify_bazel_tests(bep_path)
-    except FileNotFoundError:
-        print(f"no Bazel build events at {bep_path}: bazel test did not run", file=sys.stderr)
-        outcomes = {"bazel test": "failed: no results"}
-    outcomes["tests/consumer/run.sh"] = consumer_outcome(consumer_path)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bazel", action="append", default=[],
+                        type=lambda v: split_named(v, need_name=False))
+    parser.add_argument("--check", action="append", default=[],
+                        type=lambda v: split_named(v, need_name=True))
+    args = parser.parse_args(argv[1:])
+    if not args.bazel and not args.check:
+        parser.error("nothing to count: give at least one --bazel or --check")
+
+    outcomes = {}
+    for name, path in args.bazel:
+        prefix = f"{name} " if name else ""
+        try:
+            run = classify_bazel_tests(path)
+        except FileNotFoundError:
+            print(f"no Bazel build events at {path}: bazel test did not run", file=sys.stderr)
+            run = {"bazel test": "failed: no results"}
+        for label, outcome in run.items():
+            outcomes[prefix + label] = outcome
+    for name, path in args.check:
+        outcomes[name] = check_outcome(path)
 
     passed = sum(1 for outcome in outcomes.values() if outcome == "passed")
     skipped = sorted(label for label, outcome in outcomes.items() if outcome == "skipped")

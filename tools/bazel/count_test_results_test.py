@@ -24,16 +24,24 @@ def aborted(label, reason):
 
 
 class CountTestResultsTest(unittest.TestCase):
-    def run_script(self, events, consumer_rc):
+    def run_script(self, events, consumer_rc, more_runs=None, missing_runs=()):
+        """Runs the script on `events` (unnamed run) plus named runs
+        {name: events}, a consumer check, and named runs whose files are absent."""
         with tempfile.TemporaryDirectory() as folder:
-            bep = os.path.join(folder, "bep.json")
-            with open(bep, "w", encoding="utf-8") as out:
-                out.write("\n".join(json.dumps(event) for event in events) + "\n")
+            args = []
+            for name, run_events in [("", events)] + sorted((more_runs or {}).items()):
+                bep = os.path.join(folder, f"bep{name}.json")
+                with open(bep, "w", encoding="utf-8") as out:
+                    out.write("\n".join(json.dumps(event) for event in run_events) + "\n")
+                args += ["--bazel", f"{name}={bep}" if name else bep]
+            for name in missing_runs:
+                args += ["--bazel", f"{name}={os.path.join(folder, name + '.absent')}"]
             rc_path = os.path.join(folder, "consumer.rc")
             if consumer_rc is not None:
                 with open(rc_path, "w", encoding="utf-8") as out:
                     out.write(f"{consumer_rc}\n")
-            result = subprocess.run([sys.executable, SCRIPT, bep, rc_path],
+            args += ["--check", f"tests/consumer/run.sh={rc_path}"]
+            result = subprocess.run([sys.executable, SCRIPT] + args,
                                     capture_output=True, text=True, check=False)
         return result.returncode, result.stdout.strip().splitlines()
 
@@ -66,6 +74,27 @@ class CountTestResultsTest(unittest.TestCase):
                                       consumer_rc=None)
         self.assertEqual(code, 1)
         self.assertEqual(lines[-1], "1 passed, 1 failed")
+
+    def test_named_runs_count_each_test_once_per_run(self):
+        code, lines = self.run_script(
+            [configured("//a:t"), summary("//a:t", "PASSED")], consumer_rc=0,
+            more_runs={"asan": [configured("//a:t"), summary("//a:t", "FAILED")],
+                       "tsan": [configured("//a:t"), summary("//a:t", "PASSED")]})
+        self.assertEqual(code, 1)
+        self.assertEqual(lines[-1], "3 passed, 1 failed")
+        self.assertIn("FAILED  asan //a:t (FAILED)", lines)
+
+    def test_a_named_run_that_never_ran_fails(self):
+        code, lines = self.run_script([configured("//a:t"), summary("//a:t", "PASSED")],
+                                      consumer_rc=0, missing_runs=["ubsan"])
+        self.assertEqual(code, 1)
+        self.assertEqual(lines[-1], "2 passed, 1 failed")
+        self.assertIn("FAILED  ubsan bazel test (no results)", lines)
+
+    def test_nothing_to_count_is_an_error(self):
+        result = subprocess.run([sys.executable, SCRIPT], capture_output=True, text=True, check=False)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("nothing to count", result.stderr)
 
 
 if __name__ == "__main__":
