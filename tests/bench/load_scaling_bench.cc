@@ -9,8 +9,8 @@
 // complexity fit (BM_LoadImplementations_BigO) is printed at the end.
 //
 //   bazel run -c opt //tests/bench:load_scaling_bench
-//   bazel run -c opt //tests/bench:load_scaling_bench -- --benchmark_repetitions=5 \
-//       --benchmark_report_aggregates_only=true
+//   bazel run -c opt //tests/bench:load_scaling_bench --
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <cstdio>
 #include <memory>
 #include <string>

@@ -1,6 +1,6 @@
 // What the pre-flight probe (core/loader/plugin_probe.h) costs per plugin.
-//   bazel run -c opt //tests/bench:probe_bench -- --benchmark_repetitions=5 \
-//       --benchmark_report_aggregates_only=true
+//   bazel run -c opt //tests/bench:probe_bench --
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // Times are wall-clock (the child's work is not this process's CPU time).
 //   BM_Probe/<MiB>          ProbePluginFile on a small plugin (bench_plugin_00:
 //                           one implementation) from a process with <MiB> of
