@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "core/boundary/plugin_error.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/plugin.h"
 
@@ -29,7 +30,7 @@ void PluginLogContext::Log(int32_t level, const char* message) const {
     label = label_;
   }
   logger_->Log(ours, absl::StrCat("plugin ", label, ": ",
-                                  message != nullptr ? EscapeUntrustedText(message) : "(null)"));
+                                  message != nullptr ? BoundedPluginText(message) : "(null)"));
 }
 
 void PluginLogContext::LogThunk(void* ctx, int32_t level, const char* message) noexcept {

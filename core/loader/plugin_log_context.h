@@ -25,8 +25,10 @@ class PluginLogContext {
   void set_label(std::string label) ABSL_LOCKS_EXCLUDED(mutex_);
 
   // Logs "plugin <label>: <message>" at the plugin's level (unknown levels
-  // are clamped to error/debug). The message is the plugin's: it is logged
-  // through EscapeUntrustedText, one line whatever it holds.
+  // are clamped to error/debug). The message is the plugin's: it is read up
+  // to kMaxPluginMessageBytes (an unterminated or huge message is cut there
+  // and marked "...") and logged through EscapeUntrustedText, one line
+  // whatever it holds (BoundedPluginText).
   void Log(int32_t level, const char* message) const ABSL_LOCKS_EXCLUDED(mutex_);
 
   // The TeplugHostApi.log function: `ctx` is a PluginLogContext*. Never

@@ -96,7 +96,8 @@ typedef struct TeplugHostApi {
   uint32_t abi_max; /* newest ABI version the host implements */
   void* log_ctx;
   /* Logs one line (no trailing newline needed) through the host's logger.
-   * The host copies `message` before returning. Control characters and
+   * The host copies `message` (at most 4096 bytes of it: a longer or
+   * unterminated message is cut there) before returning. Control characters and
    * bytes that are not well-formed UTF-8 are logged escaped as \xNN, on the
    * same line (README section 2.5). */
   void (*log)(void* log_ctx, int32_t level, const char* message);

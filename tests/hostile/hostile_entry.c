@@ -3,6 +3,7 @@
  * what the host must answer. Built with teplug_plugin, as a vendor would. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "teplug/teplug.h"
 #include "tests/hostile/counted_objects.h"
@@ -200,6 +201,38 @@ static TeplugError* run_case(const TeplugHostApi* host) {
 #elif defined(HOSTILE_INVERTED_ABI)
   /* info names [1.5, 1.0] (see PLUGIN_ABI_MIN); the registrar must refuse. */
   return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_EXTREME_VALUES)
+  /* Legal but extreme: priorities INT32_MAX and INT32_MIN, a descriptor,
+   * capability and function table whose struct_size is SIZE_MAX (newer
+   * writers: trailing fields ignored), log calls with a NULL message, levels
+   * far out of range and a 1 MiB message. Loads. */
+  static char big[(1 << 20) + 1];
+  static TeplugGemmCaps caps;
+  TeplugImplementationDesc d;
+  TeplugError* e;
+  TeplugObject* o = edge_gemm();
+  memset(big, 'x', sizeof big - 1);
+  host->log(host->log_ctx, TEPLUG_LOG_ERROR, NULL);
+  host->log(host->log_ctx, INT32_MIN, "level INT32_MIN");
+  host->log(host->log_ctx, INT32_MAX, "level INT32_MAX");
+  host->log(host->log_ctx, TEPLUG_LOG_WARN, big);
+  g_edge_vtbl.base.struct_size = SIZE_MAX;
+  caps = *hostile_gemm_caps();
+  caps.struct_size = SIZE_MAX;
+  memset(&d, 0, sizeof d);
+  d.struct_size = SIZE_MAX;
+  d.iid = kGemmIid;
+  d.object = o;
+  d.capability = &caps;
+  d.name = "top";
+  d.priority = INT32_MAX;
+  e = host->registrar->register_implementation(host->registrar, &d);
+  if (e != NULL) return e;
+  d.object = hostile_gemm();
+  d.capability = hostile_gemm_caps();
+  d.name = "bottom";
+  d.priority = INT32_MIN;
+  return host->registrar->register_implementation(host->registrar, &d);
 #elif defined(HOSTILE_MISUSE)
   /* Keeps or shares the registrar: registrar_misuse_plugin.c. */
   return misuse_run_case(host);
