@@ -129,7 +129,7 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   TeplugHostApi api = sdk::Versioned<TeplugHostApi>();
   api.abi_min = policy.host_abi_min;
   api.abi_max = policy.host_abi_max;
-  api.log_ctx = subject.log_context.get();
+  api.log_ctx = subject.log_context->c_context();
   api.log = &PluginLogContext::LogThunk;
   api.registrar = registrar.c_registrar();
   api.plugin_path = subject.plugin_path.c_str();

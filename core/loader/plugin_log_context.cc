@@ -1,6 +1,8 @@
 #include "core/loader/plugin_log_context.h"
 
 #include <cstdio>
+#include <mutex>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_error.h"
@@ -9,8 +11,47 @@
 
 namespace teplug::core {
 
+// The block TeplugHostApi.log_ctx points at (see the header).
+struct PluginLogContext::Handle {
+  std::mutex mutex;
+  const PluginLogContext* context;  // guarded by mutex; null once closed
+  std::string label;                // guarded by mutex; set when closed
+  bool reported = false;            // guarded by mutex: the late call was reported
+};
+
+namespace {
+
+// Every handle ever opened, so they stay reachable (they are never freed).
+struct OpenedHandles {
+  std::mutex mutex;
+  std::vector<const void*> handles;
+};
+OpenedHandles& Opened() {
+  static auto* opened = new OpenedHandles;
+  return *opened;
+}
+
+}  // namespace
+
 PluginLogContext::PluginLogContext(std::shared_ptr<Logger> logger, std::string label)
-    : logger_(std::move(logger)), label_(EscapeUntrustedText(label)) {}
+    : handle_(new Handle{{}, this, {}}), logger_(std::move(logger)), label_(EscapeUntrustedText(label)) {
+  OpenedHandles& opened = Opened();
+  std::lock_guard<std::mutex> lock(opened.mutex);
+  opened.handles.push_back(handle_);
+}
+
+PluginLogContext::~PluginLogContext() {
+  std::string label;
+  {
+    absl::MutexLock lock(&mutex_);
+    label = label_;
+  }
+  std::lock_guard<std::mutex> lock(handle_->mutex);
+  handle_->context = nullptr;
+  handle_->label = std::move(label);
+}
+
+void* PluginLogContext::c_context() const { return handle_; }
 
 void PluginLogContext::set_label(std::string label) {
   std::string escaped = EscapeUntrustedText(label);
@@ -35,8 +76,20 @@ void PluginLogContext::Log(int32_t level, const char* message) const {
 
 void PluginLogContext::LogThunk(void* ctx, int32_t level, const char* message) noexcept {
   if (ctx == nullptr) return;
+  auto* handle = static_cast<Handle*>(ctx);
   try {
-    static_cast<const PluginLogContext*>(ctx)->Log(level, message);
+    std::lock_guard<std::mutex> lock(handle->mutex);
+    if (handle->context == nullptr) {
+      if (!handle->reported) {
+        handle->reported = true;
+        std::fprintf(stderr,
+                     "teplug ERROR: plugin %s called host->log after it was refused or unloaded; "
+                     "this line and every later one are dropped\n",
+                     handle->label.c_str());
+      }
+      return;
+    }
+    handle->context->Log(level, message);
   } catch (...) {
     // Logging has no error channel to the plugin; the line is lost, and we
     // say so where it can still be seen.

@@ -89,7 +89,9 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
 /* Given to the plugin for the duration of the entry call: do not keep
  * `host` itself. `log` (with `log_ctx`) may also be called later, from any
  * thread, while the plugin is loaded; a kept `registrar` pointer stays safe
- * to call but refuses every registration once the entry has returned. */
+ * to call but refuses every registration once the entry has returned, and a
+ * `log` call after the plugin was refused or unloaded is dropped (reported
+ * once on stderr). */
 typedef struct TeplugHostApi {
   size_t struct_size;
   uint32_t abi_min; /* oldest ABI version the host accepts */
