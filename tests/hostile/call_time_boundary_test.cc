@@ -293,6 +293,19 @@ TEST(CallTimeBoundaryTest, CollectiveCallsReturnHostMadeErrors) {
   EXPECT_EQ(s.message, "C++ exception escaped call_comm_create_throws/collective comm_create: comm_create exploded");
   EXPECT_EQ(comm, nullptr);
 
+  // Success without a communicator is not one: the caller gets an error, not
+  // a handle wrapping NULL.
+  k = MakeKernel({CallTimePlugin("comm_create_null")}, &log);
+  ASSERT_TRUE(k);
+  coll = k->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  ASSERT_TRUE(coll);
+  s = Consume(coll->vtbl->comm_create(coll.get(), &create, &comm));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message,
+            "call_comm_create_null/collective returned success from comm_create but wrote no communicator "
+            "(*out is NULL)");
+  EXPECT_EQ(comm, nullptr);
+
   k = MakeKernel({CallTimePlugin("collective")}, &log);
   ASSERT_TRUE(k);
   coll = k->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);

@@ -19,8 +19,9 @@
 //
 // With CALL_COLLECTIVE it registers one ICollective instead (fp32
 // all_reduce sum on the CPU) whose calls misbehave:
-//   comm_create   throws when CALL_COMM_CREATE_THROWS is defined, else hands
-//                 out a communicator
+//   comm_create   throws when CALL_COMM_CREATE_THROWS is defined, returns
+//                 success without writing a communicator (*out stays NULL)
+//                 when CALL_COMM_CREATE_NULL is, else hands out a communicator
 //   run           throws a std::runtime_error
 //   group_start   returns UNAVAILABLE in an error whose message and destroy
 //                 are both NULL
@@ -116,6 +117,10 @@ int g_communicator = 0;  // its address is the communicator handle
 TeplugError* CommCreate(TeplugCollectiveV1*, const TeplugCommCreateArgs*, TeplugCommunicator** out) {
 #ifdef CALL_COMM_CREATE_THROWS
   throw std::runtime_error("comm_create exploded");
+#endif
+#ifdef CALL_COMM_CREATE_NULL
+  (void)out;
+  return nullptr;
 #endif
   *out = reinterpret_cast<TeplugCommunicator*>(&g_communicator);
   return nullptr;
