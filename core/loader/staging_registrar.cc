@@ -139,7 +139,11 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", thrown)};
   }
   if (answer != d.object) {
-    if (answer != nullptr && answer->vtbl != nullptr && answer->vtbl->release != nullptr) {
+    // Another object: released only when its table has a release to call
+    // (its struct_size is read first: the table may be shorter than the base).
+    if (answer != nullptr && answer->vtbl != nullptr &&
+        answer->vtbl->struct_size >= TEPLUG_STRUCT_SIZE(TeplugObjectVtbl, release) &&
+        answer->vtbl->release != nullptr) {
       ReleasePluginReference(answer, who);
     }
     return Refusal{TEPLUG_INVALID_ARGUMENT,

@@ -86,6 +86,15 @@ __attribute__((unused)) static TeplugObject* edge_gemm(void) {
   return &g_edge.base;
 }
 
+/* An object whose function table is a lone struct_size of 8 bytes. */
+__attribute__((unused)) static const size_t kTinyTable = sizeof(size_t);
+__attribute__((unused)) static TeplugObject g_tiny = {(const TeplugObjectVtbl*)&kTinyTable};
+__attribute__((unused)) static TeplugObject* answer_tiny(TeplugObject* self, const TeplugIID* iid) {
+  (void)self;
+  (void)iid;
+  return &g_tiny;
+}
+
 /* Two device entries whose first claims the array stride `stride`. */
 __attribute__((unused)) static TeplugError* reg_with_device_stride(const TeplugHostApi* host,
                                                                   size_t stride) {
@@ -201,6 +210,11 @@ static TeplugError* run_case(const TeplugHostApi* host) {
 #elif defined(HOSTILE_INVERTED_ABI)
   /* info names [1.5, 1.0] (see PLUGIN_ABI_MIN); the registrar must refuse. */
   return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_QUERY_TINY_ANSWER)
+  /* query_interface answers another object, whose table is 8 bytes long. */
+  TeplugObject* o = edge_gemm();
+  g_edge_vtbl.base.query_interface = answer_tiny;
+  return reg(host, kGemmIid, o, hostile_gemm_caps(), "tiny-answer");
 #elif defined(HOSTILE_EXTREME_VALUES)
   /* Legal but extreme: priorities INT32_MAX and INT32_MIN, a descriptor,
    * capability and function table whose struct_size is SIZE_MAX (newer

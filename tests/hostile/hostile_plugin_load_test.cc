@@ -200,6 +200,11 @@ const HostileCase kRefusals[] = {
                 {"TeplugImplementationDesc.name \"a b/c", "must be 1-63 characters of [A-Za-z0-9_.-]"},
                 false,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_query_tiny_answer",
+                {"implementation \"tiny-answer\" (IGemm/1): query_interface(IGemm/1) returned a "
+                 "different object, not the registered object"},
+                false,
+                Code::kInvalidArgument},
     HostileCase{"hostile_inverted_abi",
                 {"register_implementation called before TeplugPluginInfo names an ABI range "
                  "overlapping the host's [1.0, 1.0] (info says [1.5, 1.0])"},
