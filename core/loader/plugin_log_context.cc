@@ -1,8 +1,8 @@
 #include "core/loader/plugin_log_context.h"
 
+#include <atomic>
 #include <cstdio>
 #include <mutex>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_error.h"
@@ -17,27 +17,25 @@ struct PluginLogContext::Handle {
   const PluginLogContext* context;  // guarded by mutex; null once closed
   std::string label;                // guarded by mutex; set when closed
   bool reported = false;            // guarded by mutex: the late call was reported
+  Handle* next = nullptr;           // the handle opened before this one
 };
 
 namespace {
 
-// Every handle ever opened, so they stay reachable (they are never freed).
-struct OpenedHandles {
-  std::mutex mutex;
-  std::vector<const void*> handles;
-};
-OpenedHandles& Opened() {
-  static auto* opened = new OpenedHandles;
-  return *opened;
-}
+// The last handle opened; each links to the one before, so every handle
+// stays reachable (none is ever freed). A lock-free push, not a mutex: the
+// pre-flight probe's forked child opens one, and a mutex held by another
+// thread at the fork would never be released there.
+std::atomic<PluginLogContext::Handle*> g_last_handle{nullptr};
 
 }  // namespace
 
 PluginLogContext::PluginLogContext(std::shared_ptr<Logger> logger, std::string label)
     : handle_(new Handle{{}, this, {}}), logger_(std::move(logger)), label_(EscapeUntrustedText(label)) {
-  OpenedHandles& opened = Opened();
-  std::lock_guard<std::mutex> lock(opened.mutex);
-  opened.handles.push_back(handle_);
+  handle_->next = g_last_handle.load(std::memory_order_relaxed);
+  while (!g_last_handle.compare_exchange_weak(handle_->next, handle_, std::memory_order_release,
+                                              std::memory_order_relaxed)) {
+  }
 }
 
 PluginLogContext::~PluginLogContext() {

@@ -51,9 +51,10 @@ class PluginLogContext {
   // C caller is on the other side).
   static void LogThunk(void* ctx, int32_t level, const char* message) noexcept;
 
- private:
+  // The block log_ctx points at (defined in the .cc file).
   struct Handle;
 
+ private:
   Handle* const handle_;  // never freed
   std::shared_ptr<Logger> logger_;
   mutable absl::Mutex mutex_;
