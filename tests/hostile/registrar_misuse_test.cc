@@ -6,6 +6,7 @@
 // from its own thread after it was unloaded. Run
 // under --config=asan and --config=tsan as well: nothing may touch the
 // loader's dead stack frames or race on its staging state.
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "core/kernel/kernel.h"
 #include "core/kernel/kernel_test_support.h"
 #include "core/loader/plugin_loader.h"
@@ -139,6 +141,40 @@ TEST(ThreadedRegistrationTest, LoadsCompletelyIntoAKernelEveryTime) {
     EXPECT_EQ(names.size(), 256u);
     EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 256u);
   }
+}
+
+// A plugin thread that keeps calling its kept registrar must not hang the
+// pre-flight probe of another plugin: the forked child has only the forking
+// thread, so a lock the hammering thread held at the fork would never be
+// released there, and the probe would refuse the good plugin by its timeout.
+TEST(LateRegistrarsTest, AKeptRegistrarHammeredFromThreadsDoesNotHangTheProbe) {
+  std::unique_ptr<Kernel> kernel = KernelWith("tests/hostile/libteplug_hostile_late.so");
+  ASSERT_NE(kernel, nullptr);
+  auto gemm = kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  ASSERT_NE(gemm.get(), nullptr);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hammers;
+  for (int t = 0; t < 4; ++t) {
+    hammers.emplace_back([&] {
+      testing::GemmCall call(1.f);
+      while (!stop.load(std::memory_order_relaxed)) sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), call.args()));
+    });
+  }
+  const std::string good =
+      teplug::testing::RealPath(teplug::testing::PluginPath("tests/hostile", "hostile_good"));
+  LoadPolicy policy;
+  policy.probe = true;
+  policy.probe_timeout = absl::Seconds(5);  // a busy machine may be slow; a deadlocked child is never done
+  int refused = 0;
+  std::string first;
+  for (int i = 0; i < 40; ++i) {
+    absl::StatusOr<LoadedProvider> loaded =
+        LoadPluginFile({good, "api"}, policy, [](absl::string_view) { return false; }, std::make_shared<Logger>(LogLevel::kError, [](LogLevel, absl::string_view) {}));
+    if (!loaded.ok() && refused++ == 0) first = std::string(loaded.status().message());
+  }
+  stop = true;
+  for (std::thread& t : hammers) t.join();
+  EXPECT_EQ(refused, 0) << "first: " << first;
 }
 
 // Makes hostile_late_log's thread call its kept host->log once, and waits
