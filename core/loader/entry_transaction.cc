@@ -19,6 +19,9 @@ namespace teplug::core {
 namespace {
 
 constexpr size_t kMaxProviderName = 63;
+// Bytes left writable behind TeplugPluginInfo for plugins that write past
+// its struct_size (fields of a later ABI minor version).
+constexpr size_t kInfoRoomBytes = 256;
 constexpr size_t kMaxInfoString = 255;
 
 bool ValidProviderName(absl::string_view name) {
@@ -124,7 +127,16 @@ std::string NothingRegistered(const std::vector<std::string>& skipped) {
 absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
                                                    const LoadPolicy& policy,
                                                    const ProviderNameTaken& provider_name_taken) {
-  TeplugPluginInfo info = sdk::Versioned<TeplugPluginInfo>();
+  // The info the plugin fills, with room behind it: a plugin built against
+  // newer headers that writes its new fields without checking struct_size
+  // writes there instead of over this frame (the struct_size we set says
+  // sizeof(TeplugPluginInfo); nothing behind it is read).
+  struct InfoWithRoom {
+    TeplugPluginInfo info;
+    unsigned char room[kInfoRoomBytes];
+  } info_with_room{};
+  TeplugPluginInfo& info = info_with_room.info;
+  info = sdk::Versioned<TeplugPluginInfo>();
   StagingRegistrar registrar(&info, policy.host_abi_min, policy.host_abi_max);
   TeplugHostApi api = sdk::Versioned<TeplugHostApi>();
   api.abi_min = policy.host_abi_min;

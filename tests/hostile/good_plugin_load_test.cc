@@ -93,6 +93,19 @@ TEST(GoodPluginTest, ExtremeValuesLoadAndOddLogCallsAreBounded) {
   EXPECT_EQ(warnings[0], "teplug WARN: " + prefix + std::string(4096, 'x') + "...");
 }
 
+// A plugin built against newer headers that writes past the struct_size of
+// the TeplugPluginInfo the host allocated (64 bytes here) writes into room
+// the host left for it, not into the host's stack (AddressSanitizer: a
+// stack-buffer-overflow otherwise).
+TEST(GoodPluginTest, WritesPastTheInfoStructSizeLandInRoomTheHostLeft) {
+  const std::string path = RealPath(PluginPath("tests/hostile", "hostile_info_overrun"));
+  LogCapture log;
+  absl::StatusOr<LoadedProvider> loaded = LoadPluginFile({path, "api"}, LoadPolicy{}, kNoneTaken, log.logger());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->provider->name, "hostile_info_overrun");
+  ASSERT_EQ(loaded->implementations.size(), 1u);
+}
+
 TEST(GoodPluginTest, HoldsOneReferencePerImplementationUntilReleased) {
   const std::string path = RealPath(PluginPath("tests/hostile", "hostile_good"));
   LogCapture log;

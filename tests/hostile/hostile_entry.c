@@ -107,6 +107,9 @@ __attribute__((unused)) static TeplugError* reg_with_device_stride(const TeplugH
   return reg_gemm(host, &g_bad_caps, "strided");
 }
 
+/* The info of the running entry call. */
+static TeplugPluginInfo* g_info;
+
 static TeplugError* run_case(const TeplugHostApi* host) {
 #if defined(HOSTILE_GOOD)
   /* Well behaved: two implementations, one log line. */
@@ -215,6 +218,12 @@ static TeplugError* run_case(const TeplugHostApi* host) {
   TeplugObject* o = edge_gemm();
   g_edge_vtbl.base.query_interface = answer_tiny;
   return reg(host, kGemmIid, o, hostile_gemm_caps(), "tiny-answer");
+#elif defined(HOSTILE_INFO_OVERRUN)
+  /* Loads, but first writes 64 bytes past the TeplugPluginInfo the host
+   * handed out, as a plugin built against newer headers that fills its new
+   * fields without checking info->struct_size would. */
+  memset((char*)g_info + g_info->struct_size, 0xAB, 64);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
 #elif defined(HOSTILE_EXTREME_VALUES)
   /* Legal but extreme: priorities INT32_MAX and INT32_MIN, a descriptor,
    * capability and function table whose struct_size is SIZE_MAX (newer
@@ -267,5 +276,6 @@ TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
   info->version = PLUGIN_VERSION;
   info->abi_min = PLUGIN_ABI_MIN;
   info->abi_max = PLUGIN_ABI;
+  g_info = info;
   return run_case(host);
 }
