@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
@@ -41,7 +40,7 @@ absl::StatusOr<std::string> InfoString(const char* field, const char* value, siz
   const size_t length = strnlen(value, max + 1);
   if (length > max) {
     return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.", field, " \"",
-                                                   absl::CHexEscape(absl::string_view(value, max)),
+                                                   EscapeUntrustedText(absl::string_view(value, max)),
                                                    "...\" is longer than ", max, " bytes"));
   }
   return std::string(value, length);
@@ -93,7 +92,7 @@ absl::StatusOr<ProviderInfo> ValidateInfo(const TeplugPluginInfo& info, const Lo
   if (!name.ok()) return name.status();
   if (!ValidProviderName(*name)) {
     return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.name \"",
-                                                   absl::CHexEscape(*name),
+                                                   EscapeUntrustedText(*name),
                                                    "\" must match [a-z0-9_-]{1,63}"));
   }
   absl::StatusOr<std::string> vendor = InfoString("vendor", info.vendor, kMaxInfoString);

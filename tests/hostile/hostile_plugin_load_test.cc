@@ -197,7 +197,8 @@ const HostileCase kRefusals[] = {
                 false,
                 Code::kInvalidArgument},
     HostileCase{"hostile_bad_impl_name",
-                {"TeplugImplementationDesc.name \"a b/c", "must be 1-63 characters of [A-Za-z0-9_.-]"},
+                {"TeplugImplementationDesc.name \"a b/c\\x0a\\x1b[31m\\xff\\x7f\"\" must be 1-63 "
+                 "characters of [A-Za-z0-9_.-]"},
                 false,
                 Code::kInvalidArgument},
     HostileCase{"hostile_query_tiny_answer",
