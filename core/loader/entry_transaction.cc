@@ -1,5 +1,6 @@
 #include "core/loader/entry_transaction.h"
 
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -44,6 +45,34 @@ absl::StatusOr<std::string> InfoString(const char* field, const char* value, siz
                                                    "...\" is longer than ", max, " bytes"));
   }
   return std::string(value, length);
+}
+
+// The TeplugHostApi an entry receives, in a block that is never freed. The
+// contract says not to keep `host`, but a plugin that does and calls
+// host->log (or reads plugin_path) after its entry would otherwise read this
+// function's dead frame; through this block it reaches the log handle and
+// the registrar handle, which stay safe to call (they refuse or drop late
+// calls), and a path that stays valid. Cost: about 130 bytes plus the path
+// per load.
+struct KeptHostApi {
+  TeplugHostApi api;
+  std::string plugin_path;
+  KeptHostApi* next;  // the block opened before this one
+};
+
+// The last block opened; each links to the one before, so all stay
+// reachable for leak checkers. A lock-free push, not a mutex: the
+// pre-flight probe's forked child opens one too.
+std::atomic<KeptHostApi*> g_last_host_api{nullptr};
+
+KeptHostApi* OpenKeptHostApi(const std::string& plugin_path) {
+  auto* block = new KeptHostApi{sdk::Versioned<TeplugHostApi>(), plugin_path, nullptr};
+  block->api.plugin_path = block->plugin_path.c_str();
+  block->next = g_last_host_api.load(std::memory_order_relaxed);
+  while (!g_last_host_api.compare_exchange_weak(block->next, block, std::memory_order_release,
+                                                std::memory_order_relaxed)) {
+  }
+  return block;
 }
 
 // Runs the entry through the plugin call boundary: the error it returns is
@@ -137,13 +166,12 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   TeplugPluginInfo& info = info_with_room.info;
   info = sdk::Versioned<TeplugPluginInfo>();
   StagingRegistrar registrar(&info, policy.host_abi_min, policy.host_abi_max);
-  TeplugHostApi api = sdk::Versioned<TeplugHostApi>();
+  TeplugHostApi& api = OpenKeptHostApi(subject.plugin_path)->api;
   api.abi_min = policy.host_abi_min;
   api.abi_max = policy.host_abi_max;
   api.log_ctx = subject.log_context->c_context();
   api.log = &PluginLogContext::LogThunk;
   api.registrar = registrar.c_registrar();
-  api.plugin_path = subject.plugin_path.c_str();
 
   // From here on, any return releases the staged references (registrar's
   // destructor) before the caller drops the library.

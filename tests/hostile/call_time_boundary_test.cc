@@ -3,6 +3,8 @@
 // kernel's dispatching objects every call returns either success from the
 // fallback or a host-made error the caller can read and destroy, strict mode
 // returns the error, and the process survives.
+#include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -274,6 +276,21 @@ TEST(CallTimeBoundaryTest, ThrowingWorkspaceSizeIsSkippedUnlessStrict) {
     EXPECT_EQ(s.code, TEPLUG_INTERNAL);
     EXPECT_EQ(s.message, "C++ exception escaped call_throw_workspace/gemm workspace_size: workspace_size exploded");
   }
+}
+
+// A plugin that kept its entry's `host` and logs through it at call time
+// reaches the host's logger with the path it was given, not the loader's
+// dead stack frame.
+TEST(CallTimeBoundaryTest, AKeptHostApiStaysSafeToUse) {
+  LogCapture log;
+  const std::string plugin = CallTimePlugin("kept_host");
+  auto k = MakeKernel({plugin}, &log);
+  ASSERT_TRUE(k);
+  GemmCall c;
+  EXPECT_FALSE(CallGemm(*k, c).error);
+  char resolved[PATH_MAX];
+  ASSERT_NE(realpath(plugin.c_str(), resolved), nullptr);
+  EXPECT_EQ(log.Count(std::string("WARN: plugin call_kept_host: ") + resolved), 1) << log.All();
 }
 
 // Collectives never fall back (the communicator binds one implementation),
