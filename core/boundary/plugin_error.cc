@@ -9,19 +9,17 @@
 namespace teplug::core {
 namespace {
 
-// Untrusted text (a message or an exception's what()) as one safe line:
-// read with strnlen up to the bound, cut with "..." beyond it, escaped.
-std::string BoundedText(const char* text) {
+bool KnownCode(int32_t code) { return code > TEPLUG_OK && code <= TEPLUG_FAILED_PRECONDITION; }
+
+}  // namespace
+
+std::string BoundedPluginText(const char* text) {
   const size_t length = strnlen(text, kMaxPluginMessageBytes + 1);
   if (length > kMaxPluginMessageBytes) {
     return absl::StrCat(EscapeUntrustedText(absl::string_view(text, kMaxPluginMessageBytes)), "...");
   }
   return EscapeUntrustedText(absl::string_view(text, length));
 }
-
-bool KnownCode(int32_t code) { return code > TEPLUG_OK && code <= TEPLUG_FAILED_PRECONDITION; }
-
-}  // namespace
 
 TeplugError* TakePluginError(TeplugError* error, const PluginCallSite& site) {
   const int32_t code = error->code;
@@ -34,7 +32,7 @@ TeplugError* TakePluginError(TeplugError* error, const PluginCallSite& site) {
     absl::StrAppend(&head, "unknown code ", code, " (treated as internal)");
   }
   if (!site.who.empty()) absl::StrAppend(&head, " from ", site.method);
-  std::string text = error->message != nullptr ? BoundedText(error->message)
+  std::string text = error->message != nullptr ? BoundedPluginText(error->message)
                                                : std::string("(no message: the error's message was NULL)");
   if (error->destroy != nullptr) {
     error->destroy(error);
@@ -52,7 +50,7 @@ std::string DescribeCurrentException(const PluginCallSite& site) {
     throw;
   } catch (const std::exception& e) {
     const char* text = e.what();
-    what = text != nullptr ? BoundedText(text) : std::string("(what() returned NULL)");
+    what = text != nullptr ? BoundedPluginText(text) : std::string("(what() returned NULL)");
   } catch (...) {
     what = "(not a std::exception)";
   }

@@ -29,6 +29,12 @@ struct PluginCallSite {
 // strnlen, so an unterminated message is never read past this bound.
 inline constexpr size_t kMaxPluginMessageBytes = 4096;
 
+// `text` (non-NULL), a string a plugin handed the host (an error message, an
+// exception's what(), a log message), as one safe line: read with strnlen
+// up to kMaxPluginMessageBytes, cut with "..." beyond it, and passed through
+// EscapeUntrustedText.
+std::string BoundedPluginText(const char* text);
+
 // Takes ownership of `error` (non-NULL), an error a plugin returned from
 // the call at `site`, and returns a host-made error in its place:
 //   code     the plugin's code; an unknown code becomes TEPLUG_INTERNAL and

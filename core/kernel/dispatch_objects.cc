@@ -209,6 +209,12 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ar
                                   [&] { return impl->vtbl->comm_create(impl, args, &bound->inner); })) {
     return e;
   }
+  if (bound->inner == nullptr) {
+    return teplug_error_create(TEPLUG_INTERNAL, absl::StrCat(bound->impl->QualifiedName(),
+                                                             " returned success from comm_create but wrote no "
+                                                             "communicator (*out is NULL)")
+                                                    .c_str());
+  }
   *out = reinterpret_cast<TeplugCommunicator*>(bound.release());
   return nullptr;
 }

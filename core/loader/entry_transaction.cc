@@ -1,12 +1,12 @@
 #include "core/loader/entry_transaction.h"
 
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
@@ -19,6 +19,9 @@ namespace teplug::core {
 namespace {
 
 constexpr size_t kMaxProviderName = 63;
+// Bytes left writable behind TeplugPluginInfo for plugins that write past
+// its struct_size (fields of a later ABI minor version).
+constexpr size_t kInfoRoomBytes = 256;
 constexpr size_t kMaxInfoString = 255;
 
 bool ValidProviderName(absl::string_view name) {
@@ -38,10 +41,38 @@ absl::StatusOr<std::string> InfoString(const char* field, const char* value, siz
   const size_t length = strnlen(value, max + 1);
   if (length > max) {
     return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.", field, " \"",
-                                                   absl::CHexEscape(absl::string_view(value, max)),
+                                                   EscapeUntrustedText(absl::string_view(value, max)),
                                                    "...\" is longer than ", max, " bytes"));
   }
   return std::string(value, length);
+}
+
+// The TeplugHostApi an entry receives, in a block that is never freed. The
+// contract says not to keep `host`, but a plugin that does and calls
+// host->log (or reads plugin_path) after its entry would otherwise read this
+// function's dead frame; through this block it reaches the log handle and
+// the registrar handle, which stay safe to call (they refuse or drop late
+// calls), and a path that stays valid. Cost: about 130 bytes plus the path
+// per load.
+struct KeptHostApi {
+  TeplugHostApi api;
+  std::string plugin_path;
+  KeptHostApi* next;  // the block opened before this one
+};
+
+// The last block opened; each links to the one before, so all stay
+// reachable for leak checkers. A lock-free push, not a mutex: the
+// pre-flight probe's forked child opens one too.
+std::atomic<KeptHostApi*> g_last_host_api{nullptr};
+
+KeptHostApi* OpenKeptHostApi(const std::string& plugin_path) {
+  auto* block = new KeptHostApi{sdk::Versioned<TeplugHostApi>(), plugin_path, nullptr};
+  block->api.plugin_path = block->plugin_path.c_str();
+  block->next = g_last_host_api.load(std::memory_order_relaxed);
+  while (!g_last_host_api.compare_exchange_weak(block->next, block, std::memory_order_release,
+                                                std::memory_order_relaxed)) {
+  }
+  return block;
 }
 
 // Runs the entry through the plugin call boundary: the error it returns is
@@ -90,7 +121,7 @@ absl::StatusOr<ProviderInfo> ValidateInfo(const TeplugPluginInfo& info, const Lo
   if (!name.ok()) return name.status();
   if (!ValidProviderName(*name)) {
     return absl::InvalidArgumentError(absl::StrCat("TeplugPluginInfo.name \"",
-                                                   absl::CHexEscape(*name),
+                                                   EscapeUntrustedText(*name),
                                                    "\" must match [a-z0-9_-]{1,63}"));
   }
   absl::StatusOr<std::string> vendor = InfoString("vendor", info.vendor, kMaxInfoString);
@@ -124,15 +155,23 @@ std::string NothingRegistered(const std::vector<std::string>& skipped) {
 absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
                                                    const LoadPolicy& policy,
                                                    const ProviderNameTaken& provider_name_taken) {
-  TeplugPluginInfo info = sdk::Versioned<TeplugPluginInfo>();
+  // The info the plugin fills, with room behind it: a plugin built against
+  // newer headers that writes its new fields without checking struct_size
+  // writes there instead of over this frame (the struct_size we set says
+  // sizeof(TeplugPluginInfo); nothing behind it is read).
+  struct InfoWithRoom {
+    TeplugPluginInfo info;
+    unsigned char room[kInfoRoomBytes];
+  } info_with_room{};
+  TeplugPluginInfo& info = info_with_room.info;
+  info = sdk::Versioned<TeplugPluginInfo>();
   StagingRegistrar registrar(&info, policy.host_abi_min, policy.host_abi_max);
-  TeplugHostApi api = sdk::Versioned<TeplugHostApi>();
+  TeplugHostApi& api = OpenKeptHostApi(subject.plugin_path)->api;
   api.abi_min = policy.host_abi_min;
   api.abi_max = policy.host_abi_max;
-  api.log_ctx = subject.log_context.get();
+  api.log_ctx = subject.log_context->c_context();
   api.log = &PluginLogContext::LogThunk;
   api.registrar = registrar.c_registrar();
-  api.plugin_path = subject.plugin_path.c_str();
 
   // From here on, any return releases the staged references (registrar's
   // destructor) before the caller drops the library.

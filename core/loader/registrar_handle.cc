@@ -1,7 +1,10 @@
 #include "core/loader/registrar_handle.h"
 
+#include <pthread.h>
+
+#include <mutex>
+
 #include "absl/container/flat_hash_set.h"
-#include "absl/synchronization/mutex.h"
 
 namespace teplug::core {
 namespace {
@@ -10,17 +13,32 @@ namespace {
 // and never destroyed, so a late call during static destruction still finds
 // it.
 struct OpenedHandles {
-  absl::Mutex mutex;
-  absl::flat_hash_set<const TeplugRegistrar*> all ABSL_GUARDED_BY(mutex);
+  std::mutex mutex;  // a plain mutex: it is unlocked in a forked child (below)
+  absl::flat_hash_set<const TeplugRegistrar*> all;  // guarded by mutex
 };
+OpenedHandles& Opened();
+
+// fork() holds the set's lock across the fork. A forked child (the
+// pre-flight probe's) has only the forking thread: had another thread held
+// the lock at that moment (a plugin thread calling a kept registrar, say),
+// it would never be released there and the child's own load would hang.
+// (Not absl::Mutex: its Unlock in the child may wait on the state of
+// threads that do not exist there.)
+void LockBeforeFork() { Opened().mutex.lock(); }
+void UnlockAfterFork() { Opened().mutex.unlock(); }
+
 OpenedHandles& Opened() {
-  static OpenedHandles* const opened = new OpenedHandles;
+  static OpenedHandles* const opened = [] {
+    auto* o = new OpenedHandles;
+    pthread_atfork(&LockBeforeFork, &UnlockAfterFork, &UnlockAfterFork);
+    return o;
+  }();
   return *opened;
 }
 
 bool WasOpened(const TeplugRegistrar* registrar) {
   OpenedHandles& opened = Opened();
-  absl::MutexLock lock(&opened.mutex);
+  std::lock_guard<std::mutex> lock(opened.mutex);
   return opened.all.contains(registrar);
 }
 
@@ -37,7 +55,7 @@ RegistrarHandle::RegistrarHandle(RegistrationSink* sink) : TeplugRegistrar(), si
 RegistrarHandle* RegistrarHandle::Open(RegistrationSink* sink) {
   RegistrarHandle* handle = new RegistrarHandle(sink);
   OpenedHandles& opened = Opened();
-  absl::MutexLock lock(&opened.mutex);
+  std::lock_guard<std::mutex> lock(opened.mutex);
   opened.all.insert(handle->c_registrar());
   return handle;
 }

@@ -16,6 +16,11 @@
 // is 40 of it) plus its slot in the set (8 bytes and a control byte, the set
 // between 7/16 and 7/8 full: 10 to 21 bytes): about 100 bytes.
 //
+// Fork: the set's lock is held across fork() (pthread_atfork), so the
+// pre-flight probe's child, which has only the forking thread, never
+// inherits it locked by a thread that does not exist there (a plugin thread
+// hammering a kept registrar would otherwise hang other plugins' probes).
+//
 // Threading: calls are serialised by the handle's lock, so a plugin may
 // register from several threads during its entry; each registration is
 // validated and staged whole before the next starts. The lock is recursive:

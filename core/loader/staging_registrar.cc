@@ -3,12 +3,12 @@
 #include <cstring>
 #include <new>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
 #include "core/loader/interface_table.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::core {
@@ -102,7 +102,7 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
     name.assign(d.name, length);
     if (!ValidImplementationName(name)) {
       return Refusal{TEPLUG_INVALID_ARGUMENT,
-                     absl::StrCat("TeplugImplementationDesc.name \"", absl::CHexEscape(name),
+                     absl::StrCat("TeplugImplementationDesc.name \"", EscapeUntrustedText(name),
                                   length > kMaxNameLength ? "...\"" : "\"",
                                   " must be 1-63 characters of [A-Za-z0-9_.-]")};
     }

@@ -21,6 +21,13 @@ constexpr size_t kMaxDevices = 64;
 // The largest TeplugGemmCaps.alignment served (see ValidateGemm).
 constexpr int64_t kMaxAlignment = 256;
 
+// The largest device-array stride (devices[0].struct_size) accepted: room
+// for TeplugDeviceSupport to grow tenfold. It bounds how far past the
+// array's start we read (kMaxDevices * kMaxDeviceStride bytes), so a huge
+// or wrapping struct_size is refused instead of sending us to an address
+// outside the plugin's array.
+constexpr size_t kMaxDeviceStride = 256;
+
 // Bits 0..count-1 are known.
 constexpr uint64_t MaskBelow(int count) {
   return count >= 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
@@ -76,10 +83,10 @@ absl::Status ReadDevices(const char* strct, const TeplugDeviceSupport* devices, 
   // by devices[0].struct_size (capability.h), so a list written by a newer
   // plugin with a larger element stays readable.
   const size_t stride = devices[0].struct_size;
-  if (stride < kRequired || stride % alignof(TeplugDeviceSupport) != 0) {
+  if (stride < kRequired || stride > kMaxDeviceStride || stride % alignof(TeplugDeviceSupport) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "%s.devices[0].struct_size %d: must be >= %d and a multiple of %d (it is the array stride)", strct,
-        stride, kRequired, alignof(TeplugDeviceSupport)));
+        "%s.devices[0].struct_size %d: must be >= %d, <= %d and a multiple of %d (it is the array stride)",
+        strct, stride, kRequired, kMaxDeviceStride, alignof(TeplugDeviceSupport)));
   }
   const auto* base = reinterpret_cast<const unsigned char*>(devices);
   out->clear();

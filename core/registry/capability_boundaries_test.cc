@@ -134,6 +134,10 @@ TEST(CapabilityBoundariesTest, DeviceStrideMustCoverTheV1ElementAndKeepAlignment
   }
   EXPECT_THAT(read_with_stride(kRequired - kAlign), HasSubstr("devices[0].struct_size"));
   EXPECT_THAT(read_with_stride(sizeof(TeplugDeviceSupport) + 1), HasSubstr("devices[0].struct_size"));
+  // At most 256 bytes: a larger stride would read far outside the array.
+  EXPECT_EQ(read_with_stride(256), "");
+  EXPECT_THAT(read_with_stride(256 + kAlign),
+              HasSubstr("devices[0].struct_size 264: must be >= 24, <= 256 and a multiple of 8"));
 }
 
 TEST(CapabilityBoundariesTest, DeviceKindsAreTheKnownOnesOrVendorDefined) {

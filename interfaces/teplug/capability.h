@@ -6,8 +6,8 @@
  * plugin. Each interface header defines its descriptor (TeplugGemmCaps, ...),
  * which starts with struct_size and a TeplugDeviceSupport list of at least
  * one entry. The host reads that array with a stride of devices[0].struct_size
- * (every element must carry the same struct_size), so the list stays readable
- * when TeplugDeviceSupport grows. Descriptors
+ * (every element must carry the same struct_size; at most 256 bytes), so the
+ * list stays readable when TeplugDeviceSupport grows. Descriptors
  * and everything they point to must stay valid and unchanged until the plugin
  * is unloaded (static storage is the normal choice). */
 #ifndef TEPLUG_CAPABILITY_H_

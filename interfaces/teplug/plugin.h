@@ -89,14 +89,17 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
 /* Given to the plugin for the duration of the entry call: do not keep
  * `host` itself. `log` (with `log_ctx`) may also be called later, from any
  * thread, while the plugin is loaded; a kept `registrar` pointer stays safe
- * to call but refuses every registration once the entry has returned. */
+ * to call but refuses every registration once the entry has returned, and a
+ * `log` call after the plugin was refused or unloaded is dropped (reported
+ * once on stderr). */
 typedef struct TeplugHostApi {
   size_t struct_size;
   uint32_t abi_min; /* oldest ABI version the host accepts */
   uint32_t abi_max; /* newest ABI version the host implements */
   void* log_ctx;
   /* Logs one line (no trailing newline needed) through the host's logger.
-   * The host copies `message` before returning. Control characters and
+   * The host copies `message` (at most 4096 bytes of it: a longer or
+   * unterminated message is cut there) before returning. Control characters and
    * bytes that are not well-formed UTF-8 are logged escaped as \xNN, on the
    * same line (README section 2.5). */
   void (*log)(void* log_ctx, int32_t level, const char* message);

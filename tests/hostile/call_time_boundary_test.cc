@@ -3,6 +3,8 @@
 // kernel's dispatching objects every call returns either success from the
 // fallback or a host-made error the caller can read and destroy, strict mode
 // returns the error, and the process survives.
+#include <climits>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -276,6 +278,21 @@ TEST(CallTimeBoundaryTest, ThrowingWorkspaceSizeIsSkippedUnlessStrict) {
   }
 }
 
+// A plugin that kept its entry's `host` and logs through it at call time
+// reaches the host's logger with the path it was given, not the loader's
+// dead stack frame.
+TEST(CallTimeBoundaryTest, AKeptHostApiStaysSafeToUse) {
+  LogCapture log;
+  const std::string plugin = CallTimePlugin("kept_host");
+  auto k = MakeKernel({plugin}, &log);
+  ASSERT_TRUE(k);
+  GemmCall c;
+  EXPECT_FALSE(CallGemm(*k, c).error);
+  char resolved[PATH_MAX];
+  ASSERT_NE(realpath(plugin.c_str(), resolved), nullptr);
+  EXPECT_EQ(log.Count(std::string("WARN: plugin call_kept_host: ") + resolved), 1) << log.All();
+}
+
 // Collectives never fall back (the communicator binds one implementation),
 // so every misbehaving call comes back as a host-made error.
 TEST(CallTimeBoundaryTest, CollectiveCallsReturnHostMadeErrors) {
@@ -291,6 +308,19 @@ TEST(CallTimeBoundaryTest, CollectiveCallsReturnHostMadeErrors) {
   Said s = Consume(coll->vtbl->comm_create(coll.get(), &create, &comm));
   EXPECT_EQ(s.code, TEPLUG_INTERNAL);
   EXPECT_EQ(s.message, "C++ exception escaped call_comm_create_throws/collective comm_create: comm_create exploded");
+  EXPECT_EQ(comm, nullptr);
+
+  // Success without a communicator is not one: the caller gets an error, not
+  // a handle wrapping NULL.
+  k = MakeKernel({CallTimePlugin("comm_create_null")}, &log);
+  ASSERT_TRUE(k);
+  coll = k->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  ASSERT_TRUE(coll);
+  s = Consume(coll->vtbl->comm_create(coll.get(), &create, &comm));
+  EXPECT_EQ(s.code, TEPLUG_INTERNAL);
+  EXPECT_EQ(s.message,
+            "call_comm_create_null/collective returned success from comm_create but wrote no communicator "
+            "(*out is NULL)");
   EXPECT_EQ(comm, nullptr);
 
   k = MakeKernel({CallTimePlugin("collective")}, &log);

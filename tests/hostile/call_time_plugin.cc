@@ -15,12 +15,16 @@
 //   CALL_THROW_ADD_REF    add_ref throws (the host takes its reference while
 //                         registering, so this one is refused)
 //   CALL_THROW_RELEASE    release throws, every time the host releases
+//   CALL_KEPT_HOST        keeps the entry's `host` pointer (the contract says
+//                         not to) and logs through host->log, with
+//                         host->plugin_path, from gemm
 // Every other call behaves: supports says yes, workspace_size answers 0.
 //
 // With CALL_COLLECTIVE it registers one ICollective instead (fp32
 // all_reduce sum on the CPU) whose calls misbehave:
-//   comm_create   throws when CALL_COMM_CREATE_THROWS is defined, else hands
-//                 out a communicator
+//   comm_create   throws when CALL_COMM_CREATE_THROWS is defined, returns
+//                 success without writing a communicator (*out stays NULL)
+//                 when CALL_COMM_CREATE_NULL is, else hands out a communicator
 //   run           throws a std::runtime_error
 //   group_start   returns UNAVAILABLE in an error whose message and destroy
 //                 are both NULL
@@ -89,8 +93,13 @@ TeplugError* Workspace(TeplugGemmV1*, const TeplugGemmArgs*, size_t* bytes) {
 }
 
 
+[[maybe_unused]] const TeplugHostApi* g_host;  // CALL_KEPT_HOST
+
 TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs*) {
-#if defined(CALL_NULL_DESTROY)
+#if defined(CALL_KEPT_HOST)
+  g_host->log(g_host->log_ctx, TEPLUG_LOG_WARN, g_host->plugin_path);
+  return nullptr;
+#elif defined(CALL_NULL_DESTROY)
   static TeplugError abandoned = {sizeof(TeplugError), TEPLUG_UNSUPPORTED, 0, "cannot, and no destroy", nullptr};
   return &abandoned;
 #elif defined(CALL_NULL_MESSAGE)
@@ -116,6 +125,10 @@ int g_communicator = 0;  // its address is the communicator handle
 TeplugError* CommCreate(TeplugCollectiveV1*, const TeplugCommCreateArgs*, TeplugCommunicator** out) {
 #ifdef CALL_COMM_CREATE_THROWS
   throw std::runtime_error("comm_create exploded");
+#endif
+#ifdef CALL_COMM_CREATE_NULL
+  (void)out;
+  return nullptr;
 #endif
   *out = reinterpret_cast<TeplugCommunicator*>(&g_communicator);
   return nullptr;
@@ -167,6 +180,9 @@ const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps),
 }  // namespace
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+#ifndef CALL_COLLECTIVE
+  g_host = host;
+#endif
   info->name = HOSTILE_PROVIDER_NAME;
   info->vendor = "teplug hostile tests";
   info->version = "0.0.1";

@@ -74,6 +74,38 @@ TEST_P(ExamplePluginTest, LoadsWithItsGemm) {
 INSTANTIATE_TEST_SUITE_P(Examples, ExamplePluginTest,
                          ::testing::Values("minimal_c", "minimal_cpp"));
 
+// Legal extremes: priorities INT32_MIN/MAX and struct sizes SIZE_MAX load as
+// they are; log calls with a NULL message, out-of-range levels and a 1 MiB
+// message are clamped and bounded like any plugin text.
+TEST(GoodPluginTest, ExtremeValuesLoadAndOddLogCallsAreBounded) {
+  const std::string path = RealPath(PluginPath("tests/hostile", "hostile_extreme_values"));
+  LogCapture log;
+  absl::StatusOr<LoadedProvider> loaded = LoadPluginFile({path, "api"}, LoadPolicy{}, kNoneTaken, log.logger());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->implementations.size(), 2u);
+  EXPECT_EQ(loaded->implementations[0]->default_priority, INT32_MAX);
+  EXPECT_EQ(loaded->implementations[1]->default_priority, INT32_MIN);
+  const std::string prefix = "plugin libteplug_hostile_extreme_values.so: ";
+  EXPECT_THAT(log.Lines(LogLevel::kError),
+              ElementsAre("teplug ERROR: " + prefix + "(null)", "teplug ERROR: " + prefix + "level INT32_MIN"));
+  const std::vector<std::string> warnings = log.Lines(LogLevel::kWarn);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "teplug WARN: " + prefix + std::string(4096, 'x') + "...");
+}
+
+// A plugin built against newer headers that writes past the struct_size of
+// the TeplugPluginInfo the host allocated (64 bytes here) writes into room
+// the host left for it, not into the host's stack (AddressSanitizer: a
+// stack-buffer-overflow otherwise).
+TEST(GoodPluginTest, WritesPastTheInfoStructSizeLandInRoomTheHostLeft) {
+  const std::string path = RealPath(PluginPath("tests/hostile", "hostile_info_overrun"));
+  LogCapture log;
+  absl::StatusOr<LoadedProvider> loaded = LoadPluginFile({path, "api"}, LoadPolicy{}, kNoneTaken, log.logger());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->provider->name, "hostile_info_overrun");
+  ASSERT_EQ(loaded->implementations.size(), 1u);
+}
+
 TEST(GoodPluginTest, HoldsOneReferencePerImplementationUntilReleased) {
   const std::string path = RealPath(PluginPath("tests/hostile", "hostile_good"));
   LogCapture log;

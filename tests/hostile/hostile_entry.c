@@ -1,7 +1,9 @@
 /* One plain-C plugin entry per misbehaviour, selected at compile time by a
  * -DHOSTILE_<CASE> define (see BUILD). Each case documents what it does and
  * what the host must answer. Built with teplug_plugin, as a vendor would. */
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "teplug/teplug.h"
 #include "tests/hostile/counted_objects.h"
@@ -11,8 +13,14 @@
 
 #ifdef HOSTILE_ABI_MISMATCH
 #define PLUGIN_ABI TEPLUG_ABI_VERSION(2, 0)
+#define PLUGIN_ABI_MIN PLUGIN_ABI
+#elif defined(HOSTILE_INVERTED_ABI)
+/* [1.5, 1.0]: an inverted range whose bounds both look compatible. */
+#define PLUGIN_ABI TEPLUG_ABI_VERSION_CURRENT
+#define PLUGIN_ABI_MIN TEPLUG_ABI_VERSION(1, 5)
 #else
 #define PLUGIN_ABI TEPLUG_ABI_VERSION_CURRENT
+#define PLUGIN_ABI_MIN PLUGIN_ABI
 #endif
 
 #ifdef HOSTILE_BAD_PROVIDER_NAME
@@ -61,6 +69,46 @@ __attribute__((unused)) static TeplugError* reg_gemm(const TeplugHostApi* host, 
 
 /* Static storage for the malformed descriptors (they must outlive the call). */
 __attribute__((unused)) static TeplugGemmCaps g_bad_caps; /* not every case uses it */
+__attribute__((unused)) static TeplugDeviceSupport g_devices[2];
+
+/* An IGemm object laid out like counted_objects.c's (so its base methods,
+ * copied from a well-formed table, work on it) with a table of our own. */
+typedef struct EdgeObject {
+  TeplugObject base;
+  TeplugIID iid;
+  uint32_t refs;
+} EdgeObject;
+__attribute__((unused)) static TeplugGemmV1Vtbl g_edge_vtbl;
+__attribute__((unused)) static EdgeObject g_edge = {{(const TeplugObjectVtbl*)&g_edge_vtbl},
+                                                    TEPLUG_IID_GEMM_V1_INIT, 1};
+__attribute__((unused)) static TeplugObject* edge_gemm(void) {
+  g_edge_vtbl = *(const TeplugGemmV1Vtbl*)hostile_gemm()->vtbl;
+  return &g_edge.base;
+}
+
+/* An object whose function table is a lone struct_size of 8 bytes. */
+__attribute__((unused)) static const size_t kTinyTable = sizeof(size_t);
+__attribute__((unused)) static TeplugObject g_tiny = {(const TeplugObjectVtbl*)&kTinyTable};
+__attribute__((unused)) static TeplugObject* answer_tiny(TeplugObject* self, const TeplugIID* iid) {
+  (void)self;
+  (void)iid;
+  return &g_tiny;
+}
+
+/* Two device entries whose first claims the array stride `stride`. */
+__attribute__((unused)) static TeplugError* reg_with_device_stride(const TeplugHostApi* host,
+                                                                  size_t stride) {
+  g_devices[0] = hostile_gemm_caps()->devices[0];
+  g_devices[1] = g_devices[0];
+  g_devices[0].struct_size = stride;
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.devices = g_devices;
+  g_bad_caps.num_devices = 2;
+  return reg_gemm(host, &g_bad_caps, "strided");
+}
+
+/* The info of the running entry call. */
+static TeplugPluginInfo* g_info;
 
 static TeplugError* run_case(const TeplugHostApi* host) {
 #if defined(HOSTILE_GOOD)
@@ -148,6 +196,66 @@ static TeplugError* run_case(const TeplugHostApi* host) {
   TeplugError* e = reg_gemm(host, hostile_gemm_caps(), "same");
   if (e != NULL) return e;
   return reg(host, kQuantizerIid, hostile_quantizer(), hostile_quantizer_caps(), "same");
+#elif defined(HOSTILE_DEVICE_STRIDE_HUGE)
+  /* devices[0].struct_size 1 TiB: devices[1] would be 1 TiB past the array. */
+  return reg_with_device_stride(host, (size_t)1 << 40);
+#elif defined(HOSTILE_DEVICE_STRIDE_WRAP)
+  /* devices[0].struct_size SIZE_MAX - 7: 1 * stride wraps to 8 bytes before it. */
+  return reg_with_device_stride(host, SIZE_MAX - 7);
+#elif defined(HOSTILE_NULL_METHOD)
+  /* A complete IGemm table but for gemm itself. */
+  TeplugObject* o = edge_gemm();
+  g_edge_vtbl.gemm = NULL;
+  return reg(host, kGemmIid, o, hostile_gemm_caps(), "no-gemm");
+#elif defined(HOSTILE_BAD_IMPL_NAME)
+  /* Every kind of invalid byte in an implementation name. */
+  return reg_gemm(host, hostile_gemm_caps(), "a b/c\n\x1b[31m\xff\x7f\"");
+#elif defined(HOSTILE_INVERTED_ABI)
+  /* info names [1.5, 1.0] (see PLUGIN_ABI_MIN); the registrar must refuse. */
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_QUERY_TINY_ANSWER)
+  /* query_interface answers another object, whose table is 8 bytes long. */
+  TeplugObject* o = edge_gemm();
+  g_edge_vtbl.base.query_interface = answer_tiny;
+  return reg(host, kGemmIid, o, hostile_gemm_caps(), "tiny-answer");
+#elif defined(HOSTILE_INFO_OVERRUN)
+  /* Loads, but first writes 64 bytes past the TeplugPluginInfo the host
+   * handed out, as a plugin built against newer headers that fills its new
+   * fields without checking info->struct_size would. */
+  memset((char*)g_info + g_info->struct_size, 0xAB, 64);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_EXTREME_VALUES)
+  /* Legal but extreme: priorities INT32_MAX and INT32_MIN, a descriptor,
+   * capability and function table whose struct_size is SIZE_MAX (newer
+   * writers: trailing fields ignored), log calls with a NULL message, levels
+   * far out of range and a 1 MiB message. Loads. */
+  static char big[(1 << 20) + 1];
+  static TeplugGemmCaps caps;
+  TeplugImplementationDesc d;
+  TeplugError* e;
+  TeplugObject* o = edge_gemm();
+  memset(big, 'x', sizeof big - 1);
+  host->log(host->log_ctx, TEPLUG_LOG_ERROR, NULL);
+  host->log(host->log_ctx, INT32_MIN, "level INT32_MIN");
+  host->log(host->log_ctx, INT32_MAX, "level INT32_MAX");
+  host->log(host->log_ctx, TEPLUG_LOG_WARN, big);
+  g_edge_vtbl.base.struct_size = SIZE_MAX;
+  caps = *hostile_gemm_caps();
+  caps.struct_size = SIZE_MAX;
+  memset(&d, 0, sizeof d);
+  d.struct_size = SIZE_MAX;
+  d.iid = kGemmIid;
+  d.object = o;
+  d.capability = &caps;
+  d.name = "top";
+  d.priority = INT32_MAX;
+  e = host->registrar->register_implementation(host->registrar, &d);
+  if (e != NULL) return e;
+  d.object = hostile_gemm();
+  d.capability = hostile_gemm_caps();
+  d.name = "bottom";
+  d.priority = INT32_MIN;
+  return host->registrar->register_implementation(host->registrar, &d);
 #elif defined(HOSTILE_MISUSE)
   /* Keeps or shares the registrar: registrar_misuse_plugin.c. */
   return misuse_run_case(host);
@@ -166,7 +274,8 @@ TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
   info->name = PROVIDER_NAME;
   info->vendor = PLUGIN_VENDOR;
   info->version = PLUGIN_VERSION;
-  info->abi_min = PLUGIN_ABI;
+  info->abi_min = PLUGIN_ABI_MIN;
   info->abi_max = PLUGIN_ABI;
+  g_info = info;
   return run_case(host);
 }

@@ -182,6 +182,35 @@ const HostileCase kRefusals[] = {
                  "interface id"},
                 false,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_device_stride_huge",
+                {"implementation \"strided\" (IGemm/1): malformed capability descriptor: "
+                 "TeplugGemmCaps.devices[0].struct_size 1099511627776: must be >= 24, <= 256 and a "
+                 "multiple of 8 (it is the array stride)"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_device_stride_wrap",
+                {"TeplugGemmCaps.devices[0].struct_size 18446744073709551608: must be >= 24, <= 256"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_null_method",
+                {"implementation \"no-gemm\" (IGemm/1): TeplugGemmV1Vtbl.gemm is NULL"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_bad_impl_name",
+                {"TeplugImplementationDesc.name \"a b/c\\x0a\\x1b[31m\\xff\\x7f\"\" must be 1-63 "
+                 "characters of [A-Za-z0-9_.-]"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_query_tiny_answer",
+                {"implementation \"tiny-answer\" (IGemm/1): query_interface(IGemm/1) returned a "
+                 "different object, not the registered object"},
+                false,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_inverted_abi",
+                {"register_implementation called before TeplugPluginInfo names an ABI range "
+                 "overlapping the host's [1.0, 1.0] (info says [1.5, 1.0])"},
+                false,
+                Code::kFailedPrecondition},
     HostileCase{"hostile_reentrant",
                 {"teplug_plugin_entry returned success although 1 registration(s) were refused; "
                  "first: implementation registered from inside a plugin callback the host made "

@@ -5,4 +5,6 @@
 extern "C" {
 __attribute__((visibility("default"))) int64_t teplug_hostile_acquired = 0;
 __attribute__((visibility("default"))) int64_t teplug_hostile_released = 0;
+__attribute__((visibility("default"))) int64_t teplug_hostile_late_log_requests = 0;
+__attribute__((visibility("default"))) int64_t teplug_hostile_late_log_calls = 0;
 }

@@ -19,6 +19,12 @@ extern "C" {
 extern int64_t teplug_hostile_acquired __attribute__((weak));
 extern int64_t teplug_hostile_released __attribute__((weak));
 
+/* For hostile_late_log (late_log_plugin.c): the test raises requests by one
+ * to make the plugin's thread call its kept host->log once; the thread
+ * raises calls once the call returned. */
+extern int64_t teplug_hostile_late_log_requests __attribute__((weak));
+extern int64_t teplug_hostile_late_log_calls __attribute__((weak));
+
 static inline void teplug_hostile_count_acquire(void) {
   if (&teplug_hostile_acquired != 0) __atomic_add_fetch(&teplug_hostile_acquired, 1, __ATOMIC_RELAXED);
 }

@@ -1,15 +1,21 @@
 // Registrar misuse that must neither corrupt the host nor let a registration
 // through: a plugin that keeps the registrar and calls it after its entry
 // returned (at op time, from the op's thread and from a thread it started),
-// and a plugin that registers from several threads during its entry. Run
+// and a plugin that registers from several threads during its entry; and
+// the same for the log function: a plugin that keeps host->log and calls it
+// from its own thread after it was unloaded. Run
 // under --config=asan and --config=tsan as well: nothing may touch the
 // loader's dead stack frames or race on its staging state.
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/attributes.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "core/kernel/kernel.h"
 #include "core/kernel/kernel_test_support.h"
 #include "core/loader/plugin_loader.h"
@@ -18,6 +24,7 @@
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "tests/hostile/hostile_test_support.h"
+#include "tests/hostile/ref_counters.h"
 
 // Stack-use-after-return is what a registrar on the loader's stack produced;
 // AddressSanitizer reports it only with this option.
@@ -134,6 +141,79 @@ TEST(ThreadedRegistrationTest, LoadsCompletelyIntoAKernelEveryTime) {
     EXPECT_EQ(names.size(), 256u);
     EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 256u);
   }
+}
+
+// A plugin thread that keeps calling its kept registrar must not hang the
+// pre-flight probe of another plugin: the forked child has only the forking
+// thread, so a lock the hammering thread held at the fork would never be
+// released there, and the probe would refuse the good plugin by its timeout.
+TEST(LateRegistrarsTest, AKeptRegistrarHammeredFromThreadsDoesNotHangTheProbe) {
+  std::unique_ptr<Kernel> kernel = KernelWith("tests/hostile/libteplug_hostile_late.so");
+  ASSERT_NE(kernel, nullptr);
+  auto gemm = kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  ASSERT_NE(gemm.get(), nullptr);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> hammers;
+  for (int t = 0; t < 4; ++t) {
+    hammers.emplace_back([&] {
+      testing::GemmCall call(1.f);
+      while (!stop.load(std::memory_order_relaxed)) sdk::OwnedError(gemm->vtbl->gemm(gemm.get(), call.args()));
+    });
+  }
+  const std::string good =
+      teplug::testing::RealPath(teplug::testing::PluginPath("tests/hostile", "hostile_good"));
+  LoadPolicy policy;
+  policy.probe = true;
+  policy.probe_timeout = absl::Seconds(5);  // a busy machine may be slow; a deadlocked child is never done
+  int refused = 0;
+  std::string first;
+  for (int i = 0; i < 40; ++i) {
+    absl::StatusOr<LoadedProvider> loaded =
+        LoadPluginFile({good, "api"}, policy, [](absl::string_view) { return false; }, std::make_shared<Logger>(LogLevel::kError, [](LogLevel, absl::string_view) {}));
+    if (!loaded.ok() && refused++ == 0) first = std::string(loaded.status().message());
+  }
+  stop = true;
+  for (std::thread& t : hammers) t.join();
+  EXPECT_EQ(refused, 0) << "first: " << first;
+}
+
+// Makes hostile_late_log's thread call its kept host->log once, and waits
+// until the call returned (false after 10 s).
+bool LateLogOnce() {
+  const int64_t calls = __atomic_load_n(&teplug_hostile_late_log_calls, __ATOMIC_ACQUIRE);
+  __atomic_add_fetch(&teplug_hostile_late_log_requests, 1, __ATOMIC_RELEASE);
+  for (int i = 0; i < 10000; ++i) {
+    if (__atomic_load_n(&teplug_hostile_late_log_calls, __ATOMIC_ACQUIRE) > calls) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+TEST(LateLogTest, ALogCallAfterUnloadIsDroppedAndReportedOnce) {
+  const std::string path =
+      teplug::testing::RealPath(teplug::testing::PluginPath("tests/hostile", "hostile_late_log"));
+  teplug::testing::LogCapture log;
+  {
+    absl::StatusOr<LoadedProvider> loaded =
+        LoadPluginFile({path, "api"}, LoadPolicy{}, [](absl::string_view) { return false; }, log.logger());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    // While loaded, a line from the plugin's own thread reaches the logger.
+    ASSERT_TRUE(LateLogOnce());
+    EXPECT_THAT(log.Lines(LogLevel::kWarn),
+                ::testing::ElementsAre(
+                    "teplug WARN: plugin hostile_late_log: hostile_late_log: logging after my unload"));
+  }  // unloaded: the provider and its log context are gone; the code stays mapped
+  ASSERT_TRUE(teplug::testing::IsLoaded(path)) << "linked with -z nodelete, it must stay mapped";
+  const size_t lines = log.AllLines().size();
+  ::testing::internal::CaptureStderr();
+  const bool first = LateLogOnce();
+  const bool second = LateLogOnce();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(log.AllLines().size(), lines) << "a line logged after the unload reached the logger";
+  EXPECT_EQ(err,
+            "teplug ERROR: plugin hostile_late_log called host->log after it was refused or unloaded; "
+            "this line and every later one are dropped\n");
 }
 
 }  // namespace
