@@ -28,7 +28,6 @@
 namespace teplug::core {
 namespace {
 
-
 std::string g_plugin;  // the resolved path of the small plugin, set in main
 
 const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
@@ -36,7 +35,8 @@ const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
 void BM_Probe(benchmark::State& state) {
   // Resident memory the forked child's page tables must copy.
   std::vector<char> ballast(static_cast<size_t>(state.range(0)) << 20);
-  std::memset(ballast.data(), 1, ballast.size());
+  // (memset on an empty vector's data(), which may be NULL, is undefined.)
+  if (!ballast.empty()) std::memset(ballast.data(), 1, ballast.size());
   benchmark::DoNotOptimize(ballast.data());
   LoadPolicy policy;
   for (auto _ : state) {
