@@ -11,7 +11,9 @@
 #
 # Environment:
 #   TEPLUG_FUZZ_OUTPUT_BASE  Bazel output base of the clang build
-#                            (default ~/.cache/teplug-fuzz; kept apart from the
+#                            (default ~/.cache/teplug-fuzz/<hash of this checkout's
+#                            path>: one per checkout, since an output base is bound
+#                            to the workspace it was first used with; kept apart from the
 #                            gcc build so neither rebuilds the other)
 #   TEPLUG_FUZZ_WORK         where corpora grown by the run, logs and crash files
 #                            go (default ${TMPDIR:-/tmp}/teplug-fuzz); the seed
@@ -47,7 +49,8 @@ for tool in clang-15 bazel; do
   command -v "$tool" >/dev/null || { echo "fuzz: $tool not found; run tools/setup.sh" >&2; exit 1; }
 done
 
-output_base="${TEPLUG_FUZZ_OUTPUT_BASE:-$HOME/.cache/teplug-fuzz}"
+checkout_id="$(pwd -P | sha256sum | cut -c1-16)"
+output_base="${TEPLUG_FUZZ_OUTPUT_BASE:-$HOME/.cache/teplug-fuzz/$checkout_id}"
 work="${TEPLUG_FUZZ_WORK:-${TMPDIR:-/tmp}/teplug-fuzz}"
 # The clang server is idle between runs: let it go after five minutes.
 bazel=(bazel --output_base="$output_base" --max_idle_secs=300)
