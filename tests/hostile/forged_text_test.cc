@@ -37,7 +37,7 @@ const char kForgedEscaped[] =
 const char kForgedName[] = "libteplug_evil\nteplug WARN: forged\x1b[31m\xff.so";
 const char kForgedNameEscaped[] = "libteplug_evil\\x0ateplug WARN: forged\\x1b[31m\\xff.so";
 
-const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+using teplug::testing::kNoneTaken;
 
 // Checks one sink message: a single line (so the only "teplug " header at a
 // line start is the logger's own), printable UTF-8 by the independent decoder.

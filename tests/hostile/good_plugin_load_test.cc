@@ -23,7 +23,7 @@ using teplug::testing::PluginPath;
 using teplug::testing::RealPath;
 using teplug::testing::RefCounts;
 
-const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+using teplug::testing::kNoneTaken;
 
 class ExamplePluginTest : public ::testing::TestWithParam<std::string> {};
 

@@ -10,9 +10,13 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "core/loader/plugin_loader.h"
 #include "core/log/logger.h"
 
 namespace teplug::testing {
+
+// For loads outside a kernel: no provider name is taken yet.
+inline const core::ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
 
 // The runfiles path of a plugin built in this repository, e.g.
 // PluginPath("tests/hostile", "hostile_good") or ("interfaces/examples", "minimal_c").

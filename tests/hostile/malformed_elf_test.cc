@@ -32,7 +32,7 @@ using teplug::testing::MakeTempDir;
 using teplug::testing::PluginPath;
 using teplug::testing::RealPath;
 
-const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+using teplug::testing::kNoneTaken;
 
 std::string GoodPlugin() { return RealPath(PluginPath("tests/hostile", "hostile_good")); }
 

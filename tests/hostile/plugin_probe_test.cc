@@ -48,7 +48,7 @@ constexpr const char* kDoubleFreeEnd = "killed by SIGABRT during teplug_plugin_e
 constexpr bool kAllocatorDetectsDoubleFree = true;
 #endif
 
-const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+using teplug::testing::kNoneTaken;
 
 LoadPolicy Probing(absl::Duration timeout = absl::Seconds(10)) {
   LoadPolicy p;
