@@ -1,6 +1,7 @@
 #include "core/config/config_snapshot.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -79,14 +80,20 @@ std::string CompiledRule::Describe() const {
 }
 
 bool CompiledRule::Matches(const OpFacts& facts) const {
-  return ListMatches(interfaces, facts.interface_name) &&
-         ListMatches(ops, facts.op) &&
-         ListMatches(device_kinds, facts.device_kind) &&
-         ListMatchesIgnoringCase(vendors, facts.vendor) &&
-         ListMatches(dtypes, facts.dtype) && ListMatches(layouts, facts.layout) &&
-         ListMatches(mask_types, facts.mask_type) &&
-         BoundsMatch(head_dim, facts.head_dim) &&
-         BoundsMatch(seq_len, facts.seq_len);
+  auto name = [&](const StringList& list, absl::string_view fact) {
+    if (list.empty()) return true;
+    const OpFacts::Value* v = facts.Find(fact);
+    return v != nullptr && ListMatches(list, v->text);
+  };
+  auto number = [&](const Bounds& bounds, absl::string_view fact) {
+    if (!bounds.active) return true;
+    const OpFacts::Value* v = facts.Find(fact);
+    return v != nullptr && v->number <= INT32_MAX && BoundsMatch(bounds, static_cast<int>(v->number));
+  };
+  return ListMatches(interfaces, facts.interface_name) && ListMatches(ops, facts.op) &&
+         ListMatches(device_kinds, facts.device_kind) && ListMatchesIgnoringCase(vendors, facts.vendor) &&
+         name(dtypes, "dtype") && name(layouts, "layout") && name(mask_types, "mask_type") &&
+         number(head_dim, "head_dim") && number(seq_len, "seq_len");
 }
 
 const CompiledRule* RuleVerdicts::DeniedBy(absl::string_view provider) const {

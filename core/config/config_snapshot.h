@@ -16,27 +16,13 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "core/config/op_facts.h"
 #include "core/config/teplug_config.pb.h"
 #include "core/config/validated_config.h"
 #include "core/log/logger.h"
 
 namespace teplug::config {
 
-// What the selection code knows about one op call. Views must stay valid for
-// the duration of Evaluate / IsStrict; empty strings and -1 mean "not
-// applicable" (e.g. no layout for a GEMM), and a rule that constrains an
-// inapplicable field does not match.
-struct OpFacts {
-  absl::string_view interface_name;  // attention, gemm, quantizer, collective
-  absl::string_view op;              // forward, gemm, quantize, all_reduce, ...
-  absl::string_view device_kind;     // cpu, cuda, opencl, vendor-defined
-  absl::string_view vendor;          // compared case-insensitively
-  absl::string_view dtype;           // canonical dtype name
-  absl::string_view layout;          // canonical QKV layout name (not a format)
-  absl::string_view mask_type;       // canonical mask type name
-  int head_dim = -1;
-  int seq_len = -1;
-};
 
 // Verbosity set by log_level: the logger's own levels.
 using LogLevel = ::teplug::core::LogLevel;

@@ -9,7 +9,7 @@
 #include <atomic>
 #include <memory>
 
-#include "core/select/op_signature.h"
+#include "core/ops/op_signature.h"
 #include "core/select/selector.h"
 
 namespace teplug::core {

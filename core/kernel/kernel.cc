@@ -16,7 +16,7 @@
 #include "core/kernel/kernel_core.h"
 #include "core/loader/plugin_loader.h"
 #include "core/log/untrusted_text.h"
-#include "core/select/capability_check.h"
+#include "core/ops/modules.h"
 
 namespace teplug::core {
 namespace {
@@ -84,11 +84,12 @@ void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider
   // The lists are shared with published states and decisions, so each one
   // the provider adds to is copied (once), extended and the new entries
   // merged in: linear in the list, plus k log k for the k new ones.
-  std::array<std::shared_ptr<ImplementationList>, kNumInterfaceKinds> grown;
+  std::vector<std::shared_ptr<ImplementationList>> grown(state->impls.size());
   for (const auto& impl : loaded.implementations) {
-    std::shared_ptr<ImplementationList>& list = grown[static_cast<int>(impl->kind)];
+    const auto index = static_cast<size_t>(impl->module->index());
+    std::shared_ptr<ImplementationList>& list = grown[index];
     if (list == nullptr) {
-      const ImplementationList& current = *state->impls[static_cast<int>(impl->kind)];
+      const ImplementationList& current = *state->impls[index];
       list = std::make_shared<ImplementationList>();
       list->reserve(current.size() + loaded.implementations.size());
       list->assign(current.begin(), current.end());
@@ -136,7 +137,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   if (!cfg.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config:\n", cfg.status().message()));
   }
-  auto state = std::make_unique<KernelState>();
+  auto state = std::make_unique<KernelState>(InterfaceModules().size());
   state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
   const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
@@ -185,17 +186,28 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
 }
 
 sdk::Ref<TeplugObject> Kernel::QueryInterface(const TeplugIID& iid) const {
-  std::optional<InterfaceKind> kind = KindOfIid(iid);
-  if (!kind) return sdk::Ref<TeplugObject>();
-  return sdk::Ref<TeplugObject>::Adopt(MakeDispatchObject(core_, *kind));
+  const InterfaceModule* module = ModuleOfIid(iid);
+  if (module == nullptr) return sdk::Ref<TeplugObject>();
+  return sdk::Ref<TeplugObject>::Adopt(MakeDispatchObject(core_, *module));
+}
+
+std::optional<int32_t> Kernel::OpNumber(const TeplugIID& iid, absl::string_view op_name) {
+  const InterfaceModule* module = ModuleOfIid(iid);
+  const OpSpec* op = module != nullptr ? module->FindOp(op_name) : nullptr;
+  if (op == nullptr) return std::nullopt;
+  return op->op;
 }
 
 absl::StatusOr<Decision> Kernel::Decide(const TeplugIID& iid, int32_t op, const void* args,
                                         absl::string_view provider) const {
-  std::optional<InterfaceKind> kind = KindOfIid(iid);
-  if (!kind) return absl::InvalidArgumentError("unknown interface id");
+  const InterfaceModule* module = ModuleOfIid(iid);
+  if (module == nullptr) return absl::InvalidArgumentError("unknown interface id");
+  const OpSpec* spec = module->FindOp(op);
+  if (spec == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("op ", op, " is not an op of ", module->display_name()));
+  }
   auto guard = core_->state().Read();
-  return core_->DecideNow(*guard, *kind, op, args, provider);
+  return core_->DecideNow(*guard, *module, *spec, args, provider);
 }
 
 absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
@@ -314,10 +326,10 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
       if (at == index_of.end()) continue;
       ProviderListing& l = out[at->second];
       ImplementationListing il;
-      il.interface_name = InterfaceDisplayName(impl->kind);
+      il.interface_name = impl->module->display_name();
       il.name = impl->QualifiedName();
       il.default_priority = impl->default_priority;
-      std::optional<int> o = state->config->PriorityOverride(l.name, InterfaceName(impl->kind));
+      std::optional<int> o = state->config->PriorityOverride(l.name, impl->module->name());
       if (o) il.config_priority = *o;
       il.capability_summary = SummarizeCapability(impl->capability);
       l.implementations.push_back(std::move(il));

@@ -110,6 +110,10 @@ class Kernel {
     return sdk::Ref<T>::Adopt(reinterpret_cast<T*>(QueryInterface(iid).release()));
   }
 
+  // The number of the op named `op_name` ("forward", "comm_create") in the
+  // interface `iid`, or nullopt. Op numbers are local to their interface.
+  static std::optional<int32_t> OpNumber(const TeplugIID& iid, absl::string_view op_name);
+
   // The implementation that would serve `op` (a TeplugOp) with `args`, and
   // why. `provider` restricts the choice to one provider. NOT_FOUND with the
   // decision record in the message when nothing can serve it;

@@ -8,12 +8,13 @@
 
 namespace teplug::core {
 
-KernelState::KernelState() {
-  for (auto& list : impls) list = std::make_shared<const ImplementationList>();
+KernelState::KernelState(size_t num_interfaces) {
+  impls.reserve(num_interfaces);
+  for (size_t i = 0; i < num_interfaces; ++i) impls.push_back(std::make_shared<const ImplementationList>());
 }
 
 std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
-  auto s = std::make_unique<KernelState>();
+  auto s = std::make_unique<KernelState>(0);
   s->config = config;
   s->providers = providers;
   s->impls = impls;
@@ -33,13 +34,14 @@ KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,
                        std::unique_ptr<KernelState> initial)
     : options_(std::move(options)), logger_(std::move(logger)), state_(std::move(initial)) {}
 
-absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, InterfaceKind kind, int32_t op,
-                                               const void* args, absl::string_view provider) const {
-  absl::StatusOr<OpDescription> desc = DescribeOp(kind, op, args);
+absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const InterfaceModule& module,
+                                               const OpSpec& op, const void* args,
+                                               absl::string_view provider) const {
+  absl::StatusOr<OpDescription> desc = op.describe(module, op, args);
   if (!desc.ok()) return desc.status();
   SelectRequest req;
   req.op = &*desc;
-  req.candidates = state.impls[static_cast<int>(kind)];
+  req.candidates = state.impls[static_cast<size_t>(module.index())];
   req.config = state.config;
   req.provider = std::string(provider);
   req.api_strict = options_.strict;
@@ -59,10 +61,11 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
   return d;
 }
 
-const CachedDecision* KernelCore::DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op,
-                                           const void* args, const OpSignature* sig,
-                                           std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const {
-  absl::StatusOr<Decision> d = DecideNow(state, kind, op, args, "");
+const CachedDecision* KernelCore::DecideAndCache(const KernelState& state, const InterfaceModule& module,
+                                                 const OpSpec& op, const void* args, const OpSignature* sig,
+                                                 std::unique_ptr<CachedDecision>* uncached,
+                                                 TeplugError** err) const {
+  absl::StatusOr<Decision> d = DecideNow(state, module, op, args, "");
   if (!d.ok()) {
     *err = teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
     return nullptr;

@@ -20,9 +20,9 @@
 #include "core/kernel/kernel.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
+#include "core/ops/interface_module.h"
+#include "core/ops/op_signature.h"
 #include "core/registry/implementation.h"
-#include "core/select/op_description.h"
-#include "core/select/op_signature.h"
 #include "core/select/selector.h"
 
 namespace teplug::core {
@@ -31,17 +31,19 @@ namespace teplug::core {
 struct KernelState {
   std::shared_ptr<const config::ConfigSnapshot> config;
   std::vector<std::shared_ptr<const Provider>> providers;  // by name
-  // Per interface, sorted by provider then name (what Decide expects); never
-  // null. Shared with decisions, which point into them.
-  std::array<std::shared_ptr<const ImplementationList>, kNumInterfaceKinds> impls;
+  // Per interface (InterfaceModule::index()), sorted by provider then name
+  // (what Decide expects); never null. Shared with decisions, which point
+  // into them.
+  std::vector<std::shared_ptr<const ImplementationList>> impls;
   // Shared between states, so publishing a state copies one pointer per
   // entry, not every implementation name of every loaded provider.
   std::vector<std::shared_ptr<const LoadReportEntry>> report;
   std::vector<std::string> config_warnings;
   mutable DecisionCache cache;
 
+  // Empty lists for `num_interfaces` interfaces.
+  explicit KernelState(size_t num_interfaces);
   // A copy of everything but the cache (which starts empty).
-  KernelState();
   std::unique_ptr<KernelState> CopyWithoutCache() const;
   bool HasProvider(absl::string_view name) const;
 };
@@ -57,22 +59,23 @@ class KernelCore {
   // applies strict mode. Every error it returns is host-made. Never throws.
   // The cache hit is inline and the rest out of line (DispatchMiss), so the
   // common call is the signature, one probe and the call.
-  template <class Call>
-  TeplugError* Dispatch(InterfaceKind kind, int32_t op, const char* method, const void* args, Call&& call) const;
+  // `kOp` is a compile-time op spec so that its key builder is inlined here.
+  template <const OpSpec& kOp, class Call>
+  TeplugError* Dispatch(const InterfaceModule& module, const void* args, Call&& call) const;
 
   // Runs `fn(const Decision&)` on the cached decision for the op (deciding
   // on a miss) while the state is held; returns fn's error, or an
   // INVALID_ARGUMENT error for malformed args. For supports/workspace_size.
   template <class Fn>
-  TeplugError* WithDecision(InterfaceKind kind, int32_t op, const void* args, Fn&& fn) const {
+  TeplugError* WithDecision(const InterfaceModule& module, const OpSpec& op, const void* args, Fn&& fn) const {
     auto guard = state_.Read();
     OpSignature sig;
-    const bool keyed = BuildSignature(kind, op, args, &sig);
+    const bool keyed = op.build_key(args, &sig);
     const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
     if (hit != nullptr) return fn(hit->decision);
     std::unique_ptr<CachedDecision> uncached;
     TeplugError* err = nullptr;
-    const CachedDecision* c = DecideAndCache(*guard, kind, op, args, keyed ? &sig : nullptr, &uncached, &err);
+    const CachedDecision* c = DecideAndCache(*guard, module, op, args, keyed ? &sig : nullptr, &uncached, &err);
     if (c == nullptr) return err;
     return fn(c->decision);
   }
@@ -83,7 +86,7 @@ class KernelCore {
   void LogServedOnce(const Decision& d) const;
 
   // Selection outside the cache (Select/Explain, comm_create).
-  absl::StatusOr<Decision> DecideNow(const KernelState& state, InterfaceKind kind, int32_t op,
+  absl::StatusOr<Decision> DecideNow(const KernelState& state, const InterfaceModule& module, const OpSpec& op,
                                      const void* args, absl::string_view provider) const;
 
   const KernelOptions& options() const { return options_; }
@@ -96,9 +99,9 @@ class KernelCore {
   // caches the decision under `sig` (NULL when the call could not be keyed).
   // Returns the decision to use; `uncached` owns it when the cache could not
   // take it. Sets *err for malformed args.
-  const CachedDecision* DecideAndCache(const KernelState& state, InterfaceKind kind, int32_t op, const void* args,
-                                 const OpSignature* sig, std::unique_ptr<CachedDecision>* uncached,
-                                 TeplugError** err) const;
+  const CachedDecision* DecideAndCache(const KernelState& state, const InterfaceModule& module, const OpSpec& op,
+                                       const void* args, const OpSignature* sig,
+                                       std::unique_ptr<CachedDecision>* uncached, TeplugError** err) const;
   // Everything but a cache hit that succeeds at once: the miss, an empty
   // ranking, and call-time fallback from `first_error` (the error of
   // candidate 0 on a hit, `first_threw` when it came from an exception;
@@ -106,7 +109,7 @@ class KernelCore {
   // ranking has a candidate marked broken). Candidates marked broken for
   // the signature are skipped.
   template <class Call>
-  TeplugError* DispatchMiss(const KernelState& state, InterfaceKind kind, int32_t op, const char* method,
+  TeplugError* DispatchMiss(const KernelState& state, const InterfaceModule& module, const OpSpec& op,
                             const void* args, const OpSignature* sig, const CachedDecision* hit,
                             TeplugError* first_error, bool first_threw, Call& call) const;
   // Handles a failed call of candidate `index`: `e` is host-made (CallPlugin)
@@ -127,28 +130,28 @@ class KernelCore {
   mutable ReadMostly<KernelState> state_;
 };
 
-template <class Call>
-TeplugError* KernelCore::Dispatch(InterfaceKind kind, int32_t op, const char* method, const void* args,
-                                  Call&& call) const {
+template <const OpSpec& kOp, class Call>
+TeplugError* KernelCore::Dispatch(const InterfaceModule& module, const void* args, Call&& call) const {
   auto guard = state_.Read();
   OpSignature sig;
-  const bool keyed = BuildSignature(kind, op, args, &sig);
+  constexpr auto kBuildKey = kOp.build_key;
+  const bool keyed = kBuildKey(args, &sig);
   const CachedDecision* hit = keyed ? guard->cache.Find(sig) : nullptr;
   TeplugError* first_error = nullptr;
   bool first_threw = false;
   if (ABSL_PREDICT_TRUE(hit != nullptr && !hit->decision.ranked.empty() &&
                         hit->broken.load(std::memory_order_relaxed) == 0)) {
     const Implementation& impl = *hit->decision.ranked[0];
-    first_error = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &first_threw);
+    first_error = CallPlugin({impl.QualifiedName(), kOp.name}, [&] { return call(impl); }, &first_threw);
     if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
   }
-  return DispatchMiss(*guard, kind, op, method, args, keyed ? &sig : nullptr, hit, first_error, first_threw,
-                      call);
+  return DispatchMiss(*guard, module, kOp, args, keyed ? &sig : nullptr, hit, first_error, first_threw, call);
 }
 
 template <class Call>
-ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState& state, InterfaceKind kind,
-                                                              int32_t op, const char* method, const void* args,
+ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState& state,
+                                                              const InterfaceModule& module, const OpSpec& op,
+                                                              const void* args,
                                                               const OpSignature* sig, const CachedDecision* hit,
                                                               TeplugError* first_error, bool first_threw,
                                                               Call& call) const {
@@ -157,7 +160,7 @@ ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState&
   size_t next = 0;
   if (c == nullptr) {
     TeplugError* err = nullptr;
-    c = DecideAndCache(state, kind, op, args, sig, &uncached, &err);
+    c = DecideAndCache(state, module, op, args, sig, &uncached, &err);
     if (c == nullptr) return err;
   } else if (first_error != nullptr) {
     if (TeplugError* final_error = OnCallError(*c, 0, first_error, first_threw)) return final_error;
@@ -172,7 +175,7 @@ ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState&
   for (; i < d.ranked.size(); i = c->NextUsable(i + 1)) {
     const Implementation& impl = *d.ranked[i];
     bool threw = false;
-    TeplugError* e = CallPlugin({impl.QualifiedName(), method}, [&] { return call(impl); }, &threw);
+    TeplugError* e = CallPlugin({impl.QualifiedName(), op.name}, [&] { return call(impl); }, &threw);
     if (e == nullptr) return nullptr;
     if (TeplugError* final_error = OnCallError(*c, i, e, threw)) return final_error;
   }

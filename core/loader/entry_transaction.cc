@@ -216,7 +216,7 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   for (StagedImplementation& staged : registrar.staged()) {
     auto impl = std::make_shared<Implementation>();
     impl->provider = provider;
-    impl->kind = staged.kind;
+    impl->module = staged.module;
     impl->qualified_name = absl::StrCat(provider->name, "/", staged.name);
     impl->name = std::move(staged.name);
     impl->default_priority = staged.priority;

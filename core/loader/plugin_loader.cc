@@ -203,7 +203,7 @@ LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const Loaded
   e.required = candidate.required;
   e.provider = loaded.provider->name;
   for (const auto& impl : loaded.implementations) {
-    e.implementations.push_back(absl::StrCat(InterfaceName(impl->kind), "/", impl->name));
+    e.implementations.push_back(absl::StrCat(impl->module->name(), "/", impl->name));
   }
   for (const std::string& s : loaded.skipped) e.skipped.push_back(EscapeUntrustedText(s));
   return e;

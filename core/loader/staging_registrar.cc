@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
-#include "core/loader/interface_table.h"
+#include "core/ops/modules.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -109,24 +109,25 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
   }
   const std::string who = absl::StrCat("implementation \"", name, "\"");
 
-  const std::optional<InterfaceKind> kind = KindOfIid(d.iid);
-  if (!kind.has_value()) {
+  const InterfaceModule* module = ModuleOfIid(d.iid);
+  if (module == nullptr) {
+    std::string served;
+    for (const InterfaceModule* m : InterfaceModules()) absl::StrAppend(&served, served.empty() ? "" : ", ", m->display_name());
     return Refusal{TEPLUG_UNSUPPORTED,
-                   absl::StrCat(who, ": unknown interface id ", IidString(d.iid),
-                                " (this host serves IGemm/1, IAttention/1, IQuantizer/1, "
-                                "ICollective/1); registration skipped"),
+                   absl::StrCat(who, ": unknown interface id ", IidString(d.iid), " (this host serves ", served,
+                                "); registration skipped"),
                    /*fatal=*/false};
   }
-  const std::string who_kind = absl::StrCat(who, " (", InterfaceDisplayName(*kind), ")");
+  const std::string who_kind = absl::StrCat(who, " (", module->display_name(), ")");
 
   if (auto taken = kind_by_name_.find(name); taken != kind_by_name_.end()) {
     return Refusal{
         TEPLUG_INVALID_ARGUMENT,
         absl::StrCat(who_kind, ": duplicate implementation name (already registered for ",
-                     InterfaceDisplayName(taken->second), ")")};
+                     taken->second->display_name(), ")")};
   }
 
-  if (std::optional<std::string> problem = CheckInterfaceTable(*kind, d.object)) {
+  if (std::optional<std::string> problem = module->CheckTable(d.object)) {
     return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", *problem)};
   }
 
@@ -147,27 +148,27 @@ std::optional<StagingRegistrar::Refusal> StagingRegistrar::Stage(
       ReleasePluginReference(answer, who);
     }
     return Refusal{TEPLUG_INVALID_ARGUMENT,
-                   absl::StrCat(who_kind, ": query_interface(", InterfaceDisplayName(*kind),
+                   absl::StrCat(who_kind, ": query_interface(", module->display_name(),
                                 ") returned ",
                                 answer == nullptr ? "NULL" : "a different object",
                                 ", not the registered object")};
   }
   ReleasePluginReference(d.object, who);  // the reference query_interface added
 
-  absl::StatusOr<Capability> capability = ReadCapability(*kind, d.capability);
+  absl::StatusOr<Capability> capability = module->ReadCapability(d.capability);
   if (!capability.ok()) {
     return Refusal{TEPLUG_INVALID_ARGUMENT,
                    absl::StrCat(who_kind, ": malformed capability descriptor: ",
                                 capability.status().message())};
   }
 
-  kind_by_name_.emplace(name, *kind);
+  kind_by_name_.emplace(name, module);
   StagedImplementation staged;
-  staged.kind = *kind;
+  staged.module = module;
   staged.name = std::move(name);
   staged.priority = d.priority;
   staged.capability = std::move(*capability);
-  staged.supports = SupportsHook(*kind, d.object);
+  staged.supports = module->SupportsHook(d.object);
   std::string add_ref_failure;
   staged.object = PluginObjectRef::Share(d.object, who_kind, &add_ref_failure);
   if (!staged.object) return Refusal{TEPLUG_INVALID_ARGUMENT, absl::StrCat(who_kind, ": ", add_ref_failure)};

@@ -20,8 +20,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "core/loader/registrar_handle.h"
-#include "core/registry/capability.h"
-#include "core/registry/interface_kind.h"
+#include "core/ops/interface_module.h"
 #include "core/boundary/plugin_object.h"
 #include "teplug/teplug.h"
 
@@ -29,7 +28,7 @@ namespace teplug::core {
 
 // One validated registration, holding the host's reference on its object.
 struct StagedImplementation {
-  InterfaceKind kind = InterfaceKind::kGemm;
+  const InterfaceModule* module = nullptr;
   std::string name;
   int32_t priority = 0;
   Capability capability;
@@ -93,7 +92,7 @@ class StagingRegistrar final : private RegistrationSink {
   uint32_t host_abi_max_;
   std::vector<StagedImplementation> staged_;
   // Implementation name -> its interface, for the duplicate-name check.
-  absl::flat_hash_map<std::string, InterfaceKind> kind_by_name_;
+  absl::flat_hash_map<std::string, const InterfaceModule*> kind_by_name_;
   std::vector<std::string> errors_;
   std::vector<std::string> skipped_;
   bool out_of_memory_ = false;  // a refusal that could not be stored in errors_

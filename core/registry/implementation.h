@@ -13,9 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "core/registry/capability.h"
-#include "core/registry/interface_kind.h"
 #include "core/boundary/plugin_object.h"
+#include "core/ops/interface_module.h"
 #include "teplug/teplug.h"
 
 namespace teplug::core {
@@ -58,7 +57,7 @@ struct Provider {
 
 struct Implementation {
   std::shared_ptr<const Provider> provider;  // declared first: destroyed last
-  InterfaceKind kind = InterfaceKind::kGemm;
+  const InterfaceModule* module = nullptr;
   std::string name;  // unique within the provider
   int32_t default_priority = 0;
   Capability capability;

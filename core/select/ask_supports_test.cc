@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/select/capability_check.h"
+#include "core/select/ask_supports.h"
 #include "gtest/gtest.h"
 
 namespace teplug::core {

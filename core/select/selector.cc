@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "core/select/capability_check.h"
+#include "core/select/ask_supports.h"
 
 namespace teplug::core {
 namespace {
@@ -46,14 +46,14 @@ Decision Decide(const SelectRequest& req) {
   Decision out;
   out.pool_ = req.candidates;
   out.config_ = req.config;
-  out.interface_name_ = InterfaceDisplayName(op.kind);
+  out.interface_name_ = op.module->display_name();
   out.op_summary_ = op.summary;
   out.requested_provider_ = req.provider;
   out.config_generation_ = cfg.generation();
 
   const config::OpFacts facts = op.Facts();
   const config::RuleVerdicts verdicts = cfg.Evaluate(facts);
-  const char* iface = InterfaceName(op.kind);
+  const char* iface = op.module->name();
 
   if (req.api_strict) {
     out.strict_ = true;
@@ -120,14 +120,14 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kDevice, Why::kRefused);
       continue;
     }
-    if (std::optional<Refusal> r = CheckOpCapability(impl->capability, op)) {
+    if (std::optional<Refusal> r = op.spec->check(impl->capability, op)) {
       v.refusal = *r;
       reject(Stage::kCapability, Why::kRefused);
       continue;
     }
-    if (op.op != kOpCommCreate) {
+    if (op.spec->ask_supports) {
       bool threw = false;
-      if (std::optional<std::string> why = AskSupports(*impl, op.op, op.args, &threw)) {
+      if (std::optional<std::string> why = AskSupports(*impl, op.op(), op.args, &threw)) {
         if (threw) out.supports_exceptions_.push_back({impl.get(), *why});
         reject(Stage::kSupports, Why::kExplained, *std::move(why));
         continue;

@@ -19,9 +19,9 @@
 
 #include "core/config/config_snapshot.h"
 #include "core/registry/implementation.h"
-#include "core/select/capability_check.h"
+#include "core/ops/interface_module.h"
+#include "core/ops/refusal.h"
 #include "core/select/decision_record.h"
-#include "core/select/op_description.h"
 
 namespace teplug::core {
 

@@ -15,6 +15,11 @@
 #include "absl/strings/str_format.h"
 #include "core/config/config_loader.h"
 #include "core/select/selector.h"
+#include "core/ops/attention.h"
+#include "core/ops/collective.h"
+#include "core/ops/gemm.h"
+#include "core/ops/modules.h"
+#include "core/ops/quantizer.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -44,7 +49,7 @@ class GemmOp {
     args_.b = &b_;
     args_.d = &d_;
     args_.alpha = 1.f;
-    absl::StatusOr<OpDescription> op = DescribeOp(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &args_);
+    absl::StatusOr<OpDescription> op = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &args_);
     EXPECT_TRUE(op.ok()) << op.status();
     if (op.ok()) op_ = *std::move(op);
   }
@@ -82,17 +87,17 @@ std::shared_ptr<Implementation> MutableGemm(const std::string& provider, std::ve
   p->name = provider;
   auto impl = std::make_shared<Implementation>();
   impl->provider = p;
-  impl->kind = InterfaceKind::kGemm;
+  impl->module = &GemmModule();
   impl->name = "gemm";
   impl->qualified_name = provider + "/gemm";
   impl->default_priority = priority;
   impl->supports = supports;
   Capability cap;
-  cap.kind = InterfaceKind::kGemm;
+  cap.module = &GemmModule();
   cap.devices = std::move(devices);
   TeplugGemmCaps c = sdk::Versioned<TeplugGemmCaps>();
   c.a_dtypes = c.b_dtypes = c.d_dtypes = dtypes;
-  cap.caps = c;
+  cap.Set(c);
   impl->capability = cap;
   return impl;
 }

@@ -7,8 +7,12 @@
 #include "benchmark/benchmark.h"
 #include "core/concurrency/read_mostly.h"
 #include "core/kernel/decision_cache.h"
-#include "core/select/op_description.h"
-#include "core/select/op_signature.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
+#include "core/ops/op_signature.h"
 #include "core/kernel/testing/fake_calls.h"
 
 namespace teplug::bench {
@@ -49,7 +53,7 @@ void BM_Part2_BuildSignature(benchmark::State& state) {
   int words = 0;
   for (auto _ : state) {
     core::OpSignature sig;
-    if (!core::BuildSignature(core::InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, args,
+    if (!core::BuildSignature(core::AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, args,
                               &sig)) {
       return state.SkipWithError("BuildSignature refused the benchmark's args");
     }
@@ -64,7 +68,7 @@ BENCHMARK(BM_Part2_BuildSignature);
 void BM_Part3_CacheHit(benchmark::State& state) {
   core::DecisionCache cache;
   auto entry = std::make_unique<core::CachedDecision>();
-  if (!core::BuildSignature(core::InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD,
+  if (!core::BuildSignature(core::AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD,
                             PartsCallArgs(), &entry->key)) {
     return state.SkipWithError("BuildSignature refused the benchmark's args");
   }

@@ -5,7 +5,7 @@
 namespace teplug::fuzz {
 namespace {
 
-constexpr size_t kHostDeviceLimit = 64;  // core/registry/capability.cc's kMaxDevices
+constexpr size_t kHostDeviceLimit = 64;  // core/ops/capability_reader.cc's kMaxDevices
 
 // The device list a descriptor points at; sets `num_devices` and returns
 // `devices`.

@@ -24,7 +24,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/registry/interface_kind.h"
 #include "teplug/teplug.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -1,6 +1,10 @@
 #include "tests/fuzz/op_args.h"
 
-#include "core/select/op_description.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
 #include "teplug/teplug.h"
 
 namespace teplug::fuzz {
@@ -160,29 +164,30 @@ class Decoder {
 }  // namespace
 
 DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
-  using core::InterfaceKind;
+  static const int32_t kCommCreate = core::CollectiveModule().FindOp("comm_create")->op;
   Decoder decoder(in, arena, variant);
   DecodedOp op;
   const uint8_t selector = in.Take<uint8_t>();
   decoder.ReadShift();
   switch (selector) {
-    case 0: return {InterfaceKind::kGemm, TEPLUG_OP_GEMM, decoder.Gemm()};
-    case 1: return {InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, decoder.AttentionForward()};
-    case 2: return {InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, decoder.AttentionBackward()};
-    case 3: return {InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, decoder.Quantize()};
-    case 4: return {InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, decoder.Dequantize()};
-    case 5: return {InterfaceKind::kCollective, core::kOpCommCreate, decoder.CommCreate()};
+    case 0: return {&core::GemmModule(), TEPLUG_OP_GEMM, decoder.Gemm()};
+    case 1: return {&core::AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, decoder.AttentionForward()};
+    case 2: return {&core::AttentionModule(), TEPLUG_OP_ATTENTION_BACKWARD, decoder.AttentionBackward()};
+    case 3: return {&core::QuantizerModule(), TEPLUG_OP_QUANTIZE, decoder.Quantize()};
+    case 4: return {&core::QuantizerModule(), TEPLUG_OP_DEQUANTIZE, decoder.Dequantize()};
+    case 5: return {&core::CollectiveModule(), kCommCreate, decoder.CommCreate()};
     default: break;
   }
-  if (selector <= TEPLUG_OP_BARRIER) return {InterfaceKind::kCollective, selector, decoder.Collective()};
+  if (selector <= TEPLUG_OP_BARRIER) return {&core::CollectiveModule(), selector, decoder.Collective()};
   // Any pairing of interface and op. The args are what a caller of that
   // interface passes: a collective call always carries TeplugCollectiveArgs
   // (or TeplugCommCreateArgs), whatever its op number; other interfaces get
   // the type the op number names (the host reads them only for its own ops).
-  op.kind = static_cast<InterfaceKind>(in.Take<uint8_t>() % 4);
+  const auto modules = core::InterfaceModules();
+  op.module = modules[in.Take<uint8_t>() % modules.size()];
   op.op = in.Take<int32_t>();
-  if (op.kind == InterfaceKind::kCollective) {
-    op.args = op.op == core::kOpCommCreate ? decoder.CommCreate() : decoder.Collective();
+  if (op.module == &core::CollectiveModule()) {
+    op.args = op.op == kCommCreate ? decoder.CommCreate() : decoder.Collective();
     return op;
   }
   switch (op.op) {
@@ -191,8 +196,7 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
     case TEPLUG_OP_ATTENTION_BACKWARD: op.args = decoder.AttentionBackward(); break;
     case TEPLUG_OP_QUANTIZE: op.args = decoder.Quantize(); break;
     case TEPLUG_OP_DEQUANTIZE: op.args = decoder.Dequantize(); break;
-    case core::kOpCommCreate: op.args = decoder.CommCreate(); break;
-    default: op.args = decoder.Collective(); break;
+    default: op.args = op.op == kCommCreate ? decoder.CommCreate() : decoder.Collective(); break;
   }
   return op;
 }

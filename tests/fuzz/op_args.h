@@ -11,7 +11,7 @@
 // Byte format:
 //   u8 op      0 gemm, 1 attention forward, 2 attention backward, 3 quantize,
 //              4 dequantize, 5 comm_create, 6-12 the collective ops, else
-//              any pairing: after the shift, a u8 interface kind (mod 4) and
+//              any pairing: after the shift, a u8 interface (an index into core::InterfaceModules(), modulo their count) and
 //              a raw i32 op, with args of the type that op number names
 //              (collective args for the collective interface, as its
 //              callers pass)
@@ -35,14 +35,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/registry/interface_kind.h"
+#include "core/ops/gemm.h"
+#include "core/ops/interface_module.h"
 #include "tests/fuzz/abi_blobs.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace teplug::fuzz {
 
 struct DecodedOp {
-  core::InterfaceKind kind = core::InterfaceKind::kGemm;
+  const core::InterfaceModule* module = &core::GemmModule();
   int32_t op = 0;
   const void* args = nullptr;
 };

@@ -29,10 +29,18 @@
 #include "core/config/default_config.h"
 #include "core/config/config_snapshot.h"
 #include "core/log/untrusted_text.h"
-#include "core/registry/capability.h"
-#include "core/select/capability_check.h"
-#include "core/select/op_description.h"
-#include "core/select/op_signature.h"
+#include "core/ops/interface_module.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
+#include "core/ops/op_signature.h"
 #include "teplug/teplug.h"
 #include "tests/fuzz/abi_blobs.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -42,7 +50,6 @@ namespace teplug::fuzz {
 namespace {
 
 using core::Capability;
-using core::InterfaceKind;
 using core::OpDescription;
 using core::Refusal;
 
@@ -63,11 +70,11 @@ const std::vector<Capability>& AcceptEverything() {
                                        ((1u << (TEPLUG_OP_BARRIER + 1)) - 1) & ~((1u << TEPLUG_OP_ALL_REDUCE) - 1),
                                        (1u << TEPLUG_REDUCE_COUNT_) - 1, 0};
     auto* out = new std::vector<Capability>;
-    for (auto [kind, raw] : {std::pair<InterfaceKind, const void*>{InterfaceKind::kGemm, &gemm},
-                             {InterfaceKind::kAttention, &attention},
-                             {InterfaceKind::kQuantizer, &quantizer},
-                             {InterfaceKind::kCollective, &collective}}) {
-      absl::StatusOr<Capability> cap = core::ReadCapability(kind, raw);
+    for (auto [module, raw] : {std::pair<const core::InterfaceModule*, const void*>{&core::GemmModule(), &gemm},
+                               {&core::AttentionModule(), &attention},
+                               {&core::QuantizerModule(), &quantizer},
+                               {&core::CollectiveModule(), &collective}}) {
+      absl::StatusOr<Capability> cap = module->ReadCapability(raw);
       TEPLUG_FUZZ_CHECK(cap.ok(), cap.status().ToString());
       out->push_back(*cap);
     }
@@ -89,9 +96,23 @@ bool SameRefusal(const std::optional<Refusal>& a, const std::optional<Refusal>& 
   if (a.has_value() != b.has_value()) return false;
   if (!a.has_value()) return true;
   return a->kind == b->kind && std::strcmp(a->what, b->what) == 0 && a->value == b->value &&
+         a->names == b->names && a->count == b->count && a->format == b->format &&
          a->value2 == b->value2 && a->limit == b->limit && a->mask == b->mask &&
          std::memcmp(&a->real, &b->real, sizeof a->real) == 0 &&
          std::memcmp(&a->device, &b->device, sizeof a->device) == 0;
+}
+
+bool SameFacts(const config::OpFacts& a, const config::OpFacts& b) {
+  if (a.interface_name != b.interface_name || a.op != b.op || a.device_kind != b.device_kind ||
+      a.vendor != b.vendor || a.num_facts != b.num_facts) {
+    return false;
+  }
+  for (int i = 0; i < a.num_facts; ++i) {
+    const config::OpFacts::Value& x = a.facts[i];
+    const config::OpFacts::Value& y = b.facts[i];
+    if (x.name != y.name || x.text != y.text || x.number != y.number || x.known != y.known) return false;
+  }
+  return true;
 }
 
 std::string Described(const std::optional<Refusal>& r, const Capability& cap) {
@@ -100,8 +121,8 @@ std::string Described(const std::optional<Refusal>& r, const Capability& cap) {
 
 // What one description says, checked on its own.
 void CheckDescription(const OpDescription& d, const DecodedOp& op, const std::vector<Capability>& caps) {
-  TEPLUG_FUZZ_CHECK(d.kind == op.kind, "described under another interface");
-  TEPLUG_FUZZ_CHECK(d.op == op.op, "described as another op");
+  TEPLUG_FUZZ_CHECK(d.module == op.module, "described under another interface");
+  TEPLUG_FUZZ_CHECK(d.op() == op.op, "described as another op");
   TEPLUG_FUZZ_CHECK(d.args == op.args, "described other args");
   TEPLUG_FUZZ_CHECK(!d.summary.empty() && core::IsSafeText(d.summary),
                     absl::StrCat("bad summary: ", core::EscapeUntrustedText(d.summary)));
@@ -110,7 +131,7 @@ void CheckDescription(const OpDescription& d, const DecodedOp& op, const std::ve
     TEPLUG_FUZZ_CHECK(rule->Matches(facts), "a rule that does not match");
   }
   for (const Capability& cap : caps) {
-    if (cap.kind != d.kind) continue;
+    if (cap.module != d.module) continue;
     const std::optional<Refusal> r = core::CheckCapability(cap, d);
     if (r.has_value()) {
       const std::string text = core::FormatRefusal(*r, cap.devices);
@@ -129,13 +150,10 @@ void CheckSameDecision(const absl::StatusOr<OpDescription>& first, const absl::S
   if (!first.ok()) return;
   const OpDescription& a = *first;
   const OpDescription& b = *next;
-  TEPLUG_FUZZ_CHECK(a.op_name == b.op_name && a.dtype == b.dtype && a.layout == b.layout &&
-                        a.mask_type == b.mask_type && a.vendor == b.vendor && a.device_kind == b.device_kind &&
-                        a.head_dim == b.head_dim && a.seq_len == b.seq_len,
-                    "equal signatures, different facts for config rules");
+  TEPLUG_FUZZ_CHECK(SameFacts(a.Facts(), b.Facts()), "equal signatures, different facts for config rules");
   TEPLUG_FUZZ_CHECK(std::memcmp(&a.device, &b.device, sizeof a.device) == 0, "equal signatures, different devices");
   for (const Capability& cap : caps) {
-    if (cap.kind != a.kind) continue;
+    if (cap.module != a.module) continue;
     const std::optional<Refusal> ra = core::CheckCapability(cap, a);
     const std::optional<Refusal> rb = core::CheckCapability(cap, b);
     TEPLUG_FUZZ_CHECK(SameRefusal(ra, rb), absl::StrCat("equal signatures, different capability verdicts: \"",
@@ -150,13 +168,13 @@ void Run(const uint8_t* data, size_t size) {
   const DecodedOp op = DecodeOp(in, arena, /*variant=*/0);
   std::vector<Capability> caps = AcceptEverything();
   for (int n = in.Take<uint8_t>() % 4, i = 0; i < n; ++i) {
-    absl::StatusOr<Capability> cap = core::ReadCapability(op.kind, DecodeCapability(in, arena));
+    absl::StatusOr<Capability> cap = op.module->ReadCapability(DecodeCapability(in, arena));
     if (cap.ok()) caps.push_back(*std::move(cap));
   }
   FuzzInput again(data, size);
   const DecodedOp next = DecodeOp(again, arena, /*variant=*/1);
 
-  const absl::StatusOr<OpDescription> described = core::DescribeOp(op.kind, op.op, op.args);
+  const absl::StatusOr<OpDescription> described = core::DescribeOp(*op.module, op.op, op.args);
   if (described.ok()) {
     CheckDescription(*described, op, caps);
   } else {
@@ -167,16 +185,16 @@ void Run(const uint8_t* data, size_t size) {
   }
 
   core::OpSignature signature, same_call, next_call;
-  const bool keyed = core::BuildSignature(op.kind, op.op, op.args, &signature);
-  TEPLUG_FUZZ_CHECK(keyed == core::BuildSignature(op.kind, op.op, op.args, &same_call) &&
+  const bool keyed = core::BuildSignature(*op.module, op.op, op.args, &signature);
+  TEPLUG_FUZZ_CHECK(keyed == core::BuildSignature(*op.module, op.op, op.args, &same_call) &&
                         (!keyed || (signature == same_call && signature.hash() == same_call.hash())),
                     "the signature of one call changed between two builds");
-  const bool next_keyed = core::BuildSignature(next.kind, next.op, next.args, &next_call);
+  const bool next_keyed = core::BuildSignature(*next.module, next.op, next.args, &next_call);
   TEPLUG_FUZZ_CHECK(keyed == next_keyed, "only one of two calls differing in unkeyed fields is keyable");
   if (!keyed) return;
   TEPLUG_FUZZ_CHECK(signature == next_call && signature.hash() == next_call.hash(),
                     "addresses, handles, alpha/beta, softmax_scale or RNG state changed the signature");
-  CheckSameDecision(described, core::DescribeOp(next.kind, next.op, next.args), caps);
+  CheckSameDecision(described, core::DescribeOp(*next.module, next.op, next.args), caps);
 }
 
 }  // namespace

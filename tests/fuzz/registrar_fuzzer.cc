@@ -16,7 +16,7 @@
 //        of name, NUL-terminated)
 //   5    register a NULL descriptor
 //   6    Close() (the entry returned)
-//   7    ReadCapability: u8 kind (mod 4), DecodeCapability
+//   7    ReadCapability: u8 interface (an index into InterfaceModules(), modulo their count), DecodeCapability
 //
 // What must hold: every answer is NULL or a well-formed error (known code,
 // printable message naming the problem, destroy set); NULL exactly when a
@@ -36,8 +36,8 @@
 #include "core/loader/abi_range.h"
 #include "core/loader/staging_registrar.h"
 #include "core/log/untrusted_text.h"
-#include "core/registry/capability.h"
-#include "core/registry/interface_kind.h"
+#include "core/ops/interface_module.h"
+#include "core/ops/modules.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/teplug.h"
 #include "tests/fuzz/abi_blobs.h"
@@ -48,7 +48,6 @@ namespace teplug::fuzz {
 namespace {
 
 using core::Capability;
-using core::InterfaceKind;
 using core::StagingRegistrar;
 
 constexpr int kMaxCommands = 64;
@@ -132,24 +131,31 @@ void CheckReferences(const FakeObjects& objects, const std::vector<core::StagedI
 // A copy the host made of a descriptor reads back as itself: validation
 // accepts its own output and loses nothing.
 void CheckRevalidates(const Capability& capability) {
-  std::visit(
-      [&](const auto& caps) {
-        const absl::StatusOr<Capability> again = core::ReadCapability(capability.kind, &caps);
-        TEPLUG_FUZZ_CHECK(again.ok(), absl::StrCat("the host's own copy of a descriptor is refused: ",
-                                                   again.status().ToString()));
-        TEPLUG_FUZZ_CHECK(again->kind == capability.kind, "re-read under another kind");
-        TEPLUG_FUZZ_CHECK(again->devices.size() == capability.devices.size(), "re-read lost devices");
-        for (size_t i = 0; i < again->devices.size(); ++i) {
-          TEPLUG_FUZZ_CHECK(std::memcmp(&again->devices[i], &capability.devices[i], sizeof(TeplugDeviceSupport)) == 0,
-                            absl::StrCat("device ", i, " changed when re-read"));
-        }
-        using Caps = std::decay_t<decltype(caps)>;
-        Caps a = std::get<Caps>(again->caps);
-        Caps b = caps;
-        a.devices = b.devices = nullptr;
-        TEPLUG_FUZZ_CHECK(std::memcmp(&a, &b, sizeof(Caps)) == 0, "the descriptor changed when re-read");
-      },
-      capability.caps);
+  // Every descriptor starts with struct_size, devices and num_devices (the
+  // ABI's rule); the copy's devices pointer is NULL, so point it at the list.
+  struct Header {
+    size_t struct_size;
+    const TeplugDeviceSupport* devices;
+    size_t num_devices;
+  };
+  std::vector<unsigned char> raw(static_cast<const unsigned char*>(capability.caps.get()),
+                                 static_cast<const unsigned char*>(capability.caps.get()) + capability.caps_size);
+  Header header;
+  std::memcpy(&header, raw.data(), sizeof header);
+  header.devices = capability.devices.data();
+  std::memcpy(raw.data(), &header, sizeof header);
+  const absl::StatusOr<Capability> again = capability.module->ReadCapability(raw.data());
+  TEPLUG_FUZZ_CHECK(again.ok(), absl::StrCat("the host's own copy of a descriptor is refused: ",
+                                             again.status().ToString()));
+  TEPLUG_FUZZ_CHECK(again->module == capability.module, "re-read under another interface");
+  TEPLUG_FUZZ_CHECK(again->devices.size() == capability.devices.size(), "re-read lost devices");
+  for (size_t i = 0; i < again->devices.size(); ++i) {
+    TEPLUG_FUZZ_CHECK(std::memcmp(&again->devices[i], &capability.devices[i], sizeof(TeplugDeviceSupport)) == 0,
+                      absl::StrCat("device ", i, " changed when re-read"));
+  }
+  TEPLUG_FUZZ_CHECK(again->caps_size == capability.caps_size &&
+                        std::memcmp(again->caps.get(), capability.caps.get(), capability.caps_size) == 0,
+                    "the descriptor changed when re-read");
 }
 
 bool ValidName(const std::string& name) {
@@ -164,8 +170,8 @@ bool ValidName(const std::string& name) {
 
 // A staged registration is what the descriptor said, validated.
 void CheckStaged(const core::StagedImplementation& s, const TeplugImplementationDesc& desc) {
-  const auto kind = core::KindOfIid(desc.iid);
-  TEPLUG_FUZZ_CHECK(kind.has_value() && *kind == s.kind, "staged under another interface than its IID");
+  TEPLUG_FUZZ_CHECK(core::ModuleOfIid(desc.iid) != nullptr && core::ModuleOfIid(desc.iid) == s.module,
+                    "staged under another interface than its IID");
   TEPLUG_FUZZ_CHECK(ValidName(s.name), absl::StrCat("staged an invalid name: ", core::EscapeUntrustedText(s.name)));
   TEPLUG_FUZZ_CHECK(desc.name != nullptr ? s.name == desc.name : s.name == "default", "staged another name");
   TEPLUG_FUZZ_CHECK(s.object.get() == desc.object, "staged another object");
@@ -200,8 +206,9 @@ void Run(FuzzInput& in) {
         continue;
       }
       if (command == 7) {
-        const auto kind = static_cast<InterfaceKind>(in.Take<uint8_t>() % 4);
-        const absl::StatusOr<Capability> read = core::ReadCapability(kind, DecodeCapability(in, arena));
+        const auto modules = core::InterfaceModules();
+        const core::InterfaceModule* module = modules[in.Take<uint8_t>() % modules.size()];
+        const absl::StatusOr<Capability> read = module->ReadCapability(DecodeCapability(in, arena));
         if (read.ok()) {
           CheckRevalidates(*read);
         } else {

@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "core/select/op_description.h"
 #include "teplug/teplug.h"
 
 namespace {

@@ -6,6 +6,11 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "core/ops/attention.h"
+#include "core/ops/collective.h"
+#include "core/ops/gemm.h"
+#include "core/ops/modules.h"
+#include "core/ops/quantizer.h"
 #include "gtest/gtest.h"
 #include "core/loader/plugin_loader.h"
 #include "teplug/sdk/iids.hpp"
@@ -44,12 +49,12 @@ TEST_P(ExamplePluginTest, LoadsWithItsGemm) {
   EXPECT_EQ(p.library->path(), path);
   ASSERT_EQ(loaded->implementations.size(), 1u);
   const Implementation& impl = *loaded->implementations[0];
-  EXPECT_EQ(impl.kind, InterfaceKind::kGemm);
+  EXPECT_EQ(impl.module, &GemmModule());
   EXPECT_EQ(impl.name, "naive-fp32");
   EXPECT_EQ(impl.QualifiedName(), GetParam() + "/naive-fp32");
   EXPECT_EQ(impl.default_priority, 10);
-  EXPECT_EQ(impl.capability.gemm().a_dtypes, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32));
-  EXPECT_EQ(impl.capability.gemm().alignment, 4);
+  EXPECT_EQ(impl.capability.As<TeplugGemmCaps>().a_dtypes, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32));
+  EXPECT_EQ(impl.capability.As<TeplugGemmCaps>().alignment, 4);
   ASSERT_EQ(impl.capability.devices.size(), 1u);
   EXPECT_EQ(impl.capability.devices[0].kind, TEPLUG_DEVICE_CPU);
   ASSERT_NE(impl.supports, nullptr);
@@ -116,12 +121,12 @@ TEST(GoodPluginTest, HoldsOneReferencePerImplementationUntilReleased) {
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(loaded->provider->name, "hostile_good");
     ASSERT_EQ(loaded->implementations.size(), 2u);
-    EXPECT_EQ(loaded->implementations[0]->kind, InterfaceKind::kGemm);
+    EXPECT_EQ(loaded->implementations[0]->module, &GemmModule());
     EXPECT_EQ(loaded->implementations[0]->name, "counted-gemm");
-    EXPECT_EQ(loaded->implementations[1]->kind, InterfaceKind::kQuantizer);
+    EXPECT_EQ(loaded->implementations[1]->module, &QuantizerModule());
     EXPECT_EQ(loaded->implementations[1]->name, "counted-quantizer");
     EXPECT_EQ(loaded->implementations[1]->default_priority, 7);
-    EXPECT_EQ(loaded->implementations[1]->capability.quantizer().scaling_modes,
+    EXPECT_EQ(loaded->implementations[1]->capability.As<TeplugQuantizerCaps>().scaling_modes,
               TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR));
     EXPECT_EQ(loaded->implementations[1]->supports, nullptr);
     EXPECT_EQ(RefCounts::Now().Since(before).held(), 2) << "one host reference per implementation";

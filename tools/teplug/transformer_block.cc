@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
-#include "core/select/op_description.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
@@ -19,6 +18,13 @@
 
 namespace teplug::cli {
 namespace {
+
+// The collective interface's "comm_create" op, where its implementation is chosen.
+int32_t CommCreateOp() {
+  static const int32_t op = *core::Kernel::OpNumber(sdk::kIidCollectiveV1, "comm_create");
+  return op;
+}
+
 
 // Uniform values in [-scale, scale], never exactly zero in practice.
 std::vector<double> RandomValues(int64_t n, double scale, uint64_t seed) {
@@ -299,7 +305,7 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   create.world_size = group_->world_size();
   create.rendezvous = &rv;
   absl::StatusOr<core::DecisionRecord> record =
-      kernel_.Explain(sdk::kIidCollectiveV1, core::kOpCommCreate, &create);
+      kernel_.Explain(sdk::kIidCollectiveV1, CommCreateOp(), &create);
   if (!record.ok()) return record.status();
   if (!record->served())
     return absl::NotFoundError(absl::StrCat(label, ": no collective provider\n", record->Format()));
@@ -337,7 +343,7 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   if (!r.chosen_is_reference) {
     // Same inputs through the reference provider's own communicator.
     absl::StatusOr<core::Selection> ref =
-        kernel_.Select(sdk::kIidCollectiveV1, core::kOpCommCreate, &create, kReferenceProvider);
+        kernel_.Select(sdk::kIidCollectiveV1, CommCreateOp(), &create, kReferenceProvider);
     if (!ref.ok()) return ref.status();
     auto* impl = ref->as<TeplugCollectiveV1>();
     const std::string ref_prefix = prefix + "/reference";

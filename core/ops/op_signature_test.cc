@@ -9,7 +9,7 @@
 // Checked three ways: every keyed field mutated one at a time; random calls
 // compared against an independent list of their keyed facts (equal keys
 // exactly when the facts are equal); and malformed args refused.
-#include "core/select/op_signature.h"
+#include "core/ops/op_signature.h"
 
 #include <cstring>
 #include <map>
@@ -17,6 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "core/ops/attention.h"
+#include "core/ops/collective.h"
+#include "core/ops/gemm.h"
+#include "core/ops/modules.h"
+#include "core/ops/quantizer.h"
 #include "gtest/gtest.h"
 #include "teplug/teplug.h"
 
@@ -91,12 +96,12 @@ struct FwdCall {
 
   OpSignature Key() const {
     OpSignature s;
-    EXPECT_TRUE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &s));
+    EXPECT_TRUE(BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args, &s));
     return s;
   }
   bool Keyable() const {
     OpSignature s;
-    return BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &s);
+    return BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args, &s);
   }
 };
 
@@ -272,10 +277,10 @@ TEST(OpSignatureTest, MalformedArgsAreNotKeyed) {
     EXPECT_FALSE(c.Keyable()) << what;
   }
   OpSignature s;
-  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, nullptr, &s));
+  EXPECT_FALSE(BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, nullptr, &s));
   FwdCall c;
-  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_GEMM, &c.args, &s)) << "wrong op";
-  EXPECT_FALSE(BuildSignature(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c.args, &s))
+  EXPECT_FALSE(BuildSignature(AttentionModule(), TEPLUG_OP_GEMM, &c.args, &s)) << "wrong op";
+  EXPECT_FALSE(BuildSignature(CollectiveModule(), TEPLUG_OP_ALL_REDUCE, &c.args, &s))
       << "collectives are never cached";
 }
 
@@ -451,7 +456,7 @@ struct GemmCall {
   }
   std::vector<int64_t> Key() const {
     OpSignature s;
-    EXPECT_TRUE(BuildSignature(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &args, &s));
+    EXPECT_TRUE(BuildSignature(GemmModule(), TEPLUG_OP_GEMM, &args, &s));
     return Words(s);
   }
 };
@@ -503,7 +508,7 @@ TEST(OpSignatureTest, QuantizeKeysRecipeFlagsAndEpsilon) {
     }
     std::vector<int64_t> Key() const {
       OpSignature s;
-      EXPECT_TRUE(BuildSignature(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &args, &s));
+      EXPECT_TRUE(BuildSignature(QuantizerModule(), TEPLUG_OP_QUANTIZE, &args, &s));
       return Words(s);
     }
   };

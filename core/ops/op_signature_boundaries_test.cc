@@ -6,7 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "core/select/op_signature.h"
+#include "core/ops/op_signature.h"
+#include "core/ops/attention.h"
+#include "core/ops/collective.h"
+#include "core/ops/gemm.h"
+#include "core/ops/modules.h"
+#include "core/ops/quantizer.h"
 #include "gtest/gtest.h"
 #include "teplug/teplug.h"
 
@@ -43,7 +48,7 @@ struct MinimalGemm {
 
   bool Keyable() {
     OpSignature sig;
-    return BuildSignature(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &args, &sig);
+    return BuildSignature(GemmModule(), TEPLUG_OP_GEMM, &args, &sig);
   }
 };
 
@@ -97,12 +102,12 @@ TEST(OpSignatureBoundariesTest, AttentionParamsAreKeyedAtTheirV1Size) {
   args.q = args.k = args.v = &t;
   args.o = &t;
   OpSignature sig;
-  EXPECT_TRUE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+  EXPECT_TRUE(BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
   params.struct_size -= 1;
-  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+  EXPECT_FALSE(BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
   params.struct_size += 1;
   args.struct_size -= 1;
-  EXPECT_FALSE(BuildSignature(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
+  EXPECT_FALSE(BuildSignature(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args, &sig));
 }
 
 // Every cached op's args: keyed at exactly the v1 size, not one byte short.
@@ -136,14 +141,14 @@ TEST(OpSignatureBoundariesTest, EveryCachedOpsArgsAreKeyedAtTheirV1Size) {
 
   struct Case {
     const char* what;
-    InterfaceKind kind;
+    const InterfaceModule& kind;
     int32_t op;
     size_t* struct_size;
     const void* args;
   };
-  for (const Case& c : {Case{"backward", InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_BACKWARD, &bwd.struct_size, &bwd},
-                        Case{"quantize", InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &quantize.struct_size, &quantize},
-                        Case{"dequantize", InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, &dequantize.struct_size,
+  for (const Case& c : {Case{"backward", AttentionModule(), TEPLUG_OP_ATTENTION_BACKWARD, &bwd.struct_size, &bwd},
+                        Case{"quantize", QuantizerModule(), TEPLUG_OP_QUANTIZE, &quantize.struct_size, &quantize},
+                        Case{"dequantize", QuantizerModule(), TEPLUG_OP_DEQUANTIZE, &dequantize.struct_size,
                              &dequantize}}) {
     OpSignature sig;
     EXPECT_TRUE(BuildSignature(c.kind, c.op, c.args, &sig)) << c.what;
@@ -166,7 +171,7 @@ TEST(OpSignatureBoundariesTest, EveryGemmFlagCombinationHasItsOwnKey) {
     g.args.use_split_accumulator = (bits >> 3) & 1;
     g.args.epilogue = (bits >> 4) & 1 ? TEPLUG_EPILOGUE_GELU : TEPLUG_EPILOGUE_NONE;
     OpSignature sig;
-    ASSERT_TRUE(BuildSignature(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &g.args, &sig)) << bits;
+    ASSERT_TRUE(BuildSignature(GemmModule(), TEPLUG_OP_GEMM, &g.args, &sig)) << bits;
     keys.insert(std::vector<int64_t>(sig.words(), sig.words() + sig.size()));
   }
   EXPECT_EQ(keys.size(), 32u);

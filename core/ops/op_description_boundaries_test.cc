@@ -8,13 +8,28 @@
 #include <cstdint>
 #include <string>
 
-#include "core/select/op_description.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::core {
 namespace {
+
+// A fact of the description (-1 / "" when the op has no such fact).
+int64_t FactNumber(const OpDescription& d, absl::string_view name) {
+  const config::OpFacts::Value* v = d.facts.Find(name);
+  return v != nullptr ? v->number : -1;
+}
+std::string FactText(const OpDescription& d, absl::string_view name) {
+  const config::OpFacts::Value* v = d.facts.Find(name);
+  return v != nullptr ? std::string(v->text) : "";
+}
+
 
 using ::testing::HasSubstr;
 
@@ -29,7 +44,7 @@ TeplugTensor Tensor(int32_t rank = 2) {
 }
 
 // "" when described, else the error.
-std::string Problem(InterfaceKind kind, int32_t op, const void* args) {
+std::string Problem(const InterfaceModule& kind, int32_t op, const void* args) {
   absl::StatusOr<OpDescription> d = DescribeOp(kind, op, args);
   if (d.ok()) return "";
   EXPECT_EQ(d.status().code(), absl::StatusCode::kInvalidArgument);
@@ -45,7 +60,7 @@ struct Gemm {
     g.d = &d;
     return g;
   }();
-  std::string Problem() { return ::teplug::core::Problem(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &args); }
+  std::string Problem() { return ::teplug::core::Problem(GemmModule(), TEPLUG_OP_GEMM, &args); }
 };
 
 TEST(OpDescriptionBoundariesTest, ArgsStructSizeMustCoverTheV1Layout) {
@@ -56,7 +71,7 @@ TEST(OpDescriptionBoundariesTest, ArgsStructSizeMustCoverTheV1Layout) {
   g.args.struct_size = need - 1;
   EXPECT_EQ(g.Problem(), "TeplugGemmArgs.struct_size " + std::to_string(need - 1) + " < " + std::to_string(need) +
                              " (the v1 layout)");
-  EXPECT_EQ(Problem(InterfaceKind::kGemm, TEPLUG_OP_GEMM, nullptr), "TeplugGemmArgs is NULL");
+  EXPECT_EQ(Problem(GemmModule(), TEPLUG_OP_GEMM, nullptr), "TeplugGemmArgs is NULL");
 }
 
 TEST(OpDescriptionBoundariesTest, TensorStructSizeMustCoverTheV1Layout) {
@@ -78,11 +93,11 @@ TEST(OpDescriptionBoundariesTest, RanksFromZeroToEight) {
   q.output = &out;
   for (int32_t rank : {0, 1, TEPLUG_MAX_RANK}) {
     in.rank = rank;
-    EXPECT_EQ(Problem(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q), "") << rank;
+    EXPECT_EQ(Problem(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q), "") << rank;
   }
   for (int32_t rank : {-1, TEPLUG_MAX_RANK + 1}) {
     in.rank = rank;
-    EXPECT_EQ(Problem(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q),
+    EXPECT_EQ(Problem(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q),
               "TeplugQuantizeArgs.input.rank " + std::to_string(rank) + " not in [0, 8]");
   }
 }
@@ -118,10 +133,10 @@ struct Attention {
     return a;
   }();
   absl::StatusOr<OpDescription> Describe() {
-    return DescribeOp(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args);
+    return DescribeOp(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args);
   }
   std::string Problem() {
-    return ::teplug::core::Problem(InterfaceKind::kAttention, TEPLUG_OP_ATTENTION_FORWARD, &args);
+    return ::teplug::core::Problem(AttentionModule(), TEPLUG_OP_ATTENTION_FORWARD, &args);
   }
 };
 
@@ -167,17 +182,17 @@ TEST(OpDescriptionBoundariesTest, FactsTakeTheLargerHeadDimAndSequenceLength) {
   a.params.max_seqlen_kv = 4096;
   absl::StatusOr<OpDescription> d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->head_dim, 192);
-  EXPECT_EQ(d->seq_len, 4096);
+  EXPECT_EQ(FactNumber(*d, "head_dim"), 192);
+  EXPECT_EQ(FactNumber(*d, "seq_len"), 4096);
   a.params.head_dim_qk = 64;
   a.params.head_dim_v = 65;
   a.params.max_seqlen_q = 4097;
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->head_dim, 65);
-  EXPECT_EQ(d->seq_len, 4097);
-  EXPECT_EQ(d->layout, "bshd_bshd_bshd");
-  EXPECT_EQ(d->mask_type, "causal");
+  EXPECT_EQ(FactNumber(*d, "head_dim"), 65);
+  EXPECT_EQ(FactNumber(*d, "seq_len"), 4097);
+  EXPECT_EQ(FactText(*d, "layout"), "bshd_bshd_bshd");
+  EXPECT_EQ(FactText(*d, "mask_type"), "causal");
 }
 
 // The summary names every parameter that changes what is computed, and
@@ -217,8 +232,8 @@ TEST(OpDescriptionBoundariesTest, FactsClampToInt) {
   a.params.max_seqlen_kv = int64_t{INT32_MAX} + 1;
   absl::StatusOr<OpDescription> d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->head_dim, INT32_MAX);
-  EXPECT_EQ(d->seq_len, INT32_MAX);
+  EXPECT_EQ(FactNumber(*d, "head_dim"), INT32_MAX);
+  EXPECT_EQ(FactNumber(*d, "seq_len"), INT32_MAX);
 }
 
 // A device struct must reach `arch`; a shorter one is not trusted and the op
@@ -244,7 +259,7 @@ TEST(OpDescriptionBoundariesTest, TheFirstTensorWithADeviceNamesTheOpsDevice) {
   cuda.vendor_id = TEPLUG_VENDOR_AMD;
   Gemm g;
   g.b.device = &cuda;  // a has none: b decides
-  absl::StatusOr<OpDescription> d = DescribeOp(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &g.args);
+  absl::StatusOr<OpDescription> d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->device.kind, TEPLUG_DEVICE_CUDA);
   EXPECT_EQ(d->device_kind, "cuda");
@@ -274,11 +289,11 @@ TEST(OpDescriptionBoundariesTest, GemmSummaryReadsTransposedOperands) {
   g.b.shape[1] = 3;
   g.args.trans_a = 1;  // A^T: [5, 3] -> M 5, K 3
   g.args.trans_b = 1;  // B^T: [3, 7] -> N 7
-  absl::StatusOr<OpDescription> d = DescribeOp(InterfaceKind::kGemm, TEPLUG_OP_GEMM, &g.args);
+  absl::StatusOr<OpDescription> d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_THAT(d->summary, HasSubstr("M=5 N=7 K=3"));
-  EXPECT_EQ(d->op_name, "gemm");
-  EXPECT_EQ(d->dtype, "fp32");
+  EXPECT_EQ(std::string(d->spec->name), "gemm");
+  EXPECT_EQ(FactText(*d, "dtype"), "fp32");
 }
 
 TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
@@ -293,23 +308,23 @@ TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
   q.output = &out;
   q.recipe = TEPLUG_RECIPE_CURRENT;
   q.rowwise = q.columnwise = 1;
-  absl::StatusOr<OpDescription> d = DescribeOp(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q);
+  absl::StatusOr<OpDescription> d = DescribeOp(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary, "quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
-  EXPECT_EQ(d->dtype, "fp8_e4m3");
-  EXPECT_EQ(d->op_name, "quantize");
+  EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
+  EXPECT_EQ(std::string(d->spec->name), "quantize");
   out.quant = nullptr;
-  EXPECT_THAT(Problem(InterfaceKind::kQuantizer, TEPLUG_OP_QUANTIZE, &q), HasSubstr("output.quant is NULL"));
+  EXPECT_THAT(Problem(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q), HasSubstr("output.quant is NULL"));
 
   out.quant = &quant;
   TeplugDequantizeArgs dq = sdk::Versioned<TeplugDequantizeArgs>();
   dq.input = &out;
   dq.output = &in;
-  d = DescribeOp(InterfaceKind::kQuantizer, TEPLUG_OP_DEQUANTIZE, &dq);
+  d = DescribeOp(QuantizerModule(), TEPLUG_OP_DEQUANTIZE, &dq);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary, "dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
-  EXPECT_EQ(d->dtype, "fp8_e4m3");
-  EXPECT_EQ(d->op_name, "dequantize");
+  EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
+  EXPECT_EQ(std::string(d->spec->name), "dequantize");
 }
 
 TEST(OpDescriptionBoundariesTest, CollectiveOpsSpanAllReduceToBarrier) {
@@ -317,11 +332,10 @@ TEST(OpDescriptionBoundariesTest, CollectiveOpsSpanAllReduceToBarrier) {
   TeplugCollectiveArgs c = sdk::Versioned<TeplugCollectiveArgs>();
   c.send = &send;
   for (int32_t op : {TEPLUG_OP_ALL_REDUCE, TEPLUG_OP_BARRIER}) {
-    EXPECT_EQ(Problem(InterfaceKind::kCollective, op, &c), "") << op;
+    EXPECT_EQ(Problem(CollectiveModule(), op, &c), "") << op;
   }
   for (int32_t op : {TEPLUG_OP_ALL_REDUCE - 1, TEPLUG_OP_BARRIER + 1}) {
-    EXPECT_EQ(Problem(InterfaceKind::kCollective, op, &c),
-              "collective op " + std::to_string(op) + " is not one of all_reduce..barrier");
+    EXPECT_EQ(Problem(CollectiveModule(), op, &c), "op " + std::to_string(op) + " is not an op of ICollective/1");
   }
 }
 
@@ -329,38 +343,38 @@ TEST(OpDescriptionBoundariesTest, CollectiveOpsSpanAllReduceToBarrier) {
 TEST(OpDescriptionBoundariesTest, CollectiveTensorsAreCheckedWhenGiven) {
   TeplugTensor send = Tensor(1), recv = Tensor(1);
   TeplugCollectiveArgs c = sdk::Versioned<TeplugCollectiveArgs>();
-  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_BARRIER, &c), "");
+  EXPECT_EQ(Problem(CollectiveModule(), TEPLUG_OP_BARRIER, &c), "");
   c.send = &send;
   c.recv = &recv;
-  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c), "");
+  EXPECT_EQ(Problem(CollectiveModule(), TEPLUG_OP_ALL_REDUCE, &c), "");
   recv.struct_size = kTensorV1 - 1;
-  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c),
+  EXPECT_EQ(Problem(CollectiveModule(), TEPLUG_OP_ALL_REDUCE, &c),
             "TeplugCollectiveArgs.recv.struct_size " + std::to_string(kTensorV1 - 1) + " < " +
                 std::to_string(kTensorV1));
   recv.struct_size = kTensorV1;
   send.rank = TEPLUG_MAX_RANK + 1;
-  EXPECT_EQ(Problem(InterfaceKind::kCollective, TEPLUG_OP_ALL_REDUCE, &c), "TeplugCollectiveArgs.send.rank 9 not in [0, 8]");
+  EXPECT_EQ(Problem(CollectiveModule(), TEPLUG_OP_ALL_REDUCE, &c), "TeplugCollectiveArgs.send.rank 9 not in [0, 8]");
 }
 
 TEST(OpDescriptionBoundariesTest, CommCreateCarriesWorldSizeAndDevice) {
   TeplugCommCreateArgs c = sdk::Versioned<TeplugCommCreateArgs>();
   c.rank = 1;
   c.world_size = 4;
-  absl::StatusOr<OpDescription> d = DescribeOp(InterfaceKind::kCollective, kOpCommCreate, &c);
+  absl::StatusOr<OpDescription> d = DescribeOp(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->world_size, 4);
   EXPECT_EQ(d->summary, "comm_create rank 1 of 4 on cpu:0");
   const size_t need = TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device);
   c.struct_size = need - 1;
-  EXPECT_EQ(Problem(InterfaceKind::kCollective, kOpCommCreate, &c),
+  EXPECT_EQ(Problem(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c),
             "TeplugCommCreateArgs.struct_size " + std::to_string(need - 1) + " < " + std::to_string(need) +
                 " (the v1 layout)");
 }
 
 TEST(OpDescriptionBoundariesTest, AnOpOfAnotherInterfaceIsRefused) {
   Gemm g;
-  EXPECT_THAT(Problem(InterfaceKind::kGemm, TEPLUG_OP_QUANTIZE, &g.args), HasSubstr("is not an op of IGemm/1"));
-  EXPECT_THAT(Problem(InterfaceKind::kAttention, TEPLUG_OP_GEMM, &g.args), HasSubstr("is not an op of IAttention/1"));
+  EXPECT_THAT(Problem(GemmModule(), TEPLUG_OP_QUANTIZE, &g.args), HasSubstr("is not an op of IGemm/1"));
+  EXPECT_THAT(Problem(AttentionModule(), TEPLUG_OP_GEMM, &g.args), HasSubstr("is not an op of IAttention/1"));
 }
 
 }  // namespace

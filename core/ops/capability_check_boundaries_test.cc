@@ -11,8 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "core/select/capability_check.h"
+#include "core/ops/modules.h"
+#include "core/ops/gemm.h"
+#include "core/ops/attention.h"
+#include "core/ops/quantizer.h"
+#include "core/ops/collective.h"
 #include "gmock/gmock.h"
+#include "teplug/sdk/names.hpp"
 #include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -23,7 +28,7 @@ const std::vector<TeplugDeviceSupport> kAnyDevice = {{sizeof(TeplugDeviceSupport
 
 // "" when served, else the formatted refusal.
 std::string Verdict(const Capability& cap, const OpDescription& op) {
-  std::optional<Refusal> r = CheckOpCapability(cap, op);
+  std::optional<Refusal> r = op.spec->check(cap, op);
   return r ? FormatRefusal(*r, cap.devices) : "";
 }
 
@@ -68,12 +73,12 @@ class AttentionCase {
   // Forward, or backward with the same tensors and params.
   std::string Check(bool backward = false) {
     Capability cap;
-    cap.kind = InterfaceKind::kAttention;
+    cap.module = &AttentionModule();
     cap.devices = kAnyDevice;
-    cap.caps = caps_;
+    cap.Set(caps_);
     OpDescription op;
-    op.kind = InterfaceKind::kAttention;
-    op.op = backward ? TEPLUG_OP_ATTENTION_BACKWARD : TEPLUG_OP_ATTENTION_FORWARD;
+    op.module = &AttentionModule();
+    op.spec = op.module->FindOp(backward ? TEPLUG_OP_ATTENTION_BACKWARD : TEPLUG_OP_ATTENTION_FORWARD);
     TeplugAttentionBwdArgs bwd = sdk::Versioned<TeplugAttentionBwdArgs>();
     bwd.params = &params_;
     bwd.q = &q_;
@@ -254,12 +259,12 @@ class GemmCase {
 
   std::string Check() {
     Capability cap;
-    cap.kind = InterfaceKind::kGemm;
+    cap.module = &GemmModule();
     cap.devices = kAnyDevice;
-    cap.caps = caps_;
+    cap.Set(caps_);
     OpDescription op;
-    op.kind = InterfaceKind::kGemm;
-    op.op = TEPLUG_OP_GEMM;
+    op.module = &GemmModule();
+    op.spec = op.module->FindOp(TEPLUG_OP_GEMM);
     op.args = &args_;
     return Verdict(cap, op);
   }
@@ -351,15 +356,15 @@ TEST(CapabilityCheckBoundariesTest, WorldSizeLimitIsInclusive) {
   caps.ops = TEPLUG_OP_BIT(TEPLUG_OP_BARRIER);
   caps.max_world_size = 8;
   Capability cap;
-  cap.kind = InterfaceKind::kCollective;
+  cap.module = &CollectiveModule();
   cap.devices = kAnyDevice;
   OpDescription op;
-  op.kind = InterfaceKind::kCollective;
-  op.op = kOpCommCreate;
+  op.module = &CollectiveModule();
+  op.spec = op.module->FindOp(CollectiveModule().FindOp("comm_create")->op);
   for (auto [limit, world, verdict] : {std::tuple{8, 8, ""}, {8, 9, "world size 9 > max 8"}, {8, 1, ""},
                                        {0, 1 << 20, ""}}) {
     caps.max_world_size = limit;
-    cap.caps = caps;
+    cap.Set(caps);
     op.world_size = world;
     EXPECT_EQ(Verdict(cap, op), verdict) << "world " << world << " limit " << limit;
   }
@@ -518,12 +523,12 @@ class QuantizeCase {
  private:
   std::string Check(int32_t op_id, const void* args) {
     Capability cap;
-    cap.kind = InterfaceKind::kQuantizer;
+    cap.module = &QuantizerModule();
     cap.devices = kAnyDevice;
-    cap.caps = caps_;
+    cap.Set(caps_);
     OpDescription op;
-    op.kind = InterfaceKind::kQuantizer;
-    op.op = op_id;
+    op.module = &QuantizerModule();
+    op.spec = op.module->FindOp(op_id);
     op.args = args;
     return Verdict(cap, op);
   }
@@ -542,8 +547,7 @@ TEST(CapabilityCheckRefusalsTest, RefusalSetsIgnoreBitsBeyondTheKnownNames) {
   r.value = TEPLUG_DTYPE_BF16;
   r.mask = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | (uint64_t{1} << 63);
   EXPECT_EQ(FormatRefusal(r, {}), "A dtype bf16 not in {fp32}");
-  r.kind = Refusal::Kind::kLayout;
-  r.value = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
+  r = NamedRefusal("layout", TEPLUG_LAYOUT_BSHD_BSHD_BSHD, 0, &sdk::LayoutName, TEPLUG_LAYOUT_COUNT_);
   r.mask = (uint64_t{1} << 63) | TEPLUG_LAYOUT_BIT(TEPLUG_LAYOUT_SBHD_SBHD_SBHD);
   EXPECT_EQ(FormatRefusal(r, {}), "layout bshd_bshd_bshd not in {sbhd_sbhd_sbhd}");
   r.mask = 0;
@@ -613,12 +617,12 @@ TEST(CapabilityCheckRefusalsTest, DequantizeNeedsTheFeatureAndReversedDTypes) {
 
 std::string CheckCollective(const TeplugCollectiveCaps& caps, int32_t op_id, const TeplugCollectiveArgs& args) {
   Capability cap;
-  cap.kind = InterfaceKind::kCollective;
+  cap.module = &CollectiveModule();
   cap.devices = kAnyDevice;
-  cap.caps = caps;
+  cap.Set(caps);
   OpDescription op;
-  op.kind = InterfaceKind::kCollective;
-  op.op = op_id;
+  op.module = &CollectiveModule();
+  op.spec = op.module->FindOp(op_id);
   op.args = &args;
   return Verdict(cap, op);
 }

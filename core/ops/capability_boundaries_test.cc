@@ -8,8 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "core/registry/capability.h"
+#include "core/ops/interface_module.h"
 #include "gmock/gmock.h"
+#include "core/ops/attention.h"
+#include "core/ops/collective.h"
+#include "core/ops/gemm.h"
+#include "core/ops/modules.h"
+#include "core/ops/quantizer.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -66,11 +71,11 @@ struct Descriptors {
 };
 
 template <class T>
-InterfaceKind KindOf();
-template <> InterfaceKind KindOf<TeplugGemmCaps>() { return InterfaceKind::kGemm; }
-template <> InterfaceKind KindOf<TeplugAttentionCaps>() { return InterfaceKind::kAttention; }
-template <> InterfaceKind KindOf<TeplugQuantizerCaps>() { return InterfaceKind::kQuantizer; }
-template <> InterfaceKind KindOf<TeplugCollectiveCaps>() { return InterfaceKind::kCollective; }
+const InterfaceModule& KindOf();
+template <> const InterfaceModule& KindOf<TeplugGemmCaps>() { return GemmModule(); }
+template <> const InterfaceModule& KindOf<TeplugAttentionCaps>() { return AttentionModule(); }
+template <> const InterfaceModule& KindOf<TeplugQuantizerCaps>() { return QuantizerModule(); }
+template <> const InterfaceModule& KindOf<TeplugCollectiveCaps>() { return CollectiveModule(); }
 
 // "" when `raw` is accepted, else the error message.
 template <class T>

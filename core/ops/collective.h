@@ -1,0 +1,15 @@
+// ICollective/1: collectives on a communicator, in one module. The
+// implementation is chosen once, when a communicator is created
+// (the "comm_create" op); every later op on it goes to that implementation.
+#ifndef TEPLUG_CORE_OPS_COLLECTIVE_H_
+#define TEPLUG_CORE_OPS_COLLECTIVE_H_
+
+#include "core/ops/interface_module.h"
+
+namespace teplug::core {
+
+const InterfaceModule& CollectiveModule();
+
+}  // namespace teplug::core
+
+#endif  // TEPLUG_CORE_OPS_COLLECTIVE_H_

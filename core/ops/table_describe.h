@@ -1,0 +1,45 @@
+// The parts of describing and checking an op that its field table says
+// everything about: argument validation (struct sizes, required tensors and
+// structs, tensor ranks and quantization structs, enum ranges), the op's
+// device, the facts fields feed, and each tensor's dtype, scaling-mode and
+// alignment check against the capability descriptor. Interface modules add
+// what spans several fields (GEMM's M, N and K, attention's head_dim fact).
+#ifndef TEPLUG_CORE_OPS_TABLE_DESCRIBE_H_
+#define TEPLUG_CORE_OPS_TABLE_DESCRIBE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "core/ops/field_table.h"
+#include "core/ops/interface_module.h"
+#include "core/ops/refusal.h"
+#include "teplug/teplug.h"
+
+namespace teplug::core {
+
+// Validates `args` (struct_size at least `args_v1`, then every field of
+// `spec.fields`) and starts the description: module, spec, args, device (the
+// first kDeviceFrom tensor naming one), device kind and vendor, and the
+// facts the fields feed. INVALID_ARGUMENT names the struct and field.
+absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec, size_t args_v1, const void* args,
+                               OpDescription* d);
+
+// Each tensor field's static checks against the caps struct `caps`: dtype
+// (Field::caps_dtypes), scaling mode (Field::caps_scaling), and alignment
+// (kCheckAlign, against `alignment` bytes). The first refusal, in table order.
+std::optional<Refusal> CheckTensorsFromTable(absl::Span<const Field> fields, const void* caps, const void* args,
+                                             int64_t alignment = 0);
+
+// The tensor field `name` of `args` (nullptr when absent or not a field).
+const TeplugTensor* TensorAt(absl::Span<const Field> fields, const void* args, absl::string_view name);
+// "fp32[64,32]", or "-" for NULL.
+std::string ShapeText(const TeplugTensor* t);
+// Finishes a description: the summary "<text> on <device>".
+void FinishDescription(const std::string& text, OpDescription* d);
+
+}  // namespace teplug::core
+
+#endif  // TEPLUG_CORE_OPS_TABLE_DESCRIBE_H_
