@@ -10,15 +10,15 @@ namespace {
 
 absl::Status CheckSize(const char* what, const std::vector<double>& v, int64_t expected) {
   if (static_cast<int64_t>(v.size()) == expected) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrFormat("norm reference: %s has %d values but %d are needed", what, v.size(), expected));
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "norm reference: %s has %d values but %d are needed", what, v.size(), expected));
 }
 
 absl::Status CheckProblem(const NormProblem& p) {
   if (p.hidden < 1 || p.rows < 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "norm reference: rows %d and hidden %d; rows must be >= 0 and hidden >= 1", p.rows,
-        p.hidden));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("norm reference: rows %d and hidden %d; rows must be >= 0 and hidden >= 1",
+                        p.rows, p.hidden));
   }
   return absl::OkStatus();
 }

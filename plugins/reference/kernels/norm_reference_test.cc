@@ -5,10 +5,11 @@
 // zero; rows are shifted off zero mean so LayerNorm and RMSNorm differ.
 #include "plugins/reference/kernels/norm_reference.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -20,7 +21,8 @@ std::vector<double> RandomNonZero(std::mt19937_64& rng, size_t n, double lo, dou
   std::uniform_real_distribution<double> u(lo, hi);
   std::vector<double> v(n);
   for (double& x : v) {
-    do x = u(rng); while (std::fabs(x) < 1e-3);
+    do x = u(rng);
+    while (std::fabs(x) < 1e-3);
   }
   return v;
 }
@@ -70,13 +72,15 @@ TEST_P(NormReferenceTest, ForwardMatchesTheTwoPassOracle) {
   std::vector<double> beta = ln ? RandomNonZero(rng, c.hidden, -1.0, 1.0) : std::vector<double>{};
   const double eps = 1e-5;
   std::vector<double> g = gamma;
-  if (c.zero_centered) for (double& v : g) v += 1.0;
+  if (c.zero_centered)
+    for (double& v : g) v += 1.0;
 
   NormProblem p{c.kind, c.rows, c.hidden, c.zero_centered};
   absl::StatusOr<NormForwardResult> got = NormForward(p, x, gamma, beta, eps);
   ASSERT_TRUE(got.ok()) << got.status();
   std::vector<double> mu, rsigma;
-  const std::vector<double> want = TwoPassOracle(c.kind, c.rows, c.hidden, x, g, beta, eps, &mu, &rsigma);
+  const std::vector<double> want =
+      TwoPassOracle(c.kind, c.rows, c.hidden, x, g, beta, eps, &mu, &rsigma);
   // Both are within a few ulps of the exact value; 1e-12 relative leaves room
   // for Welford's and the two-pass sums to round differently.
   for (size_t i = 0; i < want.size(); ++i) {
@@ -143,11 +147,19 @@ TEST_P(NormReferenceTest, BackwardMatchesFiniteDifferencesOfTheForward) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, NormReferenceTest,
-    ::testing::Values(Case{NormKind::kLayerNorm, false, 3, 37}, Case{NormKind::kLayerNorm, true, 4, 16},
-                      Case{NormKind::kRmsNorm, false, 3, 37}, Case{NormKind::kRmsNorm, true, 2, 64},
-                      Case{NormKind::kLayerNorm, false, 1, 1}));
+INSTANTIATE_TEST_SUITE_P(Shapes, NormReferenceTest,
+                         ::testing::Values(Case{NormKind::kLayerNorm, false, 3, 37},
+                                           Case{NormKind::kLayerNorm, true, 4, 16},
+                                           Case{NormKind::kRmsNorm, false, 3, 37},
+                                           Case{NormKind::kRmsNorm, true, 2, 64},
+                                           Case{NormKind::kLayerNorm, false, 1, 1}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           const Case& c = info.param;
+                           return std::string(c.kind == NormKind::kLayerNorm ? "layernorm"
+                                                                             : "rmsnorm") +
+                                  (c.zero_centered ? "_zc_" : "_") + std::to_string(c.rows) + "x" +
+                                  std::to_string(c.hidden);
+                         });
 
 TEST(NormReferenceErrorsTest, BadSizesAndEpsilonAreNamed) {
   NormProblem p{NormKind::kLayerNorm, 2, 3, false};
@@ -157,8 +169,9 @@ TEST(NormReferenceErrorsTest, BadSizesAndEpsilonAreNamed) {
   EXPECT_NE(NormForward(p, six, three, three, -1.0).status().message().find("epsilon -1"),
             std::string::npos);
   p.kind = NormKind::kRmsNorm;
-  EXPECT_NE(NormForward(p, six, three, three, 0.0).status().message().find("beta has 3 values but 0"),
-            std::string::npos);
+  EXPECT_NE(
+      NormForward(p, six, three, three, 0.0).status().message().find("beta has 3 values but 0"),
+      std::string::npos);
   p.hidden = 0;
   EXPECT_NE(NormBackward(p, {}, {}, {}, {}, {}).status().message().find("hidden 0"),
             std::string::npos);

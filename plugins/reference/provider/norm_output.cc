@@ -37,9 +37,12 @@ absl::StatusOr<std::optional<TensorView>> ViewScalar(const TeplugTensor* t, cons
 // The value `v` takes when stored in a high-precision dtype.
 double RoundedTo(int32_t dtype, double v) {
   switch (dtype) {
-    case TEPLUG_DTYPE_FP16: return DecodeFp16(EncodeFp16(v));
-    case TEPLUG_DTYPE_BF16: return DecodeBf16(EncodeBf16(v));
-    default: return static_cast<float>(v);
+    case TEPLUG_DTYPE_FP16:
+      return DecodeFp16(EncodeFp16(v));
+    case TEPLUG_DTYPE_BF16:
+      return DecodeBf16(EncodeBf16(v));
+    default:
+      return static_cast<float>(v);
   }
 }
 
@@ -62,8 +65,8 @@ absl::Status CheckQuantized(const TeplugQuantization& q, int64_t rows, int64_t h
   const std::string q_name = t->y.name + ".quant";
   t->mode = q.mode;
   if (q.mode == TEPLUG_SCALING_PER_TENSOR) {
-    absl::StatusOr<std::optional<TensorView>> scale =
-        ViewScalar(q.scale, q_name + ".scale", true, "per_tensor output quantizes with the given scale");
+    absl::StatusOr<std::optional<TensorView>> scale = ViewScalar(
+        q.scale, q_name + ".scale", true, "per_tensor output quantizes with the given scale");
     if (!scale.ok()) return scale.status();
     t->scale = *std::move(scale);
     const float s = *static_cast<const float*>(t->scale->data);
@@ -77,8 +80,8 @@ absl::Status CheckQuantized(const TeplugQuantization& q, int64_t rows, int64_t h
     t->scale_inv = *std::move(inv);
   } else if (q.mode == TEPLUG_SCALING_MXFP8_1D32) {
     if (q.scale_inv == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(q_name, ".scale_inv is NULL: mxfp8_1d32 output needs its e8m0 block scales"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          q_name, ".scale_inv is NULL: mxfp8_1d32 output needs its e8m0 block scales"));
     }
     absl::StatusOr<TensorView> inv = ViewTensor(q.scale_inv, q_name + ".scale_inv");
     if (!inv.ok()) return inv.status();
@@ -91,8 +94,8 @@ absl::Status CheckQuantized(const TeplugQuantization& q, int64_t rows, int64_t h
     t->scale_inv = *std::move(inv);
   } else {
     return absl::UnimplementedError(absl::StrFormat(
-        "%s.mode is %s (%d); an fp8 norm output is served with per_tensor or mxfp8_1d32",
-        q_name, sdk::ScalingName(q.mode), q.mode));
+        "%s.mode is %s (%d); an fp8 norm output is served with per_tensor or mxfp8_1d32", q_name,
+        sdk::ScalingName(q.mode), q.mode));
   }
   absl::StatusOr<std::optional<TensorView>> amax = ViewScalar(q.amax, q_name + ".amax", false, "");
   if (!amax.ok()) return amax.status();
@@ -102,7 +105,8 @@ absl::Status CheckQuantized(const TeplugQuantization& q, int64_t rows, int64_t h
 
 }  // namespace
 
-absl::StatusOr<NormOutputTarget> CheckNormOutput(const TensorView& y, int64_t rows, int64_t hidden) {
+absl::StatusOr<NormOutputTarget> CheckNormOutput(const TensorView& y, int64_t rows,
+                                                 int64_t hidden) {
   NormOutputTarget t;
   t.y = y;
   TEPLUG_REFERENCE_RETURN_IF_ERROR(
@@ -110,16 +114,17 @@ absl::StatusOr<NormOutputTarget> CheckNormOutput(const TensorView& y, int64_t ro
   const bool fp8 = (TEPLUG_DTYPE_BIT(y.dtype) & kFp8DTypes) != 0;
   if (y.quant == nullptr) {
     if (!fp8) return t;
-    return absl::InvalidArgumentError(absl::StrCat(
-        y.name, ".quant is NULL: an ", sdk::DTypeName(y.dtype),
-        " y needs per_tensor (scale) or mxfp8_1d32 (scale_inv) quantization"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(y.name, ".quant is NULL: an ", sdk::DTypeName(y.dtype),
+                     " y needs per_tensor (scale) or mxfp8_1d32 (scale_inv) quantization"));
   }
   absl::StatusOr<TeplugQuantization> q = ReadQuantization(y.quant, y.name + ".quant");
   if (!q.ok()) return q.status();
   if (q->columnwise_data != nullptr || q->columnwise_scale_inv != nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        y.name, ".quant.columnwise_data/columnwise_scale_inv are set but INorm/1 writes row-wise "
-                "output only; quantize y column-wise with IQuantizer"));
+        y.name,
+        ".quant.columnwise_data/columnwise_scale_inv are set but INorm/1 writes row-wise "
+        "output only; quantize y column-wise with IQuantizer"));
   }
   TEPLUG_REFERENCE_RETURN_IF_ERROR(fp8 ? CheckQuantized(*q, rows, hidden, &t)
                                        : CheckHighPrecision(*q, &t));
@@ -152,7 +157,8 @@ absl::Status WriteNormOutput(const NormOutputTarget& t, const std::vector<double
   if (!q.ok()) return q.status();
   TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(t.y, q->data));
   TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.scale_inv, q->scales));
-  return t.amax ? WriteScalar(*t.amax, AbsMaxIgnoringNan(y32.data(), y32.size())) : absl::OkStatus();
+  return t.amax ? WriteScalar(*t.amax, AbsMaxIgnoringNan(y32.data(), y32.size()))
+                : absl::OkStatus();
 }
 
 }  // namespace teplug::reference::provider

@@ -24,7 +24,7 @@ namespace teplug::reference::provider {
 // Where one y goes, checked before anything is computed or written.
 struct NormOutputTarget {
   TensorView y;
-  int32_t mode = TEPLUG_SCALING_NONE;  // quant->mode for an fp8 y
+  int32_t mode = TEPLUG_SCALING_NONE;   // quant->mode for an fp8 y
   std::optional<TensorView> scale;      // per_tensor: fp32[1], read
   std::optional<TensorView> scale_inv;  // per_tensor fp32[1] or mxfp8 e8m0 grid, written
   std::optional<TensorView> amax;       // fp32[1], written

@@ -33,9 +33,9 @@ absl::StatusOr<TensorView> ViewInput(const TeplugTensor* t, const std::string& n
   if (!v.ok()) return v.status();
   TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*v, kHighPrecisionDTypes, "norm inputs must be"));
   if (v->shape.empty() || v->shape.back() < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": shape ", ShapeString(v->shape),
-        " but a norm input needs rank >= 1 and a last (hidden) dimension >= 1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": shape ", ShapeString(v->shape),
+                     " but a norm input needs rank >= 1 and a last (hidden) dimension >= 1"));
   }
   return v;
 }
@@ -43,8 +43,8 @@ absl::StatusOr<TensorView> ViewInput(const TeplugTensor* t, const std::string& n
 // A required or optional high-precision tensor of exactly `shape`.
 absl::StatusOr<std::optional<TensorView>> ViewShaped(const TeplugTensor* t, const std::string& name,
                                                      const std::vector<int64_t>& shape,
-                                                     const std::string& shape_what,
-                                                     uint64_t dtypes, bool required) {
+                                                     const std::string& shape_what, uint64_t dtypes,
+                                                     bool required) {
   if (t == nullptr) {
     if (!required) return std::optional<TensorView>();
     return absl::InvalidArgumentError(absl::StrCat(name, " is NULL but it is required"));
@@ -71,8 +71,12 @@ absl::Status WriteOptional(const std::optional<TensorView>& t, const std::vector
 
 class ReferenceNorm : public sdk::NormImpl {
  public:
-  void Forward(const TeplugNormFwdArgs& args) override { ThrowIfError(RunReferenceNormForward(args)); }
-  void Backward(const TeplugNormBwdArgs& args) override { ThrowIfError(RunReferenceNormBackward(args)); }
+  void Forward(const TeplugNormFwdArgs& args) override {
+    ThrowIfError(RunReferenceNormForward(args));
+  }
+  void Backward(const TeplugNormBwdArgs& args) override {
+    ThrowIfError(RunReferenceNormBackward(args));
+  }
 };
 
 }  // namespace
@@ -99,8 +103,8 @@ absl::Status RunReferenceNormForward(const TeplugNormFwdArgs& args) {
       ViewShaped(args.beta, n + ".beta", {hidden}, hidden_what, kHighPrecisionDTypes, ln);
   if (!beta.ok()) return beta.status();
   if (ln) {  // as TransformerEngine requires
-    TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(**beta, TEPLUG_DTYPE_BIT((*gamma)->dtype),
-                                                  "it must have gamma's dtype"));
+    TEPLUG_REFERENCE_RETURN_IF_ERROR(
+        RequireDType(**beta, TEPLUG_DTYPE_BIT((*gamma)->dtype), "it must have gamma's dtype"));
   }
   absl::StatusOr<TensorView> y = ViewTensor(args.y, n + ".y");
   if (!y.ok()) return y.status();

@@ -134,8 +134,9 @@ TEST_F(NormProviderTest, HighPrecisionAmaxIsThatOfTheStoredValues) {
 }
 
 // The fp32 y of the problem, then IQuantizer (through the ABI) into `out`.
-class NormQuantizedOutputTest : public NormProviderTest,
-                                public ::testing::WithParamInterface<std::tuple<int32_t, int32_t, int32_t>> {
+class NormQuantizedOutputTest
+    : public NormProviderTest,
+      public ::testing::WithParamInterface<std::tuple<int32_t, int32_t, int32_t>> {
  protected:
   void QuantizeWithIQuantizer(AbiTensor* fp32_y, AbiTensor* out) {
     TeplugQuantizeArgs q = sdk::Versioned<TeplugQuantizeArgs>();
@@ -155,7 +156,8 @@ TEST_P(NormQuantizedOutputTest, Fp8YIsBitForBitTheReferenceQuantizerOfTheFp32Y) 
   const std::vector<int64_t> shape = {3, 80};  // 80: a partial MX block per row
   std::mt19937_64 rng_a(7), rng_b(7);
   NormTensors quantized(norm_type, shape, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32, dtype, rng_a);
-  NormTensors high(norm_type, shape, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP32, rng_b);
+  NormTensors high(norm_type, shape, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP32,
+                   rng_b);
   quantized.SetZeroCentered(true);
   high.SetZeroCentered(true);
   AbiTensor via_quantizer(dtype, shape);
@@ -185,7 +187,8 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2)),
     [](const auto& info) {
       return std::string(sdk::NormTypeName(std::get<0>(info.param))) + "_" +
-             sdk::ScalingName(std::get<1>(info.param)) + "_" + sdk::DTypeName(std::get<2>(info.param));
+             sdk::ScalingName(std::get<1>(info.param)) + "_" +
+             sdk::DTypeName(std::get<2>(info.param));
     });
 
 TEST_F(NormProviderTest, BackwardEqualsTheKernelOnTheGivenStatistics) {
@@ -257,15 +260,18 @@ TEST_F(NormProviderTest, QuantizedOutputErrorsNameTheField) {
   };
   ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT, "TeplugNormFwdArgs.y.quant is NULL");
   p.y.SetQuant(TEPLUG_SCALING_BLOCK_1D128, scales(TEPLUG_DTYPE_FP32, {4, 1}));
-  ExpectRefused(p.Forward(norm_), TEPLUG_UNSUPPORTED, "TeplugNormFwdArgs.y.quant.mode is block_1d128");
+  ExpectRefused(p.Forward(norm_), TEPLUG_UNSUPPORTED,
+                "TeplugNormFwdArgs.y.quant.mode is block_1d128");
   p.y.SetQuant(TEPLUG_SCALING_PER_TENSOR, nullptr);
-  ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT, "TeplugNormFwdArgs.y.quant.scale is NULL");
+  ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT,
+                "TeplugNormFwdArgs.y.quant.scale is NULL");
   p.y.SetQuant(TEPLUG_SCALING_MXFP8_1D32, scales(TEPLUG_DTYPE_E8M0, {4, 2}));
   ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT,
                 "TeplugNormFwdArgs.y.quant.scale_inv: shape [4, 2]");
   p.y.SetQuant(TEPLUG_SCALING_MXFP8_1D32, scales(TEPLUG_DTYPE_E8M0, {4, 1}),
                scales(TEPLUG_DTYPE_FP8_E4M3, {4, 16}));
-  ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT, "columnwise_data/columnwise_scale_inv are set");
+  ExpectRefused(p.Forward(norm_), TEPLUG_INVALID_ARGUMENT,
+                "columnwise_data/columnwise_scale_inv are set");
   NormTensors high(TEPLUG_NORM_RMSNORM, {4, 16}, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP32,
                    TEPLUG_DTYPE_FP32, rng_);
   high.y.SetPerTensor(1.0f, 1.0f);
@@ -289,7 +295,8 @@ TEST_F(NormProviderTest, BackwardArgumentErrorsNameTheField) {
       {[](auto* a) { a->norm_type = TEPLUG_NORM_RMSNORM, a->mu = nullptr; }, kBad,
        "TeplugNormBwdArgs.dbeta is set but norm_type is rmsnorm"},
       {[&](auto* a) { a->dy = dy_4x15.get(); }, kBad, "TeplugNormBwdArgs.dy: shape [4, 15]"},
-      {[&](auto* a) { a->rsigma = fp16_rsigma.get(); }, kBad, "TeplugNormBwdArgs.rsigma: dtype fp16"},
+      {[&](auto* a) { a->rsigma = fp16_rsigma.get(); }, kBad,
+       "TeplugNormBwdArgs.rsigma: dtype fp16"},
   };
   for (const auto& call : calls) {
     TeplugNormBwdArgs a = t.bwd;
