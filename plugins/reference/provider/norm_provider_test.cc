@@ -215,6 +215,21 @@ TEST_F(NormProviderTest, BackwardEqualsTheKernelOnTheGivenStatistics) {
   }
 }
 
+TEST_F(NormProviderTest, AnEmptyBatchSucceedsWithZeroAmaxAndZeroWeightGradients) {
+  NormTensors t(TEPLUG_NORM_LAYERNORM, {0, 16}, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP32,
+                TEPLUG_DTYPE_FP8_E4M3, rng_);
+  t.y.SetQuant(TEPLUG_SCALING_MXFP8_1D32,
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{0, 1}));
+  sdk::OwnedError e = t.Forward(norm_);
+  ASSERT_TRUE(e.ok()) << e.message();
+  EXPECT_EQ(t.y.amax()->Values()[0], 0.0) << "amax of no values";
+  t.SetZeroCentered(true);
+  t.dgamma.Fill(std::vector<double>(16, 5.0));
+  sdk::OwnedError b = t.Backward(norm_);
+  ASSERT_TRUE(b.ok()) << b.message();
+  EXPECT_EQ(t.dgamma.Values(), std::vector<double>(16, 0.0)) << "a sum over no rows";
+}
+
 // One bad call: how the valid args are changed, and the refusal expected.
 template <class Args>
 struct BadCall {
