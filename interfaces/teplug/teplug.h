@@ -7,6 +7,7 @@
 #include "teplug/capability.h"
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
+#include "teplug/norm.h"
 #include "teplug/plugin.h"
 #include "teplug/quantizer.h"
 #include "teplug/status.h"

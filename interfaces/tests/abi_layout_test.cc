@@ -282,6 +282,73 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugQuantization, columnwise_scale_inv, 48);
 }
 
+TEST(AbiLayoutTest, NormV1StructsArePinned) {
+  EXPECT_SIZE(TeplugNormFwdArgs, 96);
+  EXPECT_OFFSET(TeplugNormFwdArgs, struct_size, 0);
+  EXPECT_OFFSET(TeplugNormFwdArgs, norm_type, 8);
+  EXPECT_OFFSET(TeplugNormFwdArgs, zero_centered_gamma, 12);
+  EXPECT_OFFSET(TeplugNormFwdArgs, epsilon, 16);
+  EXPECT_OFFSET(TeplugNormFwdArgs, reserved0, 20);
+  EXPECT_OFFSET(TeplugNormFwdArgs, x, 24);
+  EXPECT_OFFSET(TeplugNormFwdArgs, gamma, 32);
+  EXPECT_OFFSET(TeplugNormFwdArgs, beta, 40);
+  EXPECT_OFFSET(TeplugNormFwdArgs, y, 48);
+  EXPECT_OFFSET(TeplugNormFwdArgs, mu, 56);
+  EXPECT_OFFSET(TeplugNormFwdArgs, rsigma, 64);
+  EXPECT_OFFSET(TeplugNormFwdArgs, workspace, 72);
+  EXPECT_OFFSET(TeplugNormFwdArgs, workspace_size, 80);
+  EXPECT_OFFSET(TeplugNormFwdArgs, stream, 88);
+  EXPECT_SIZE(TeplugNormBwdArgs, 104);
+  EXPECT_OFFSET(TeplugNormBwdArgs, struct_size, 0);
+  EXPECT_OFFSET(TeplugNormBwdArgs, norm_type, 8);
+  EXPECT_OFFSET(TeplugNormBwdArgs, zero_centered_gamma, 12);
+  EXPECT_OFFSET(TeplugNormBwdArgs, dy, 16);
+  EXPECT_OFFSET(TeplugNormBwdArgs, x, 24);
+  EXPECT_OFFSET(TeplugNormBwdArgs, mu, 32);
+  EXPECT_OFFSET(TeplugNormBwdArgs, rsigma, 40);
+  EXPECT_OFFSET(TeplugNormBwdArgs, gamma, 48);
+  EXPECT_OFFSET(TeplugNormBwdArgs, dx, 56);
+  EXPECT_OFFSET(TeplugNormBwdArgs, dgamma, 64);
+  EXPECT_OFFSET(TeplugNormBwdArgs, dbeta, 72);
+  EXPECT_OFFSET(TeplugNormBwdArgs, workspace, 80);
+  EXPECT_OFFSET(TeplugNormBwdArgs, workspace_size, 88);
+  EXPECT_OFFSET(TeplugNormBwdArgs, stream, 96);
+  EXPECT_SIZE(TeplugNormCaps, 88);
+  EXPECT_OFFSET(TeplugNormCaps, struct_size, 0);
+  EXPECT_OFFSET(TeplugNormCaps, devices, 8);
+  EXPECT_OFFSET(TeplugNormCaps, num_devices, 16);
+  EXPECT_OFFSET(TeplugNormCaps, input_dtypes, 24);
+  EXPECT_OFFSET(TeplugNormCaps, weight_dtypes, 32);
+  EXPECT_OFFSET(TeplugNormCaps, output_dtypes, 40);
+  EXPECT_OFFSET(TeplugNormCaps, norm_types, 48);
+  EXPECT_OFFSET(TeplugNormCaps, scaling_modes, 52);
+  EXPECT_OFFSET(TeplugNormCaps, features, 56);
+  EXPECT_OFFSET(TeplugNormCaps, reserved0, 60);
+  EXPECT_OFFSET(TeplugNormCaps, hidden_min, 64);
+  EXPECT_OFFSET(TeplugNormCaps, hidden_max, 72);
+  EXPECT_OFFSET(TeplugNormCaps, hidden_multiple, 80);
+  EXPECT_SIZE(TeplugNormV1Vtbl, 64);
+  EXPECT_OFFSET(TeplugNormV1Vtbl, base, 0);
+  EXPECT_OFFSET(TeplugNormV1Vtbl, supports, 32);
+  EXPECT_OFFSET(TeplugNormV1Vtbl, workspace_size, 40);
+  EXPECT_OFFSET(TeplugNormV1Vtbl, forward, 48);
+  EXPECT_OFFSET(TeplugNormV1Vtbl, backward, 56);
+  EXPECT_SIZE(TeplugNormV1, 8);
+  EXPECT_OFFSET(TeplugNormV1, vtbl, 0);
+}
+
+TEST(AbiLayoutTest, NormIidAndEnumValuesArePinned) {
+  const TeplugIID norm = TEPLUG_IID_NORM_V1_INIT;
+  EXPECT_EQ(norm.hi, 0x7465706c75670001ull);
+  EXPECT_EQ(norm.lo, 0x6e6f726d00000001ull);  // "norm", version 1
+  EXPECT_EQ(TEPLUG_NORM_OP_FORWARD, 1);
+  EXPECT_EQ(TEPLUG_NORM_OP_BACKWARD, 2);
+  EXPECT_EQ(TEPLUG_NORM_LAYERNORM, 0);
+  EXPECT_EQ(TEPLUG_NORM_RMSNORM, 1);
+  EXPECT_EQ(TEPLUG_NORM_CAP_BACKWARD, 1u);
+  EXPECT_EQ(TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA, 2u);
+}
+
 TEST(AbiLayoutTest, EnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_DTYPE_FP32, 1);
   EXPECT_EQ(TEPLUG_DTYPE_FP8_E4M3, 4);

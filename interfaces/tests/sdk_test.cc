@@ -8,6 +8,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "interfaces/tests/test_host.hpp"
@@ -189,6 +190,82 @@ TEST(SdkRegistrarTest, RegisterIfServedThrowsEveryOtherRefusal) {
   EXPECT_NE(e.message().find("capability"), std::string::npos) << e.message();
   EXPECT_TRUE(host.recorded.empty());
   EXPECT_FALSE(g_v1_alive);
+}
+
+// An INorm implementation recording which method the table routed to.
+class RecordingNorm : public teplug::sdk::NormImpl {
+ public:
+  explicit RecordingNorm(std::string* calls) : calls_(calls) {}
+  bool SupportsBackward(const TeplugNormBwdArgs& args, std::string* reason) override {
+    if (args.norm_type == TEPLUG_NORM_RMSNORM) return true;
+    *reason = "backward here is RMSNorm only";
+    return false;
+  }
+  size_t ForwardWorkspaceSize(const TeplugNormFwdArgs& args) override {
+    return static_cast<size_t>(args.norm_type) + 16;
+  }
+  void Forward(const TeplugNormFwdArgs& args) override {
+    *calls_ += "forward(eps=" + std::to_string(args.epsilon) + ")";
+  }
+  void Backward(const TeplugNormBwdArgs& args) override {
+    *calls_ += "backward(type=" + std::to_string(args.norm_type) + ")";
+  }
+
+ private:
+  std::string* calls_;
+};
+
+TEST(SdkNormTest, TableRoutesTheInterfaceLocalOpsAndChecksStructSize) {
+  std::string calls;
+  auto norm = teplug::sdk::Ref<TeplugNormV1>::Adopt(
+      teplug::sdk::MakeNorm(std::make_unique<RecordingNorm>(&calls)));
+  EXPECT_TRUE(norm.Query<TeplugNormV1>(teplug::sdk::kIidNormV1));
+  EXPECT_FALSE(norm.Query<TeplugNormV1>(teplug::sdk::kIidAttentionV1));
+  TeplugNormFwdArgs fwd = teplug::sdk::Versioned<TeplugNormFwdArgs>();
+  fwd.norm_type = TEPLUG_NORM_RMSNORM;
+  fwd.epsilon = 0.5f;
+  TeplugNormBwdArgs bwd = teplug::sdk::Versioned<TeplugNormBwdArgs>();
+  bwd.norm_type = TEPLUG_NORM_LAYERNORM;
+
+  EXPECT_EQ(OwnedError(norm->vtbl->forward(norm.get(), &fwd)).code(), TEPLUG_OK);
+  EXPECT_EQ(OwnedError(norm->vtbl->backward(norm.get(), &bwd)).code(), TEPLUG_OK);
+  EXPECT_EQ(calls, "forward(eps=0.500000)backward(type=0)");
+
+  size_t bytes = 0;
+  EXPECT_EQ(OwnedError(norm->vtbl->workspace_size(norm.get(), TEPLUG_NORM_OP_FORWARD, &fwd,
+                                                  &bytes)).code(), TEPLUG_OK);
+  EXPECT_EQ(bytes, 17u);
+  OwnedError wrong_op(norm->vtbl->workspace_size(norm.get(), TEPLUG_OP_GEMM + 2, &fwd, &bytes));
+  EXPECT_EQ(wrong_op.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(wrong_op.message().find("is not an op of INorm"), std::string::npos)
+      << wrong_op.message();
+
+  auto* self = reinterpret_cast<TeplugObject*>(norm.get());
+  char reason[128];
+  EXPECT_EQ(norm->vtbl->supports(self, TEPLUG_NORM_OP_FORWARD, &fwd, reason, sizeof reason), 1);
+  EXPECT_EQ(norm->vtbl->supports(self, TEPLUG_NORM_OP_BACKWARD, &bwd, reason, sizeof reason), 0);
+  EXPECT_STREQ(reason, "backward here is RMSNorm only");
+  EXPECT_EQ(norm->vtbl->supports(self, 7, &fwd, reason, sizeof reason), 0);
+  EXPECT_NE(std::string(reason).find("INorm serves only"), std::string::npos) << reason;
+
+  fwd.struct_size = TEPLUG_STRUCT_SIZE(TeplugNormFwdArgs, rsigma);  // an older, shorter struct
+  OwnedError short_args(norm->vtbl->forward(norm.get(), &fwd));
+  EXPECT_EQ(short_args.code(), TEPLUG_ABI_MISMATCH);
+  EXPECT_NE(short_args.message().find("TeplugNormFwdArgs.struct_size"), std::string::npos)
+      << short_args.message();
+}
+
+TEST(SdkNamesTest, NormNamesRoundTrip) {
+  EXPECT_STREQ(teplug::sdk::IidName(teplug::sdk::kIidNormV1), "INorm/1");
+  EXPECT_EQ(teplug::sdk::NormTypeNames(), (std::vector<std::string>{"layernorm", "rmsnorm"}));
+  for (int32_t t = 0; t < TEPLUG_NORM_TYPE_COUNT_; ++t) {
+    int32_t back = -1;
+    ASSERT_TRUE(teplug::sdk::ParseNormType(teplug::sdk::NormTypeName(t), &back)) << t;
+    EXPECT_EQ(back, t);
+  }
+  int32_t out = 0;
+  EXPECT_FALSE(teplug::sdk::ParseNormType("layer_norm", &out));
+  EXPECT_STREQ(teplug::sdk::NormTypeName(TEPLUG_NORM_TYPE_COUNT_), "unknown");
 }
 
 TEST(SdkNamesTest, NamesRoundTripAndUnknownsAreRejected) {

@@ -6,6 +6,7 @@
 #include "teplug/attention.h"
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
+#include "teplug/norm.h"
 #include "teplug/quantizer.h"
 
 namespace teplug::sdk {
@@ -15,6 +16,7 @@ inline constexpr TeplugIID kIidGemmV1 = TEPLUG_IID_GEMM_V1_INIT;
 inline constexpr TeplugIID kIidAttentionV1 = TEPLUG_IID_ATTENTION_V1_INIT;
 inline constexpr TeplugIID kIidQuantizerV1 = TEPLUG_IID_QUANTIZER_V1_INIT;
 inline constexpr TeplugIID kIidCollectiveV1 = TEPLUG_IID_COLLECTIVE_V1_INIT;
+inline constexpr TeplugIID kIidNormV1 = TEPLUG_IID_NORM_V1_INIT;
 
 constexpr bool SameIid(const TeplugIID& a, const TeplugIID& b) {
   return a.hi == b.hi && a.lo == b.lo;
@@ -26,6 +28,7 @@ inline const char* IidName(const TeplugIID& iid) {
   if (SameIid(iid, kIidAttentionV1)) return "IAttention/1";
   if (SameIid(iid, kIidQuantizerV1)) return "IQuantizer/1";
   if (SameIid(iid, kIidCollectiveV1)) return "ICollective/1";
+  if (SameIid(iid, kIidNormV1)) return "INorm/1";
   if (SameIid(iid, kIidObject)) return "IObject";
   return nullptr;
 }

@@ -17,6 +17,7 @@
 #include "teplug/attention.h"
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
+#include "teplug/norm.h"
 #include "teplug/quantizer.h"
 #include "teplug/sdk/binding.hpp"
 #include "teplug/sdk/error.hpp"
@@ -99,94 +100,144 @@ inline TeplugGemmV1* MakeGemm(std::unique_ptr<GemmImpl> impl) {
   return Binding<TeplugGemmV1>::Create(std::move(impl), kIidGemmV1, internal::GemmThunks::Table());
 }
 
-// ------------------------------------------------------------ IAttention v1
-class AttentionImpl : public ImplementationBase {
+// ------------------------------------- interfaces with a forward and a backward
+// The C++ base of an interface whose ops are one forward and one backward
+// (IAttention, INorm): FwdArgs/BwdArgs are its two args structs.
+template <class FwdArgs, class BwdArgs>
+class ForwardBackwardImpl : public ImplementationBase {
  public:
-  virtual bool SupportsForward(const TeplugAttentionFwdArgs& args, std::string* reason) {
+  virtual bool SupportsForward(const FwdArgs& args, std::string* reason) {
     (void)args;
     (void)reason;
     return true;
   }
-  virtual bool SupportsBackward(const TeplugAttentionBwdArgs& args, std::string* reason) {
+  virtual bool SupportsBackward(const BwdArgs& args, std::string* reason) {
     (void)args;
     (void)reason;
     return true;
   }
-  virtual size_t ForwardWorkspaceSize(const TeplugAttentionFwdArgs& args) {
+  virtual size_t ForwardWorkspaceSize(const FwdArgs& args) {
     (void)args;
     return 0;
   }
-  virtual size_t BackwardWorkspaceSize(const TeplugAttentionBwdArgs& args) {
+  virtual size_t BackwardWorkspaceSize(const BwdArgs& args) {
     (void)args;
     return 0;
   }
-  virtual void Forward(const TeplugAttentionFwdArgs& args) = 0;
-  virtual void Backward(const TeplugAttentionBwdArgs& args) = 0;
+  virtual void Forward(const FwdArgs& args) = 0;
+  virtual void Backward(const BwdArgs& args) = 0;
 };
 
 namespace internal {
-struct AttentionThunks {
-  using B = Binding<TeplugAttentionV1>;
-  static constexpr size_t kFwd = TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream);
-  static constexpr size_t kBwd = TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream);
-  static AttentionImpl* Impl(TeplugAttentionV1* s) {
-    return static_cast<AttentionImpl*>(B::From(s)->impl);
+// The function table of a ForwardBackwardImpl. Traits names the C types
+// (CIface, Vtbl, FwdArgs, BwdArgs), the two op numbers (kFwdOp, kBwdOp), the
+// v1 sizes of the args structs (kFwdSize, kBwdSize), their names for messages
+// (kFwdName, kBwdName) and the interface's name (kInterface).
+template <class Traits>
+struct ForwardBackwardThunks {
+  using CIface = typename Traits::CIface;
+  using FwdArgs = typename Traits::FwdArgs;
+  using BwdArgs = typename Traits::BwdArgs;
+  using Impl = ForwardBackwardImpl<FwdArgs, BwdArgs>;
+  using B = Binding<CIface>;
+  static Impl* ImplOf(CIface* s) { return static_cast<Impl*>(B::From(s)->impl); }
+  // The caller's args copied after the struct_size check (ABI_MISMATCH otherwise).
+  static FwdArgs Fwd(const void* args) {
+    return RequireArgs(static_cast<const FwdArgs*>(args), Traits::kFwdSize, Traits::kFwdName);
+  }
+  static BwdArgs Bwd(const void* args) {
+    return RequireArgs(static_cast<const BwdArgs*>(args), Traits::kBwdSize, Traits::kBwdName);
   }
   static TeplugBool Supports(TeplugObject* self, int32_t op, const void* args, char* reason,
                              size_t reason_size) noexcept {
-    auto* s = reinterpret_cast<TeplugAttentionV1*>(self);
+    auto* s = reinterpret_cast<CIface*>(self);
     return RunSupports(
         [&](std::string* why) {
-          if (op == TEPLUG_OP_ATTENTION_FORWARD) {
-            return Impl(s)->SupportsForward(
-                RequireArgs(static_cast<const TeplugAttentionFwdArgs*>(args), kFwd,
-                            "TeplugAttentionFwdArgs"),
-                why);
-          }
-          if (op == TEPLUG_OP_ATTENTION_BACKWARD) {
-            return Impl(s)->SupportsBackward(
-                RequireArgs(static_cast<const TeplugAttentionBwdArgs*>(args), kBwd,
-                            "TeplugAttentionBwdArgs"),
-                why);
-          }
-          *why = "IAttention serves only attention forward/backward";
+          if (op == Traits::kFwdOp) return ImplOf(s)->SupportsForward(Fwd(args), why);
+          if (op == Traits::kBwdOp) return ImplOf(s)->SupportsBackward(Bwd(args), why);
+          *why = std::string(Traits::kInterface) + " serves only its forward (op " +
+                 std::to_string(Traits::kFwdOp) + ") and backward (op " +
+                 std::to_string(Traits::kBwdOp) + "), not op " + std::to_string(op);
           return false;
         },
         reason, reason_size);
   }
-  static TeplugError* Workspace(TeplugAttentionV1* self, int32_t op, const void* args,
+  static TeplugError* Workspace(CIface* self, int32_t op, const void* args,
                                 size_t* bytes) noexcept {
     return Guard([&] {
       if (bytes == nullptr) throw InvalidArgument("workspace_size: bytes is NULL");
-      if (op == TEPLUG_OP_ATTENTION_FORWARD) {
-        *bytes = Impl(self)->ForwardWorkspaceSize(RequireArgs(
-            static_cast<const TeplugAttentionFwdArgs*>(args), kFwd, "TeplugAttentionFwdArgs"));
-      } else if (op == TEPLUG_OP_ATTENTION_BACKWARD) {
-        *bytes = Impl(self)->BackwardWorkspaceSize(RequireArgs(
-            static_cast<const TeplugAttentionBwdArgs*>(args), kBwd, "TeplugAttentionBwdArgs"));
+      if (op == Traits::kFwdOp) {
+        *bytes = ImplOf(self)->ForwardWorkspaceSize(Fwd(args));
+      } else if (op == Traits::kBwdOp) {
+        *bytes = ImplOf(self)->BackwardWorkspaceSize(Bwd(args));
       } else {
-        throw InvalidArgument("workspace_size: op " + std::to_string(op) +
-                              " is not an attention op");
+        throw InvalidArgument("workspace_size: op " + std::to_string(op) + " is not an op of " +
+                              Traits::kInterface);
       }
     });
   }
-  static TeplugError* Forward(TeplugAttentionV1* self, const TeplugAttentionFwdArgs* a) noexcept {
-    return Guard([&] { Impl(self)->Forward(RequireArgs(a, kFwd, "TeplugAttentionFwdArgs")); });
+  static TeplugError* Forward(CIface* self, const FwdArgs* a) noexcept {
+    return Guard([&] { ImplOf(self)->Forward(Fwd(a)); });
   }
-  static TeplugError* Backward(TeplugAttentionV1* self, const TeplugAttentionBwdArgs* a) noexcept {
-    return Guard([&] { Impl(self)->Backward(RequireArgs(a, kBwd, "TeplugAttentionBwdArgs")); });
+  static TeplugError* Backward(CIface* self, const BwdArgs* a) noexcept {
+    return Guard([&] { ImplOf(self)->Backward(Bwd(a)); });
   }
-  static const TeplugAttentionV1Vtbl* Table() {
-    static const TeplugAttentionV1Vtbl t = {B::BaseTable(sizeof(TeplugAttentionV1Vtbl)),
+  static const typename Traits::Vtbl* Table() {
+    static const typename Traits::Vtbl t = {B::BaseTable(sizeof(typename Traits::Vtbl)),
                                             &Supports, &Workspace, &Forward, &Backward};
     return &t;
   }
 };
 }  // namespace internal
 
+// ------------------------------------------------------------ IAttention v1
+using AttentionImpl = ForwardBackwardImpl<TeplugAttentionFwdArgs, TeplugAttentionBwdArgs>;
+
+namespace internal {
+struct AttentionTraits {
+  using CIface = TeplugAttentionV1;
+  using Vtbl = TeplugAttentionV1Vtbl;
+  using FwdArgs = TeplugAttentionFwdArgs;
+  using BwdArgs = TeplugAttentionBwdArgs;
+  static constexpr int32_t kFwdOp = TEPLUG_OP_ATTENTION_FORWARD;
+  static constexpr int32_t kBwdOp = TEPLUG_OP_ATTENTION_BACKWARD;
+  static constexpr size_t kFwdSize = TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, stream);
+  static constexpr size_t kBwdSize = TEPLUG_STRUCT_SIZE(TeplugAttentionBwdArgs, stream);
+  static constexpr const char* kFwdName = "TeplugAttentionFwdArgs";
+  static constexpr const char* kBwdName = "TeplugAttentionBwdArgs";
+  static constexpr const char* kInterface = "IAttention";
+};
+}  // namespace internal
+
 inline TeplugAttentionV1* MakeAttention(std::unique_ptr<AttentionImpl> impl) {
-  return Binding<TeplugAttentionV1>::Create(std::move(impl), kIidAttentionV1,
-                                            internal::AttentionThunks::Table());
+  return Binding<TeplugAttentionV1>::Create(
+      std::move(impl), kIidAttentionV1,
+      internal::ForwardBackwardThunks<internal::AttentionTraits>::Table());
+}
+
+// ----------------------------------------------------------------- INorm v1
+// Ops are TEPLUG_NORM_OP_FORWARD and TEPLUG_NORM_OP_BACKWARD (local to INorm).
+using NormImpl = ForwardBackwardImpl<TeplugNormFwdArgs, TeplugNormBwdArgs>;
+
+namespace internal {
+struct NormTraits {
+  using CIface = TeplugNormV1;
+  using Vtbl = TeplugNormV1Vtbl;
+  using FwdArgs = TeplugNormFwdArgs;
+  using BwdArgs = TeplugNormBwdArgs;
+  static constexpr int32_t kFwdOp = TEPLUG_NORM_OP_FORWARD;
+  static constexpr int32_t kBwdOp = TEPLUG_NORM_OP_BACKWARD;
+  static constexpr size_t kFwdSize = TEPLUG_STRUCT_SIZE(TeplugNormFwdArgs, stream);
+  static constexpr size_t kBwdSize = TEPLUG_STRUCT_SIZE(TeplugNormBwdArgs, stream);
+  static constexpr const char* kFwdName = "TeplugNormFwdArgs";
+  static constexpr const char* kBwdName = "TeplugNormBwdArgs";
+  static constexpr const char* kInterface = "INorm";
+};
+}  // namespace internal
+
+inline TeplugNormV1* MakeNorm(std::unique_ptr<NormImpl> impl) {
+  return Binding<TeplugNormV1>::Create(std::move(impl), kIidNormV1,
+                                       internal::ForwardBackwardThunks<internal::NormTraits>::Table());
 }
 
 // ------------------------------------------------------------ IQuantizer v1

@@ -14,6 +14,7 @@
 #include "teplug/capability.h"
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
+#include "teplug/norm.h"
 #include "teplug/types.h"
 
 namespace teplug::sdk {
@@ -49,6 +50,7 @@ inline constexpr const char* kOps[] = {nullptr,     "gemm",           "attention
                                        "all_reduce", "all_gather",     "reduce_scatter",
                                        "broadcast",  "send",           "recv",
                                        "barrier"};
+inline constexpr const char* kNormTypes[] = {"layernorm", "rmsnorm"};
 inline constexpr const char* kReduces[] = {"sum", "prod", "min", "max", "avg"};
 inline constexpr const char* kDeviceKinds[] = {"any", "cpu", "cuda", "opencl"};
 }  // namespace internal
@@ -60,6 +62,7 @@ inline const char* BiasName(int32_t b) { return internal::NameAt(internal::kBias
 inline const char* ScalingName(int32_t s) { return internal::NameAt(internal::kScalings, s); }
 inline const char* OpName(int32_t op) { return internal::NameAt(internal::kOps, op); }
 inline const char* ReduceName(int32_t r) { return internal::NameAt(internal::kReduces, r); }
+inline const char* NormTypeName(int32_t t) { return internal::NameAt(internal::kNormTypes, t); }
 // Vendor kinds (>= TEPLUG_DEVICE_VENDOR_BASE) are named "vendor<N>".
 inline std::string DeviceKindName(int32_t k) {
   if (k >= TEPLUG_DEVICE_VENDOR_BASE) return "vendor" + std::to_string(k);
@@ -91,6 +94,9 @@ inline bool ParseScaling(const std::string& s, int32_t* out) {
 inline bool ParseReduce(const std::string& s, int32_t* out) {
   return internal::ParseName(internal::kReduces, s, out);
 }
+inline bool ParseNormType(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kNormTypes, s, out);
+}
 
 // Every name of an enum, in value order, without the values no tensor or op
 // can have (dtype "invalid", device kind "any"): for listing choices and for
@@ -108,6 +114,7 @@ std::vector<std::string> NamesFrom(const char* const (&names)[N], size_t first) 
 inline std::vector<std::string> DTypeNames() { return internal::NamesFrom(internal::kDTypes, TEPLUG_DTYPE_FP32); }
 inline std::vector<std::string> LayoutNames() { return internal::NamesFrom(internal::kLayouts, 0); }
 inline std::vector<std::string> MaskNames() { return internal::NamesFrom(internal::kMasks, 0); }
+inline std::vector<std::string> NormTypeNames() { return internal::NamesFrom(internal::kNormTypes, 0); }
 inline std::vector<std::string> BuiltinDeviceKindNames() {
   return internal::NamesFrom(internal::kDeviceKinds, TEPLUG_DEVICE_CPU);
 }

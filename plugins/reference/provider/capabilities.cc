@@ -75,6 +75,23 @@ TeplugCollectiveCaps MakeCollectiveCaps() {
   return c;
 }
 
+TeplugNormCaps MakeNormCaps() {
+  TeplugNormCaps c = sdk::Versioned<TeplugNormCaps>();
+  c.devices = kHostOnly;
+  c.num_devices = 1;
+  c.input_dtypes = kHighPrecisionDTypes;
+  c.weight_dtypes = kHighPrecisionDTypes;
+  c.output_dtypes = kHighPrecisionDTypes | kFp8DTypes;
+  c.norm_types = AllBits(TEPLUG_NORM_TYPE_COUNT_);
+  c.scaling_modes =
+      TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
+  c.features = TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA;
+  c.hidden_min = 1;
+  c.hidden_max = 0;
+  c.hidden_multiple = 1;
+  return c;
+}
+
 }  // namespace
 
 const TeplugGemmCaps* ReferenceGemmCaps() {
@@ -91,6 +108,11 @@ const TeplugQuantizerCaps* ReferenceQuantizerCaps() {
 }
 const TeplugCollectiveCaps* ReferenceCollectiveCaps() {
   static const TeplugCollectiveCaps caps = MakeCollectiveCaps();
+  return &caps;
+}
+
+const TeplugNormCaps* ReferenceNormCaps() {
+  static const TeplugNormCaps caps = MakeNormCaps();
   return &caps;
 }
 

@@ -13,6 +13,10 @@
 //   IQuantizer  fp32 fp16 bf16 -> fp8_e4m3 fp8_e5m2; per_tensor, mxfp8_1d32,
 //               block_1d128, block_2d128; columnwise, dequantize, current and
 //               delayed scaling (fp4_e2m1 is not declared: no fp4 recipe)
+//   INorm       LayerNorm and RMSNorm, forward and backward, zero-centered
+//               gamma; x/dy/dx and gamma/beta/dgamma/dbeta fp32 fp16 bf16; y
+//               fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 (fp8 y: per_tensor or
+//               mxfp8_1d32); any hidden size >= 1
 //   ICollective every op and reduction, any world size; dtypes fp32 fp16 bf16
 //               int8 int32 int64 uint8 (the ABI's dtypes field means "accepted
 //               by every op"; fp8/e8m0/fp4 move through all_gather, broadcast
@@ -23,6 +27,7 @@
 #include "teplug/attention.h"
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
+#include "teplug/norm.h"
 #include "teplug/quantizer.h"
 
 namespace teplug::reference::provider {
@@ -32,6 +37,7 @@ const TeplugGemmCaps* ReferenceGemmCaps();
 const TeplugAttentionCaps* ReferenceAttentionCaps();
 const TeplugQuantizerCaps* ReferenceQuantizerCaps();
 const TeplugCollectiveCaps* ReferenceCollectiveCaps();
+const TeplugNormCaps* ReferenceNormCaps();
 
 }  // namespace teplug::reference::provider
 

@@ -14,6 +14,7 @@
 #include "plugins/reference/provider/testing/abi_tensor.h"
 #include "plugins/reference/provider/testing/attention_runner.h"
 #include "plugins/reference/provider/testing/direct_host.h"
+#include "plugins/reference/provider/testing/norm_tensors.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -31,7 +32,8 @@ class CapabilitiesTest : public ::testing::Test {
     attn_ = testing::Find<TeplugAttentionV1>(host_.recorded, sdk::kIidAttentionV1);
     quant_ = testing::Find<TeplugQuantizerV1>(host_.recorded, sdk::kIidQuantizerV1);
     coll_ = testing::Find<TeplugCollectiveV1>(host_.recorded, sdk::kIidCollectiveV1);
-    ASSERT_TRUE(gemm_ && attn_ && quant_ && coll_);
+    norm_ = testing::Find<TeplugNormV1>(host_.recorded, sdk::kIidNormV1);
+    ASSERT_TRUE(gemm_ && attn_ && quant_ && coll_ && norm_);
   }
   template <class Caps>
   const Caps& CapsOf(const TeplugIID& iid) {
@@ -97,6 +99,7 @@ class CapabilitiesTest : public ::testing::Test {
   TeplugAttentionV1* attn_ = nullptr;
   TeplugQuantizerV1* quant_ = nullptr;
   TeplugCollectiveV1* coll_ = nullptr;
+  TeplugNormV1* norm_ = nullptr;
   std::mt19937_64 rng_{31337};
 };
 
@@ -104,7 +107,7 @@ TEST_F(CapabilitiesTest, RegistrationsAreTheReferenceAtPriorityZeroOnTheCpu) {
   EXPECT_EQ(std::string(host_.info().name), "reference");
   EXPECT_EQ(std::string(host_.info().vendor), "teplug");
   EXPECT_EQ(std::string(host_.info().version), "0.1.0");
-  ASSERT_EQ(host_.recorded.size(), 4u);
+  ASSERT_EQ(host_.recorded.size(), 5u);
   for (const auto& r : host_.recorded) {
     EXPECT_EQ(r.desc.priority, 0) << r.name;
     // Every descriptor starts with struct_size and the device list.
@@ -119,7 +122,7 @@ TEST_F(CapabilitiesTest, RegistrationsAreTheReferenceAtPriorityZeroOnTheCpu) {
   }
   std::vector<std::string> names;
   for (const auto& r : host_.recorded) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "attention", "quantizer", "collective"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "attention", "quantizer", "collective", "norm"}));
 }
 
 TEST_F(CapabilitiesTest, GemmDeclaredBitsWorkAndOthersAreRefused) {
@@ -275,6 +278,58 @@ TEST_F(CapabilitiesTest, QuantizerDeclaredBitsWorkAndOthersAreRefused) {
   ASSERT_TRUE(caps.features & TEPLUG_QUANT_CAP_DELAYED_SCALING);
   EXPECT_TRUE(quantize(TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_FP8_E5M2, TEPLUG_SCALING_PER_TENSOR,
                        TEPLUG_RECIPE_DELAYED).ok());
+}
+
+// A [2, hidden] forward (and, when `backward`, the backward on its results)
+// with the given dtypes; an fp8 y gets y_mode's scales.
+sdk::OwnedError NormRun(TeplugNormV1* norm, int32_t type, int32_t x_dtype, int32_t w_dtype,
+                        int32_t y_dtype, int32_t y_mode, int64_t hidden, bool zero_centered,
+                        bool backward, std::mt19937_64& rng) {
+  testing::NormTensors t(type, {2, hidden}, x_dtype, w_dtype, y_dtype, rng);
+  t.SetZeroCentered(zero_centered);
+  switch (y_mode) {
+    case TEPLUG_SCALING_NONE: break;
+    case TEPLUG_SCALING_PER_TENSOR: t.y.SetPerTensor(2.0f, 0.5f); break;
+    case TEPLUG_SCALING_MXFP8_1D32:
+      t.y.SetQuant(y_mode, std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0,
+                                                       std::vector<int64_t>{2, (hidden + 31) / 32}));
+      break;
+    default:
+      t.y.SetQuant(y_mode, std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP32, std::vector<int64_t>{1, 1}));
+  }
+  sdk::OwnedError e = t.Forward(norm);
+  if (!e.ok() || !backward) return e;
+  return t.Backward(norm);
+}
+
+TEST_F(CapabilitiesTest, NormDeclaredBitsWorkAndOthersAreRefused) {
+  const auto& caps = CapsOf<TeplugNormCaps>(sdk::kIidNormV1);
+  const int32_t f32 = TEPLUG_DTYPE_FP32, none = TEPLUG_SCALING_NONE;
+  for (int32_t dt = 1; dt < TEPLUG_DTYPE_COUNT_; ++dt) {
+    EXPECT_EQ(NormRun(norm_, 0, dt, f32, f32, none, 32, false, true, rng_).ok(),
+              ((caps.input_dtypes >> dt) & 1) != 0) << "x dtype " << sdk::DTypeName(dt);
+    EXPECT_EQ(NormRun(norm_, 0, f32, dt, f32, none, 32, false, true, rng_).ok(),
+              ((caps.weight_dtypes >> dt) & 1) != 0) << "gamma dtype " << sdk::DTypeName(dt);
+    const int32_t mode = IsFp8(dt) ? TEPLUG_SCALING_PER_TENSOR : none;
+    EXPECT_EQ(NormRun(norm_, 0, f32, f32, dt, mode, 32, false, false, rng_).ok(),
+              ((caps.output_dtypes >> dt) & 1) != 0) << "y dtype " << sdk::DTypeName(dt);
+  }
+  for (int32_t mode = 0; mode < TEPLUG_SCALING_COUNT_; ++mode) {
+    sdk::OwnedError e =
+        NormRun(norm_, 1, f32, f32, TEPLUG_DTYPE_FP8_E4M3, mode, 40, false, false, rng_);
+    EXPECT_EQ(e.ok(), ((caps.scaling_modes >> mode) & 1) != 0)
+        << "fp8 y in " << sdk::ScalingName(mode) << ": " << e.message();
+  }
+  for (int32_t type = 0; type < TEPLUG_NORM_TYPE_COUNT_ + 1; ++type) {
+    EXPECT_EQ(NormRun(norm_, type, f32, f32, f32, none, 32, true, true, rng_).ok(),
+              ((caps.norm_types >> type) & 1) != 0) << "norm type " << type;
+  }
+  EXPECT_EQ(caps.features, TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA);
+  EXPECT_EQ(caps.hidden_min, 1);
+  EXPECT_EQ(caps.hidden_max, 0);
+  for (int64_t hidden : {1, 7, 4096}) {
+    EXPECT_TRUE(NormRun(norm_, 0, f32, f32, f32, none, hidden, false, true, rng_).ok()) << hidden;
+  }
 }
 
 TEST_F(CapabilitiesTest, CollectiveDeclaredBitsWorkAndOthersAreRefused) {

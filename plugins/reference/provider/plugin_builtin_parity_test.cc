@@ -2,7 +2,8 @@
 // libteplug_reference.so loaded with the toy host and teplug_reference_entry
 // called directly (the built-in path) in the same process run the same ops on
 // the same inputs — gemm, attention forward and backward, quantize in every
-// scaling mode, an all_reduce over two thread ranks — and every output is
+// scaling mode, an all_reduce over two thread ranks, a LayerNorm forward into
+// MXFP8 and its backward — and every output is
 // compared bitwise.
 #include <random>
 #include <string>
@@ -16,6 +17,7 @@
 #include "plugins/reference/provider/testing/abi_tensor.h"
 #include "plugins/reference/provider/testing/attention_runner.h"
 #include "plugins/reference/provider/testing/direct_host.h"
+#include "plugins/reference/provider/testing/norm_tensors.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -26,12 +28,13 @@ namespace {
 using testing::AbiTensor;
 using Bytes = std::vector<unsigned char>;
 
-// The four objects of one way of loading the provider.
+// The five objects of one way of loading the provider.
 struct Objects {
   TeplugGemmV1* gemm;
   TeplugAttentionV1* attn;
   TeplugQuantizerV1* quant;
   TeplugCollectiveV1* coll;
+  TeplugNormV1* norm;
 };
 
 template <class Recorded>
@@ -39,7 +42,28 @@ Objects ObjectsOf(Recorded& recorded) {
   return {testing::Find<TeplugGemmV1>(recorded, sdk::kIidGemmV1),
           testing::Find<TeplugAttentionV1>(recorded, sdk::kIidAttentionV1),
           testing::Find<TeplugQuantizerV1>(recorded, sdk::kIidQuantizerV1),
-          testing::Find<TeplugCollectiveV1>(recorded, sdk::kIidCollectiveV1)};
+          testing::Find<TeplugCollectiveV1>(recorded, sdk::kIidCollectiveV1),
+          testing::Find<TeplugNormV1>(recorded, sdk::kIidNormV1)};
+}
+
+// LayerNorm forward (zero-centered gamma, MXFP8 y) and backward; every output.
+Bytes NormBytes(TeplugNormV1* norm) {
+  std::mt19937_64 rng(8);
+  testing::NormTensors t(TEPLUG_NORM_LAYERNORM, {3, 40}, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32,
+                         TEPLUG_DTYPE_FP8_E4M3, rng);
+  t.SetZeroCentered(true);
+  t.y.SetQuant(TEPLUG_SCALING_MXFP8_1D32,
+               std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{3, 2}));
+  sdk::OwnedError e = t.Forward(norm);
+  EXPECT_TRUE(e.ok()) << e.message();
+  sdk::OwnedError eb = t.Backward(norm);
+  EXPECT_TRUE(eb.ok()) << eb.message();
+  Bytes out;
+  for (AbiTensor* x : {&t.y, t.y.scale_inv(), t.y.amax(), &t.mu, &t.rsigma, &t.dx, &t.dgamma, &t.dbeta}) {
+    const Bytes v = x->Bytes();
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
 }
 
 Bytes GemmBytes(TeplugGemmV1* gemm) {
@@ -187,7 +211,7 @@ TEST(PluginBuiltinParityTest, SameResultsBitwise) {
   }
   const Objects plugin = ObjectsOf(plugin_host.recorded);
   const Objects builtin = ObjectsOf(builtin_host.recorded);
-  ASSERT_TRUE(plugin.gemm && plugin.attn && plugin.quant && plugin.coll);
+  ASSERT_TRUE(plugin.gemm && plugin.attn && plugin.quant && plugin.coll && plugin.norm);
   // Different code copies: the plugin's objects are not the built-in's.
   EXPECT_NE(static_cast<const void*>(plugin.gemm->vtbl), static_cast<const void*>(builtin.gemm->vtbl));
   EXPECT_EQ(GemmBytes(plugin.gemm), GemmBytes(builtin.gemm));
@@ -197,6 +221,7 @@ TEST(PluginBuiltinParityTest, SameResultsBitwise) {
     EXPECT_EQ(QuantizeBytes(plugin.quant, mode), QuantizeBytes(builtin.quant, mode)) << sdk::ScalingName(mode);
   }
   EXPECT_EQ(AllReduceBytes(plugin.coll), AllReduceBytes(builtin.coll));
+  EXPECT_EQ(NormBytes(plugin.norm), NormBytes(builtin.norm));
 }
 
 }  // namespace

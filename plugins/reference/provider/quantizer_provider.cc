@@ -20,9 +20,6 @@
 namespace teplug::reference::provider {
 namespace {
 
-// The MX scale rule this provider implements (see the header).
-constexpr MxScaleRule kMxRule = MxScaleRule::kOcpSpec;
-
 // Largest finite value of the input dtype: TE's scale when fp8_max / amax overflows.
 float InputMaxFinite(int32_t dtype) {
   switch (dtype) {
@@ -190,7 +187,7 @@ absl::Status QuantizePerTensor(const TeplugQuantizeArgs& args, const QuantizeTar
 
 absl::Status QuantizeMx(const TeplugQuantizeArgs& args, const QuantizeTargets& t,
                         const std::vector<float>& x, int64_t rows, int64_t cols) {
-  absl::StatusOr<MxFp8> q = QuantizeMxfp8(x.data(), rows, cols, t.format, kMxRule, args.columnwise != 0);
+  absl::StatusOr<MxFp8> q = QuantizeMxfp8(x.data(), rows, cols, t.format, kReferenceMxScaleRule, args.columnwise != 0);
   if (!q.ok()) return absl::Status(q.status().code(), absl::StrCat("quantize (mxfp8_1d32): ", q.status().message()));
   if (t.data) {
     TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.data, q->data));

@@ -20,10 +20,15 @@
 #include <memory>
 
 #include "absl/status/status.h"
+#include "plugins/reference/numerics/mx_scaling.h"
 #include "teplug/quantizer.h"
 #include "teplug/sdk/implement.hpp"
 
 namespace teplug::reference::provider {
+
+// The MX scale rule the reference quantizes with, wherever it writes MXFP8
+// (IQuantizer, INorm's quantized output).
+inline constexpr MxScaleRule kReferenceMxScaleRule = MxScaleRule::kOcpSpec;
 
 // Quantizes as the file comment says. quant->amax, when given, receives the
 // input's amax (every mode); per_tensor also writes scale (current scaling)

@@ -4,6 +4,7 @@
 #include "plugins/reference/provider/capabilities.h"
 #include "plugins/reference/provider/collective_provider.h"
 #include "plugins/reference/provider/gemm_provider.h"
+#include "plugins/reference/provider/norm_provider.h"
 #include "plugins/reference/provider/quantizer_provider.h"
 #include "teplug/sdk/implement.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -21,6 +22,9 @@ void RegisterReferenceImplementations(sdk::Registrar& r) {
              ReferenceQuantizerCaps(), "quantizer", kReferencePriority);
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(NewReferenceCollective()),
              ReferenceCollectiveCaps(), "collective", kReferencePriority);
+  // A host older than INorm/1 skips this one and still loads the other four.
+  r.RegisterIfServed(sdk::kIidNormV1, sdk::MakeNorm(NewReferenceNorm()), ReferenceNormCaps(),
+                     "norm", kReferencePriority);
 }
 
 }  // namespace
