@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
 #include "core/ops/capability_reader.h"
+#include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/ops/table_key.h"
 #include "teplug/sdk/iids.hpp"
@@ -189,7 +190,7 @@ std::optional<Refusal> CheckParams(const Caps& c, const Params& p, bool backward
 template <const auto& kFields, bool kBackward>
 std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
   const Caps& c = cap.As<Caps>();
-  if (auto r = CheckTensorsFromTable(kFields, &c, op.args)) return r;
+  if (auto r = CheckTensorsFromTable<kFields>(&c, op.args)) return r;
   return CheckParams(c, ParamsOf(op.args), kBackward);
 }
 

@@ -11,6 +11,7 @@
 #include "core/boundary/plugin_call.h"
 #include "core/kernel/dispatch_objects.h"
 #include "core/ops/capability_reader.h"
+#include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/select/ask_supports.h"
 #include "core/select/selector.h"
@@ -89,7 +90,7 @@ std::optional<Refusal> CheckOp(const Capability& cap, const OpDescription& op) {
     };
     return r;
   }
-  if (auto r = CheckTensorsFromTable(kCollectiveFields, &c, op.args)) return r;
+  if (auto r = CheckTensorsFromTable<kCollectiveFields>(&c, op.args)) return r;
   const auto& a = *static_cast<const Args*>(op.args);
   if (Reduces(op.op()) && !(a.reduce_op >= 0 && a.reduce_op < 32 && (c.reductions & TEPLUG_REDUCE_BIT(a.reduce_op)))) {
     return NamedRefusal("reduction", a.reduce_op, c.reductions, &sdk::ReduceName, TEPLUG_REDUCE_COUNT_);

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
 #include "core/ops/capability_reader.h"
+#include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/ops/table_key.h"
 #include "teplug/sdk/iids.hpp"
@@ -75,7 +76,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
 std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
   const Caps& c = cap.As<Caps>();
   const auto& a = *static_cast<const Args*>(op.args);
-  if (auto r = CheckTensorsFromTable(kGemmFields, &c, &a, c.alignment)) return r;
+  if (auto r = CheckTensorsFromTable<kGemmFields>(&c, &a, c.alignment)) return r;
   if (a.bias != nullptr && !(c.epilogues & TEPLUG_GEMM_CAP_BIAS)) return FixedRefusal("bias epilogue not supported");
   if (a.epilogue == TEPLUG_EPILOGUE_GELU && !(c.epilogues & TEPLUG_GEMM_CAP_GELU)) {
     return FixedRefusal("GELU epilogue not supported");

@@ -5,6 +5,7 @@
 #include "core/ops/attention.h"
 #include "core/ops/collective.h"
 #include "core/ops/gemm.h"
+#include "core/ops/norm.h"
 #include "core/ops/quantizer.h"
 #include "teplug/sdk/iids.hpp"
 
@@ -12,8 +13,8 @@ namespace teplug::core {
 
 absl::Span<const InterfaceModule* const> InterfaceModules() {
   static const auto* const kModules = [] {
-    auto* list = new std::array<const InterfaceModule*, 4>{&GemmModule(), &AttentionModule(), &QuantizerModule(),
-                                                           &CollectiveModule()};
+    auto* list = new std::array<const InterfaceModule*, 5>{&GemmModule(), &AttentionModule(), &QuantizerModule(),
+                                                           &CollectiveModule(), &NormModule()};
     for (size_t i = 0; i < list->size(); ++i) (*list)[i]->index_ = static_cast<int>(i);
     return list;
   }();

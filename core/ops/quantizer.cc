@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
 #include "core/ops/capability_reader.h"
+#include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/ops/table_key.h"
 #include "teplug/sdk/iids.hpp"
@@ -87,7 +88,7 @@ absl::StatusOr<OpDescription> DescribeDequantize(const InterfaceModule& module, 
 std::optional<Refusal> CheckQuantize(const Capability& cap, const OpDescription& op) {
   const Caps& c = cap.As<Caps>();
   const auto& a = *static_cast<const Quantize*>(op.args);
-  if (auto r = CheckTensorsFromTable(kQuantizeFields, &c, &a)) return r;
+  if (auto r = CheckTensorsFromTable<kQuantizeFields>(&c, &a)) return r;
   if (a.columnwise && !(c.features & TEPLUG_QUANT_CAP_COLUMNWISE)) return FixedRefusal("columnwise output not supported");
   if (a.output->quant->mode == TEPLUG_SCALING_PER_TENSOR) {
     if (a.recipe == TEPLUG_RECIPE_CURRENT && !(c.features & TEPLUG_QUANT_CAP_CURRENT_SCALING)) {
@@ -103,7 +104,7 @@ std::optional<Refusal> CheckQuantize(const Capability& cap, const OpDescription&
 std::optional<Refusal> CheckDequantize(const Capability& cap, const OpDescription& op) {
   const Caps& c = cap.As<Caps>();
   if (!(c.features & TEPLUG_QUANT_CAP_DEQUANTIZE)) return FixedRefusal("dequantize not supported");
-  return CheckTensorsFromTable(kDequantizeFields, &c, op.args);
+  return CheckTensorsFromTable<kDequantizeFields>(&c, op.args);
 }
 
 absl::Status Validate(const Caps& c) {

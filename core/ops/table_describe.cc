@@ -119,41 +119,6 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
   return absl::OkStatus();
 }
 
-std::optional<Refusal> CheckTensorsFromTable(absl::Span<const Field> fields, const void* caps, const void* args,
-                                             int64_t alignment) {
-  for (size_t i = 0; i < fields.size(); ++i) {
-    const Field& f = fields[i];
-    if (f.role != FieldRole::kTensor) continue;
-    const char* owner = nullptr;
-    const void* base = BaseOf(fields, i, args, "", &owner);
-    if (base == nullptr) continue;
-    const auto* t = Load<const TeplugTensor*>(base, f.offset);
-    if (t == nullptr) continue;
-    if (f.caps_dtypes != kNone) {
-      if (auto r = CheckDType(f.Label(), t->dtype, Load<uint64_t>(caps, f.caps_dtypes))) return r;
-    }
-  }
-  for (size_t i = 0; i < fields.size(); ++i) {
-    const Field& f = fields[i];
-    if (f.role != FieldRole::kTensor || f.caps_scaling == kNone) continue;
-    const char* owner = nullptr;
-    const void* base = BaseOf(fields, i, args, "", &owner);
-    if (base == nullptr) continue;
-    if (auto r = CheckScaling(f.Label(), Load<const TeplugTensor*>(base, f.offset), Load<uint32_t>(caps, f.caps_scaling))) {
-      return r;
-    }
-  }
-  for (size_t i = 0; i < fields.size() && alignment > 1; ++i) {
-    const Field& f = fields[i];
-    if (f.role != FieldRole::kTensor || !(f.flags & kCheckAlign)) continue;
-    const char* owner = nullptr;
-    const void* base = BaseOf(fields, i, args, "", &owner);
-    if (base == nullptr) continue;
-    if (auto r = CheckAlignment(f.Label(), Load<const TeplugTensor*>(base, f.offset), alignment)) return r;
-  }
-  return std::nullopt;
-}
-
 const TeplugTensor* TensorAt(absl::Span<const Field> fields, const void* args, absl::string_view name) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].role != FieldRole::kTensor || name != fields[i].name) continue;

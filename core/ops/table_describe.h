@@ -1,9 +1,9 @@
-// The parts of describing and checking an op that its field table says
-// everything about: argument validation (struct sizes, required tensors and
-// structs, tensor ranks and quantization structs, enum ranges), the op's
-// device, the facts fields feed, and each tensor's dtype, scaling-mode and
-// alignment check against the capability descriptor. Interface modules add
-// what spans several fields (GEMM's M, N and K, attention's head_dim fact).
+// The parts of describing an op that its field table says everything about:
+// argument validation (struct sizes, required tensors and structs, tensor
+// ranks and quantization structs, enum ranges), the op's device, and the
+// facts fields feed. Interface modules add what spans several fields (GEMM's
+// M, N and K, attention's head_dim fact). The tensors' capability checks are
+// in table_check.h, the key in table_key.h.
 #ifndef TEPLUG_CORE_OPS_TABLE_DESCRIBE_H_
 #define TEPLUG_CORE_OPS_TABLE_DESCRIBE_H_
 
@@ -26,12 +26,6 @@ namespace teplug::core {
 // facts the fields feed. INVALID_ARGUMENT names the struct and field.
 absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec, size_t args_v1, const void* args,
                                OpDescription* d);
-
-// Each tensor field's static checks against the caps struct `caps`: dtype
-// (Field::caps_dtypes), scaling mode (Field::caps_scaling), and alignment
-// (kCheckAlign, against `alignment` bytes). The first refusal, in table order.
-std::optional<Refusal> CheckTensorsFromTable(absl::Span<const Field> fields, const void* caps, const void* args,
-                                             int64_t alignment = 0);
 
 // The tensor field `name` of `args` (nullptr when absent or not a field).
 const TeplugTensor* TensorAt(absl::Span<const Field> fields, const void* args, absl::string_view name);

@@ -20,7 +20,8 @@
 //   struct   nothing itself (NULL or short makes the call unkeyable); its
 //            keyed fields follow.
 //   scalars  their bytes, runs of adjacent keyed scalars as whole words.
-//   presence one word: 0 or 1 (also tensors marked kKeyPresence).
+//   presence one bit (field I: bit I) of one word written after the fields
+//            (also tensors marked kKeyPresence).
 //   workspace  the alignment class of the pointer and the size.
 // and every key ends with the op's device (two words, or one for the host).
 #ifndef TEPLUG_CORE_OPS_TABLE_KEY_H_
@@ -70,6 +71,7 @@ struct Cursor {
   int64_t* out;
   uint64_t hash[2] = {0, 0};
   const TeplugDevice* device = nullptr;  // the first kDeviceFrom tensor's device
+  uint64_t presence = 0;                 // bit I: presence field I is given
   bool unkeyable = false;
   static constexpr int Lane(uint32_t site) { return static_cast<int>((site ^ (site >> 2)) & 1); }
 
@@ -186,13 +188,13 @@ template <size_t N>
 constexpr int FieldWords(const Field (&f)[N], size_t i) {
   switch (f[i].role) {
     case FieldRole::kTensor:
-      if (f[i].flags & kKeyPresence) return 1;
+      if (f[i].flags & kKeyPresence) return 0;  // a bit of the presence word
       return 2 + TEPLUG_MAX_RANK + ((f[i].flags & kKeyShape) ? TEPLUG_MAX_RANK : 0);
     case FieldRole::kInt32:
     case FieldRole::kInt64:
     case FieldRole::kFloat:
       return IsKeyedScalar(f, i) && !ContinuesRun(f, i) ? static_cast<int>((RunBytes(f, i) + 7) / 8) : 0;
-    case FieldRole::kPresence: return (f[i].flags & kKeyed) ? 1 : 0;
+    case FieldRole::kPresence: return 0;  // a bit of the presence word
     case FieldRole::kWorkspace: return 2;
     case FieldRole::kStruct:
     case FieldRole::kPerCall: return 0;
@@ -201,7 +203,7 @@ constexpr int FieldWords(const Field (&f)[N], size_t i) {
 }
 template <size_t N>
 constexpr int TableWords(const Field (&f)[N]) {
-  int words = 1 + 2;  // the op word and the device
+  int words = 1 + 1 + 2;  // the op word, the presence word and the device
   for (size_t i = 0; i < N; ++i) words += FieldWords(f, i);
   return words;
 }
@@ -223,7 +225,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
   constexpr Field f = kFields[I];
   constexpr uint32_t kSite = static_cast<uint32_t>(I) + 1;
   if constexpr (f.role == FieldRole::kTensor && (f.flags & kKeyPresence) != 0) {
-    c.Add<kSite * 4>(Load<const void*>(BaseOf<kFields, I>(args, structs), f.offset) != nullptr);
+    c.presence |= uint64_t{Load<const void*>(BaseOf<kFields, I>(args, structs), f.offset) != nullptr} << I;
   } else if constexpr (f.role == FieldRole::kTensor) {
     const char* base = BaseOf<kFields, I>(args, structs);
     AddTensor<kSite, (f.flags & kKeyShape) != 0, (f.flags & kDeviceFrom) != 0>(
@@ -248,7 +250,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
     }
   } else if constexpr (f.role == FieldRole::kPresence) {
     if constexpr ((f.flags & kKeyed) != 0) {
-      c.Add<kSite * 4>(Load<const void*>(BaseOf<kFields, I>(args, structs), f.offset) != nullptr);
+      c.presence |= uint64_t{Load<const void*>(BaseOf<kFields, I>(args, structs), f.offset) != nullptr} << I;
     }
   } else if constexpr (f.role == FieldRole::kWorkspace) {
     const char* base = BaseOf<kFields, I>(args, structs);
@@ -284,7 +286,9 @@ bool BuildKeyFromTable(const void* args, OpSignature* sig) {
   Cursor c{SignatureWriter::Words(sig)};
   c.Add<0>(kOpWord);
   constexpr size_t kN = sizeof(kFields) / sizeof(kFields[0]);
+  static_assert(kN <= 64, "presence bits are indexed by field");
   KeyFields<kFields>(c, static_cast<const char*>(args), std::make_index_sequence<kN>());
+  c.Add<999>(static_cast<int64_t>(c.presence));
   AddOpDevice(c);
   if (ABSL_PREDICT_FALSE(c.unkeyable)) return false;
   const int size = static_cast<int>(c.out - SignatureWriter::Words(sig));

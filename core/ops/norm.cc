@@ -1,0 +1,189 @@
+// INorm/1 in the core: the field tables of the forward and backward args,
+// everything derived from them, the capability descriptor, and the
+// dispatching object.
+#include "core/ops/norm.h"
+
+#include <cstddef>
+
+#include "absl/strings/str_cat.h"
+#include "core/kernel/dispatch_objects.h"
+#include "core/ops/capability_reader.h"
+#include "core/ops/table_check.h"
+#include "core/ops/table_describe.h"
+#include "core/ops/table_key.h"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/names.hpp"
+
+namespace teplug::core {
+namespace {
+
+using Fwd = TeplugNormFwdArgs;
+using Bwd = TeplugNormBwdArgs;
+using Caps = TeplugNormCaps;
+
+// Norm shapes are the op's size (rows, hidden): every tensor's shape is keyed.
+constexpr uint32_t kInput = kRequired | kDeviceFrom | kKeyShape;
+constexpr Field NormType(size_t offset) {
+  return ScalarField("norm_type", FieldRole::kInt32, offset)
+      .Enum(TEPLUG_NORM_TYPE_COUNT_, &sdk::NormTypeName, "TeplugNormType")
+      .Fact("norm_type");
+}
+constexpr Field kForwardFields[] = {
+    NormType(offsetof(Fwd, norm_type)),
+    ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Fwd, zero_centered_gamma)).Selected(),
+    PerCallField("epsilon", offsetof(Fwd, epsilon)),
+    TensorField("x", offsetof(Fwd, x), kInput).Fact("input_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("gamma", offsetof(Fwd, gamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    TensorField("beta", offsetof(Fwd, beta), kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    TensorField("y", offsetof(Fwd, y), kRequired | kKeyShape)
+        .Fact("output_dtype")
+        .DTypes(offsetof(Caps, output_dtypes))
+        .Scaling(offsetof(Caps, scaling_modes)),
+    TensorField("mu", offsetof(Fwd, mu), kKeyShape),
+    TensorField("rsigma", offsetof(Fwd, rsigma), kKeyShape),
+    WorkspaceField(offsetof(Fwd, workspace)),
+    PerCallField("stream", offsetof(Fwd, stream)),
+};
+constexpr Field kBackwardFields[] = {
+    NormType(offsetof(Bwd, norm_type)),
+    ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Bwd, zero_centered_gamma)).Selected(),
+    TensorField("dy", offsetof(Bwd, dy), kInput).DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("x", offsetof(Bwd, x), kInput).Fact("input_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("mu", offsetof(Bwd, mu), kKeyShape),
+    TensorField("rsigma", offsetof(Bwd, rsigma), kRequired | kKeyShape),
+    TensorField("gamma", offsetof(Bwd, gamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    TensorField("dx", offsetof(Bwd, dx), kRequired | kKeyShape).DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("dgamma", offsetof(Bwd, dgamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    TensorField("dbeta", offsetof(Bwd, dbeta), kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    WorkspaceField(offsetof(Bwd, workspace)),
+    PerCallField("stream", offsetof(Bwd, stream)),
+};
+constexpr size_t kFwdV1 = TEPLUG_STRUCT_SIZE(Fwd, stream);
+constexpr size_t kBwdV1 = TEPLUG_STRUCT_SIZE(Bwd, stream);
+
+// The hidden size: the last axis of x (1 for a rank-0 x).
+int64_t HiddenOf(const TeplugTensor& x) { return x.rank > 0 ? x.shape[x.rank - 1] : 1; }
+
+template <class Args, size_t kArgsV1>
+absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+  OpDescription d;
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  if (!s.ok()) return s;
+  const Args& a = *static_cast<const Args*>(raw);
+  const int64_t hidden = HiddenOf(*a.x);
+  d.facts.AddName("dtype", sdk::DTypeName(a.x->dtype));
+  d.facts.AddInteger("hidden_size", hidden);
+  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), "_", spec.name, " ", ShapeText(a.x),
+                                 " hidden=", hidden, a.zero_centered_gamma ? " zero_centered_gamma" : ""),
+                    &d);
+  return d;
+}
+
+template <class Args, const auto& kFields, bool kBackward>
+std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
+  const Caps& c = cap.As<Caps>();
+  const Args& a = *static_cast<const Args*>(op.args);
+  if (!(c.norm_types & TEPLUG_NORM_TYPE_BIT(a.norm_type))) {
+    return NamedRefusal("norm type", a.norm_type, c.norm_types, &sdk::NormTypeName, TEPLUG_NORM_TYPE_COUNT_);
+  }
+  if (kBackward && !(c.features & TEPLUG_NORM_CAP_BACKWARD)) return FixedRefusal("backward not supported");
+  if (a.zero_centered_gamma && !(c.features & TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA)) {
+    return FixedRefusal("zero-centered gamma not supported");
+  }
+  if (auto r = CheckTensorsFromTable<kFields>(&c, op.args)) return r;
+  const int64_t hidden = HiddenOf(*a.x);
+  if (c.hidden_min > 0 && hidden < c.hidden_min) return ValueRefusal(Refusal::Kind::kBelow, "hidden size", hidden, c.hidden_min);
+  if (c.hidden_max > 0 && hidden > c.hidden_max) return ValueRefusal(Refusal::Kind::kAbove, "hidden size", hidden, c.hidden_max);
+  if (c.hidden_multiple > 1 && hidden % c.hidden_multiple != 0) {
+    return ValueRefusal(Refusal::Kind::kNotMultiple, "hidden size", hidden, c.hidden_multiple);
+  }
+  return std::nullopt;
+}
+
+absl::Status Validate(const Caps& c) {
+  const char* s = "TeplugNormCaps";
+  constexpr uint64_t kFeatures = TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA;
+  for (absl::Status st : {CheckDtypes(s, "input_dtypes", c.input_dtypes, true),
+                          CheckDtypes(s, "weight_dtypes", c.weight_dtypes, true),
+                          CheckDtypes(s, "output_dtypes", c.output_dtypes, true),
+                          CheckBits(s, "norm_types", c.norm_types, MaskBelow(TEPLUG_NORM_TYPE_COUNT_), true),
+                          CheckBits(s, "scaling_modes", c.scaling_modes, MaskBelow(TEPLUG_SCALING_COUNT_), false),
+                          CheckBits(s, "features", c.features, kFeatures, false),
+                          CheckNonNegative(s, "hidden_min", c.hidden_min),
+                          CheckNonNegative(s, "hidden_max", c.hidden_max),
+                          CheckNonNegative(s, "hidden_multiple", c.hidden_multiple)}) {
+    if (!st.ok()) return st;
+  }
+  if (c.hidden_max > 0 && c.hidden_min > c.hidden_max) {
+    return absl::InvalidArgumentError(absl::StrCat(s, ".hidden_min ", c.hidden_min, " > hidden_max ", c.hidden_max));
+  }
+  return absl::OkStatus();
+}
+
+constexpr int64_t kKeyTag = 0x6e6f726d00000000;  // "norm"
+constexpr OpSpec kForwardOp{TEPLUG_NORM_OP_FORWARD,
+                            "forward",
+                            "TeplugNormFwdArgs",
+                            kForwardFields,
+                            &Describe<Fwd, kFwdV1>,
+                            &BuildKeyFromTable<kForwardFields, kKeyTag | TEPLUG_NORM_OP_FORWARD, kFwdV1>,
+                            &Check<Fwd, kForwardFields, false>};
+constexpr OpSpec kBackwardOp{TEPLUG_NORM_OP_BACKWARD,
+                             "backward",
+                             "TeplugNormBwdArgs",
+                             kBackwardFields,
+                             &Describe<Bwd, kBwdV1>,
+                             &BuildKeyFromTable<kBackwardFields, kKeyTag | TEPLUG_NORM_OP_BACKWARD, kBwdV1>,
+                             &Check<Bwd, kBackwardFields, true>};
+constexpr const OpSpec* kOps[] = {&kForwardOp, &kBackwardOp};
+
+using Object = TeplugNormV1;
+using Vtbl = TeplugNormV1Vtbl;
+const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
+                             &dispatch::WorkspaceOfOp<Object, &Vtbl::workspace_size>,
+                             &dispatch::Op<Object, Fwd, &Vtbl::forward, kForwardOp>,
+                             &dispatch::Op<Object, Bwd, &Vtbl::backward, kBackwardOp>};
+
+class Norm final : public InterfaceModule {
+ public:
+  const char* name() const override { return "norm"; }
+  const char* display_name() const override { return "INorm/1"; }
+  const TeplugIID& iid() const override { return sdk::kIidNormV1; }
+  absl::Span<const OpSpec* const> ops() const override { return kOps; }
+  absl::StatusOr<Capability> ReadCapability(const void* raw) const override {
+    return ReadCaps<Caps>(*this, "TeplugNormCaps", raw, TEPLUG_STRUCT_SIZE(Caps, hidden_multiple), Validate);
+  }
+  std::string SummarizeCapability(const Capability& cap) const override {
+    const Caps& c = cap.As<Caps>();
+    std::string out = absl::StrCat(NameSet(c.norm_types, TEPLUG_NORM_TYPE_COUNT_, &sdk::NormTypeName), "; x ",
+                                   DTypeSet(c.input_dtypes), " -> y ", DTypeSet(c.output_dtypes));
+    if (c.features & TEPLUG_NORM_CAP_BACKWARD) absl::StrAppend(&out, "; backward");
+    if (c.features & TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA) absl::StrAppend(&out, "; zero-centered gamma");
+    return out;
+  }
+  std::optional<std::string> CheckTable(const TeplugObject* object) const override {
+    return CheckFunctionTable("TeplugNormV1Vtbl", object, TEPLUG_STRUCT_SIZE(Vtbl, backward),
+                              {{"workspace_size", offsetof(Vtbl, workspace_size)},
+                               {"forward", offsetof(Vtbl, forward)},
+                               {"backward", offsetof(Vtbl, backward)}});
+  }
+  TeplugSupportsFn SupportsHook(const TeplugObject* object) const override {
+    return reinterpret_cast<const Vtbl*>(object->vtbl)->supports;
+  }
+  const void* DispatchTable() const override { return &kDispatchTable; }
+
+ protected:
+  void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
+    AddDTypeFact(v, "dtype", "dtype of x");
+    AddIntegerFact(v, "hidden_size", "the last axis of x");
+  }
+};
+
+}  // namespace
+
+const InterfaceModule& NormModule() {
+  static const Norm kModule;
+  return kModule;
+}
+
+}  // namespace teplug::core
