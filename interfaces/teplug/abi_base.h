@@ -67,8 +67,8 @@ typedef int32_t TeplugBool;
 /* An interface id: 128 bits, compared as a whole. Each interface header defines
  * its IIDs as constants (TEPLUG_IID_*); a new major version gets a new IID. */
 typedef struct TeplugIID {
-  uint64_t hi;
-  uint64_t lo;
+  uint64_t hi; /* v1.0 */
+  uint64_t lo; /* v1.0 */
 } TeplugIID;
 
 static inline int teplug_iid_equal(const TeplugIID* a, const TeplugIID* b) {
@@ -80,17 +80,24 @@ static inline int teplug_iid_equal(const TeplugIID* a, const TeplugIID* b) {
 typedef struct TeplugObject TeplugObject;
 
 typedef struct TeplugObjectVtbl {
-  /* sizeof() the *whole* table (the interface's, not just this base) as the
-   * implementer compiled it. */
+  /* v1.0. sizeof() the *whole* table (the interface's, not just this base) as
+   * the implementer compiled it; see TEPLUG_HAS_METHOD. */
   size_t struct_size;
-  /* Returns an object exposing `iid` with one reference added for the caller, or
-   * NULL when this object does not implement `iid`. Asking for the IID the
-   * object was obtained as returns the object itself (add_ref'd). */
+  /* v1.0. Returns an object exposing `iid` with one reference added for the
+   * caller, or NULL when this object does not expose it (never an error: this
+   * method has no error channel; NULL also for a NULL `iid`). Asking for the
+   * IID the object was obtained as returns the object itself (add_ref'd);
+   * every object answers TEPLUG_IID_OBJECT_INIT; an object registered for
+   * IID X must return the SAME POINTER for X. For another major version it
+   * may return a different object. Thread-safe. */
   TeplugObject* (*query_interface)(TeplugObject* self, const TeplugIID* iid);
-  /* Adds one reference; returns the new count (for diagnostics only). Thread-safe. */
+  /* v1.0. Adds one reference; returns the new count (for diagnostics only:
+   * never make decisions on it). Thread-safe. */
   uint32_t (*add_ref)(TeplugObject* self);
-  /* Drops one reference; at zero the object frees itself. Returns the new count.
-   * Thread-safe. */
+  /* v1.0. Drops one reference; at zero the object frees itself (on whichever
+   * thread released last). Returns the new count. Thread-safe. A statically
+   * allocated object may keep a count that never frees anything, but must
+   * still count correctly. */
   uint32_t (*release)(TeplugObject* self);
 } TeplugObjectVtbl;
 TEPLUG_DECLARE_LAST_FIELD(TeplugObjectVtbl, release);
@@ -99,7 +106,7 @@ struct TeplugObject {
   const TeplugObjectVtbl* vtbl;
 };
 
-/* The base interface: every object answers it. */
+/* IObject (v1.0), the base interface: every object answers it. */
 #define TEPLUG_IID_OBJECT_INIT {0x7465706c75670000ull, 0x0000000000000001ull}
 
 #ifdef __cplusplus

@@ -4,11 +4,14 @@
  *
  *   TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info);
  *
- * The host calls it once, after dlopen. The plugin
+ * The host calls it once, after dlopen, on one thread. The plugin, in order,
+ *   0. checks `host`: non-NULL, and host->struct_size at least
+ *      TEPLUG_STRUCT_SIZE(TeplugHostApi, registrar), else TEPLUG_ABI_MISMATCH;
  *   1. fills `info` (name, vendor, version, the ABI range it supports), writing
- *      only fields that fit in info->struct_size;
+ *      only fields that fit in info->struct_size (TEPLUG_HAS_FIELD);
  *   2. checks that its ABI range overlaps [host->abi_min, host->abi_max] and
- *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not;
+ *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not
+ *      ("minimal_c supports ABI [1.0, 1.0], host supports [2.0, 2.3]");
  *   3. registers each implementation through host->registrar (which of its
  *      errors to return: see TeplugRegistrar);
  *   4. returns NULL (having registered at least one implementation: a
@@ -18,7 +21,10 @@
  * visible only if the entry returns NULL and the host accepts `info`; on any
  * failure every staged registration is discarded and the library unloaded.
  * The host re-checks the ABI ranges itself, so a plugin that skips step 2
- * is still refused. */
+ * is still refused, with a less helpful message. interfaces/README.md, "The
+ * load sequence", says what the host checks around the call.
+ *
+ * Field reference: every field here appeared in ABI v1.0. */
 #ifndef TEPLUG_PLUGIN_H_
 #define TEPLUG_PLUGIN_H_
 
@@ -32,6 +38,8 @@ extern "C" {
 /* The documented name of the one exported symbol. */
 #define TEPLUG_PLUGIN_ENTRY_SYMBOL "teplug_plugin_entry"
 
+/* Log sparingly: one line at load at DEBUG/INFO, warnings for degraded
+ * operation; never log instead of returning an error. */
 typedef enum TeplugLogLevel {
   TEPLUG_LOG_ERROR = 0,
   TEPLUG_LOG_WARN = 1,
@@ -39,11 +47,16 @@ typedef enum TeplugLogLevel {
   TEPLUG_LOG_DEBUG = 3
 } TeplugLogLevel;
 
-/* One implementation of one interface. Registered through the registrar;
- * the host copies the struct and the strings, takes one reference on
- * `object` (released when the provider is unloaded or the registration rolled
- * back) and keeps `capability` as a pointer: the descriptor must stay valid
- * and unchanged while the library is loaded. */
+/* One implementation of one interface (56 bytes in v1.0), allocated by the
+ * plugin for the register_implementation call. The host copies the struct
+ * and the strings, takes one reference on `object` (released when the
+ * provider is unloaded or the registration rolled back) and may keep
+ * `capability` as a pointer (teplug's core copies it): the descriptor must
+ * stay valid and unchanged while the library is loaded. The plugin keeps its
+ * own reference and releases it when it no longer needs the object (normally
+ * right after registering; the SDK's Registrar::Register does). A plugin may
+ * register any number of implementations of the same or different
+ * interfaces, and one object under several IIDs it answers. */
 typedef struct TeplugImplementationDesc {
   size_t struct_size;
   TeplugIID iid;
@@ -52,11 +65,15 @@ typedef struct TeplugImplementationDesc {
   /* The interface's capability descriptor: TeplugGemmCaps* for IGemm v1,
    * TeplugAttentionCaps*, TeplugQuantizerCaps*, TeplugCollectiveCaps*. */
   const void* capability;
-  /* Short name unique within the provider, e.g. "cudnn-fused" ("default" if
-   * NULL). Shown in decision records as provider/name. */
+  /* Short name unique within the provider, 1-63 characters of
+   * [A-Za-z0-9_.-], e.g. "cudnn-fused" ("default" if NULL). Shown in decision
+   * records as provider/name. */
   const char* name;
   /* Default priority: higher wins. Conventions: reference 0, portable CPU 100,
-   * vendor-optimised 200-500, native CUDA 300. Config may override. */
+   * vendor-optimised 200-500, native CUDA 300: a vendor implementation that
+   * should win over native CUDA on its own devices registers above 300, one
+   * meant as a fallback below. The config (`priorities { provider interface
+   * priority }`) and its rules (prefer, deny, allow) override it per site. */
   int32_t priority;
   int32_t reserved0; /* zero */
 } TeplugImplementationDesc;
@@ -74,24 +91,46 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugImplementationDesc, reserved0);
 typedef struct TeplugRegistrar TeplugRegistrar;
 struct TeplugRegistrar {
   size_t struct_size;
-  /* Stages one implementation. Errors (returned, owned by the plugin, destroy
-   * them) name what was wrong: unknown IID, a capability descriptor that is
-   * malformed, NULL object, duplicate name, registration before `info` was
-   * filled. TEPLUG_UNSUPPORTED means the host does not serve the IID (e.g. a
-   * newer major version): destroy it and go on, the registration is skipped
-   * and the plugin loads with the rest. Any other error refuses the plugin
-   * even if the entry returns NULL: return it from the entry. */
+  /* Validates and stages one implementation; NULL or an error (owned by the
+   * plugin: return it from the entry, or destroy it) naming what was wrong.
+   * teplug's core refuses, with the code in brackets, when: `self` is not the
+   * registrar the host passed [INVALID_ARGUMENT]; the entry has returned
+   * [FAILED_PRECONDITION]; the call comes from a plugin callback the host
+   * makes while staging another registration [FAILED_PRECONDITION]; `info`
+   * does not yet name an ABI range overlapping the host's, i.e. fill `info`
+   * before registering [ABI_MISMATCH]; `desc` is NULL [INVALID_ARGUMENT] or
+   * its struct_size is below TEPLUG_STRUCT_SIZE(TeplugImplementationDesc,
+   * priority) [ABI_MISMATCH]; `name` is not 1-63 characters of
+   * [A-Za-z0-9_.-] or already used in this plugin [INVALID_ARGUMENT]; the IID
+   * is not one the host serves [UNSUPPORTED]; `object` or its vtbl is NULL,
+   * the table is smaller than the interface's v1 table or a mandatory method
+   * is NULL [INVALID_ARGUMENT]; query_interface(iid) does not return `object`
+   * itself, or throws [INVALID_ARGUMENT]; the capability descriptor is
+   * malformed (struct_size below v1, the device list rules of capability.h,
+   * an unknown bit, a required bit set that is 0, a negative limit,
+   * head_dim_min > head_dim_max, an alignment that is not a power of two or
+   * is above 256) [INVALID_ARGUMENT].
+   * TEPLUG_UNSUPPORTED for an unknown IID (e.g. a newer major version) only
+   * skips the registration: destroy it and go on, the plugin loads with the
+   * rest. The host remembers every other refusal made during the entry (all
+   * but a wrong `self`): the plugin is refused even if the entry returns
+   * NULL. */
   TeplugError* (*register_implementation)(TeplugRegistrar* self,
                                           const TeplugImplementationDesc* desc);
 };
 TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
 
-/* Given to the plugin for the duration of the entry call: do not keep
- * `host` itself. `log` (with `log_ctx`) may also be called later, from any
- * thread, while the plugin is loaded; a kept `registrar` pointer stays safe
- * to call but refuses every registration once the entry has returned, and a
- * `log` call after the plugin was refused or unloaded is dropped (reported
- * once on stderr). */
+/* The host API (48 bytes in v1.0), host-owned, VALID ONLY DURING THE ENTRY
+ * CALL: do not keep `host` itself; copy `log` and `log_ctx` to log later
+ * (from any thread, while the plugin is loaded). A kept `registrar` pointer
+ * stays safe to call but refuses every registration once the entry has
+ * returned. A kept `log` called after the plugin was refused or unloaded
+ * (possible only when its code stays mapped, e.g. -z nodelete) touches no
+ * freed memory: the line is dropped and the first such call reported on
+ * stderr ("teplug ERROR: plugin <name> called host->log after it was refused
+ * or unloaded; ..."). teplug's core keeps this struct and the path for the
+ * life of the process (about 130 bytes plus the path per load), so a plugin
+ * that keeps `host` reads valid memory. */
 typedef struct TeplugHostApi {
   size_t struct_size;
   uint32_t abi_min; /* oldest ABI version the host accepts */
@@ -99,9 +138,13 @@ typedef struct TeplugHostApi {
   void* log_ctx;
   /* Logs one line (no trailing newline needed) through the host's logger.
    * The host copies `message` (at most 4096 bytes of it: a longer or
-   * unterminated message is cut there) before returning. Control characters and
-   * bytes that are not well-formed UTF-8 are logged escaped as \xNN, on the
-   * same line (README section 2.5). */
+   * unterminated message is cut there and marked "..."; NULL is logged as
+   * "(null)") before returning. Control characters and bytes that are not
+   * well-formed UTF-8 are logged escaped as \xNN, on the same line
+   * (interfaces/README.md, "Text you hand the host"). teplug's core prefixes
+   * the line with "plugin <label>: " (the library's file name during the
+   * entry, the provider name once loaded) and clamps unknown levels to error
+   * or debug. NULL: no logger, do not log. */
   void (*log)(void* log_ctx, int32_t level, const char* message);
   TeplugRegistrar* registrar;
   /* The resolved path of the library file being loaded (its directory holds
@@ -111,11 +154,21 @@ typedef struct TeplugHostApi {
 } TeplugHostApi;
 TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
 
-/* Filled by the plugin. Strings must stay valid while the library is loaded
- * (string literals). `name` is the provider name: unique in a process, [a-z0-9_-],
- * at most 63 characters; config files refer to it. `vendor` and `version`
- * are kept and shown escaped (control characters and malformed UTF-8 as
- * \xNN; README section 2.5). */
+/* What the plugin says about itself (40 bytes in v1.0). ALLOCATED BY THE
+ * HOST, which sets struct_size; filled by the plugin, which writes only the
+ * fields that fit (teplug's core leaves 256 writable bytes behind the
+ * struct, never read, for a plugin built against newer headers that forgets
+ * the check). Strings must stay valid while the library is loaded (string
+ * literals). Fields (v1.0):
+ *  - name: the provider name, unique in a process, 1-63 characters of
+ *    [a-z0-9_-]; config files refer to it;
+ *  - vendor: human-readable vendor ("My Vendor Inc."), at most 255 bytes;
+ *  - version: the plugin's own version ("1.2.0"), at most 255 bytes;
+ *  - abi_min / abi_max: the oldest and newest TEPLUG_ABI_VERSION the plugin
+ *    supports (abi_max normally the TEPLUG_ABI_VERSION_CURRENT it was built
+ *    with).
+ * vendor and version are kept and shown escaped (control characters and
+ * malformed UTF-8 as \xNN; interfaces/README.md, "Text you hand the host"). */
 typedef struct TeplugPluginInfo {
   size_t struct_size; /* set by the host */
   const char* name;

@@ -2,24 +2,57 @@
  *
  * Every fallible ABI function returns `TeplugError*`: NULL means success; a
  * non-NULL error is OWNED BY THE CALLER, who reads `code` and `message` and then
- * calls `error->destroy(error)` exactly once. The error was allocated by the
- * side that created it and `destroy` frees it with that side's allocator, so
- * the two sides may use different C runtimes. `message` is a NUL-terminated
- * UTF-8 string owned by the error, valid until destroy.
+ * calls `error->destroy(error)` exactly once (never free() it: it may come
+ * from another C runtime). The error was allocated by the side that created
+ * it and `destroy` frees it with that side's allocator, so the two sides may
+ * use different C runtimes. Returning an error you received unchanged hands
+ * its ownership on.
  *
- * The host never passes a plugin's error object on: it reads it (the message
- * with a bound, escaped), destroys it and gives its own caller a new error
- * made with teplug_error_create. A plugin error whose `destroy` is NULL is
- * abandoned (never freed), a NULL `message` is replaced by a placeholder and
- * an unknown `code` is read as TEPLUG_INTERNAL; interfaces/README.md 2.2
- * says what the caller then sees.
+ * The host never passes a plugin's error object on: it reads it, destroys it
+ * and gives its own caller a new error made with teplug_error_create, with
+ * the plugin's code and the message "<provider/implementation> returned
+ * <code> from <method>: <message>" ("teplug_plugin_entry returned <code>:
+ * <message>" at the entry). A malformed error object is survived, not
+ * trusted:
+ *  - `destroy` NULL: the object is read and never freed (the host cannot know
+ *    the plugin's allocator): it is abandoned (leaked), and the message says
+ *    "[the plugin's error object had no destroy function and was abandoned]";
+ *  - `message` NULL: "(no message: the error's message was NULL)";
+ *  - `code` not a TeplugCode (0 included): TEPLUG_INTERNAL, the message naming
+ *    the number ("returned unknown code 77 (treated as internal)");
+ *  - `message` longer than 4096 bytes or unterminated: read with strnlen up to
+ *    4096 bytes, cut there and marked "...";
+ *  - control characters or bytes that are not UTF-8: escaped as \xNN, on one
+ *    line (interfaces/README.md, "Text you hand the host").
  *
  * No C++ exception may cross the ABI. The host catches one escaping any call
- * into a plugin (every method returning a TeplugError*, `supports`,
- * `query_interface`, `add_ref` and `release`), turns it into TEPLUG_INTERNAL
- * "C++ exception escaped <implementation> <method>: <what>" and treats the
- * implementation as failed for that op signature: fallback rules apply, and
- * later calls of the signature skip it (interfaces/README.md 2.2). */
+ * into a plugin (the entry, every method returning a TeplugError*,
+ * `supports`, `query_interface`, `add_ref` and `release`) and makes a
+ * TEPLUG_INTERNAL error "C++ exception escaped <provider/implementation>
+ * <method>: <what()>" ("(not a std::exception)" for other types), logged
+ * once per op signature and implementation. What it costs, by call:
+ *  - an op method (gemm, forward, backward, quantize, dequantize): handled
+ *    like TEPLUG_UNSUPPORTED (fallback; in strict mode or with no candidate
+ *    left the caller gets the error, why there was no fallback and the
+ *    decision record), and the implementation is then SKIPPED FOR THAT OP
+ *    SIGNATURE on every later call until a plugin load or config reload
+ *    publishes a new registry (later calls fall back at once, or get
+ *    TEPLUG_INTERNAL saying it is skipped and why); only the first 64 ranked
+ *    candidates of a signature can be marked skipped;
+ *  - the entry: the plugin is refused with the exception's text;
+ *  - query_interface or add_ref while registering: the registration is
+ *    refused ("implementation "<name>" (<interface>): C++ exception escaped
+ *    query_interface: <what()>");
+ *  - release (also when the host drops its reference): one "teplug ERROR:"
+ *    line on stderr; the reference counts as released;
+ *  - supports: a refusal at the supports stage whose reason is the text;
+ *  - workspace_size of a dispatching object: that candidate's workspace is
+ *    not counted (warning); in strict mode, or when no candidate answered,
+ *    the caller gets the error;
+ *  - a collective call: the caller gets the error (a communicator is bound
+ *    to one implementation and never falls back).
+ *
+ * Field reference: every field and code here appeared in ABI v1.0. */
 #ifndef TEPLUG_STATUS_H_
 #define TEPLUG_STATUS_H_
 
@@ -33,34 +66,54 @@ extern "C" {
 #endif
 
 typedef enum TeplugCode {
+  /* Never in an error object (success is NULL). */
   TEPLUG_OK = 0,
-  /* The caller passed something wrong (bad shape, NULL pointer, bad enum). */
+  /* The caller passed something wrong: bad shape, NULL where required, bad
+   * enum value, inconsistent sizes, malformed strides. A malformed call is
+   * INVALID_ARGUMENT for every provider. No fallback. */
   TEPLUG_INVALID_ARGUMENT = 1,
-  /* This implementation cannot serve this op (a capability it lacks). The core
-   * may fall back to the next candidate (non-strict mode) and says so. */
+  /* This implementation cannot serve this op (a capability it lacks), and
+   * another provider could legitimately serve the same call. The core falls
+   * back to the next ranked candidate in non-strict mode and says so. */
   TEPLUG_UNSUPPORTED = 2,
-  /* The implementation could serve it but not now (device busy or lost, library
-   * missing at run time). Also eligible for fallback. */
+  /* It could serve it, but not now: device busy or lost, a run-time library
+   * missing. Also falls back in non-strict mode. */
   TEPLUG_UNAVAILABLE = 3,
+  /* Host or device allocation failed. No fallback. */
   TEPLUG_OUT_OF_MEMORY = 4,
-  /* The two sides disagree on the ABI (version ranges, struct sizes). */
+  /* The two sides disagree on the ABI: version ranges, a struct_size too
+   * small. No fallback. */
   TEPLUG_ABI_MISMATCH = 5,
-  /* A bug or an unexpected failure inside the implementation. */
+  /* A bug or unexpected failure inside the implementation (a vendor library
+   * returned an unexpected status). No fallback. */
   TEPLUG_INTERNAL = 6,
-  /* A named thing (provider, rule, key) does not exist. */
+  /* A named thing (provider, rule, key) does not exist. No fallback. */
   TEPLUG_NOT_FOUND = 7,
-  /* A timeout or a peer that did not answer (collectives, rendezvous). */
+  /* A timeout, or a peer that did not answer (collectives, rendezvous). No
+   * fallback. */
   TEPLUG_DEADLINE_EXCEEDED = 8,
-  /* The state does not allow the call (e.g. a call inside an unfinished group). */
+  /* The state does not allow the call (a call inside an unfinished collective
+   * group, nested group_start, a registration after the entry returned). No
+   * fallback. */
   TEPLUG_FAILED_PRECONDITION = 9
 } TeplugCode;
 
 typedef struct TeplugError TeplugError;
+/* An error (32 bytes in v1.0), allocated and freed by its creator. */
 struct TeplugError {
+  /* v1.0. The creator's sizeof(TeplugError). */
   size_t struct_size;
-  int32_t code; /* a TeplugCode; unknown values are treated as TEPLUG_INTERNAL */
-  int32_t reserved0; /* zero; keeps the layout free of padding */
+  /* v1.0. A TeplugCode; a reader treats unknown values (from a newer peer) as
+   * TEPLUG_INTERNAL. */
+  int32_t code;
+  /* v1.0. Zero; keeps the layout free of padding. */
+  int32_t reserved0;
+  /* v1.0. NUL-terminated UTF-8, one line, naming what was wrong and where,
+   * with the values ("k=7 not a multiple of 8"); owned by the error, valid
+   * until destroy. The host reads at most 4096 bytes of it. */
   const char* message;
+  /* v1.0. Frees the error with the creator's allocator; the receiver calls it
+   * exactly once. */
   void (*destroy)(TeplugError* self);
 };
 TEPLUG_DECLARE_LAST_FIELD(TeplugError, destroy);

@@ -1,8 +1,8 @@
 // Pins the size and every field offset of each v1 ABI struct on LP64. A change
 // here is an ABI break: v1 structs may only grow by appending fields (update
 // the TEPLUG_DECLARE_LAST_FIELD check and add the new offset below); never
-// reorder, resize or remove. Values are the v1 layout as published in
-// interfaces/README.md.
+// reorder, resize or remove. Values are the v1 layout the headers document
+// (interfaces/teplug/*.h: each struct's comment gives its size).
 #include <cstddef>
 
 #include "gtest/gtest.h"

@@ -3,14 +3,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "plugins/reference/numerics/float_formats.h"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
-#include "tools/teplug/independent_oracles.h"
+#include "tools/teplug/float_format_codecs.h"
 
 namespace teplug::cli {
-
-namespace ref = teplug::reference;
 
 HostTensor::HostTensor(std::string name, int32_t dtype, std::vector<int64_t> shape)
     : name_(std::move(name)) {
@@ -146,8 +143,8 @@ void HostTensor::SetValues(const std::vector<double>& values) {
       const float f = static_cast<float>(values[i]);
       std::memcpy(b + 4 * i, &f, 4);
     } else if (view_.dtype == TEPLUG_DTYPE_FP16 || view_.dtype == TEPLUG_DTYPE_BF16) {
-      const uint16_t h = view_.dtype == TEPLUG_DTYPE_FP16 ? ref::EncodeFp16(values[i])
-                                                          : ref::EncodeBf16(values[i]);
+      const uint16_t h = view_.dtype == TEPLUG_DTYPE_FP16 ? EncodeFp16(values[i])
+                                                          : EncodeBf16(values[i]);
       std::memcpy(b + 2 * i, &h, 2);
     }
   }

@@ -1,10 +1,10 @@
 // A host tensor that owns its bytes (and, for fp8, its scale tensors) and
 // exposes an ABI TeplugTensor view of them, for the main job. Values go in
-// and out as doubles: fp16/bf16 inputs are encoded with the reference
-// numerics (bit-exact, round-to-nearest-even; every checker sees the same
-// inputs), but every value read back is decoded with the tool's own decoders
-// (independent_oracles.h), fp8 as code * scale_inv for per-tensor and MXFP8
-// scaling, so no check reads an output through the reference provider's code.
+// and out as doubles through the tool's own codecs (float_format_codecs.h,
+// written from the format specifications): fp16/bf16 inputs are rounded once,
+// to nearest even, and every value read back is decoded, fp8 as
+// code * scale_inv for per-tensor and MXFP8 scaling, so no input or check
+// goes through a provider's code.
 #ifndef TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
 #define TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
 

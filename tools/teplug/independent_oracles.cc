@@ -5,39 +5,6 @@
 
 namespace teplug::cli {
 
-namespace {
-
-// A sign / exp_bits / man_bits float code. `ieee_specials`: an all-ones
-// exponent is Inf (zero mantissa) or NaN; otherwise (e4m3) only the all-ones
-// exponent and mantissa is NaN and the rest of that binade is finite.
-double DecodeMiniFloat(uint32_t bits, int exp_bits, int man_bits, bool ieee_specials) {
-  const uint32_t exp_max = (1u << exp_bits) - 1, man_max = (1u << man_bits) - 1;
-  const bool negative = (bits >> (exp_bits + man_bits)) & 1;
-  const uint32_t e = (bits >> man_bits) & exp_max, m = bits & man_max;
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  double magnitude;
-  if (e == exp_max && (ieee_specials || m == man_max)) {
-    magnitude = ieee_specials && m == 0 ? std::numeric_limits<double>::infinity()
-                                        : std::numeric_limits<double>::quiet_NaN();
-  } else if (e == 0) {
-    magnitude = std::ldexp(static_cast<double>(m), 1 - bias - man_bits);
-  } else {
-    magnitude =
-        std::ldexp(static_cast<double>(m | (man_max + 1)), static_cast<int>(e) - bias - man_bits);
-  }
-  return negative ? -magnitude : magnitude;
-}
-
-}  // namespace
-
-double DecodeE4M3(uint8_t bits) { return DecodeMiniFloat(bits, 4, 3, false); }
-double DecodeE5M2(uint8_t bits) { return DecodeMiniFloat(bits, 5, 2, true); }
-double DecodeFp16(uint16_t bits) { return DecodeMiniFloat(bits, 5, 10, true); }
-double DecodeBf16(uint16_t bits) { return DecodeMiniFloat(bits, 8, 7, true); }
-double DecodeE8M0(uint8_t bits) {
-  return bits == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, bits - 127);
-}
-
 std::vector<double> NaiveGemmEntries(const std::vector<double>& a, const std::vector<double>& b,
                                      int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
                                      const std::vector<int64_t>& flat_indices) {

@@ -1,8 +1,7 @@
 // The main job's naive oracles are themselves checked: GEMM entries against
 // hand-computed values, attention forward against the definition on a tiny
 // case, and attention backward against central finite differences of the
-// forward (so a sign or index slip in either would show). The format decoders
-// against values written by hand from the specifications.
+// forward (so a sign or index slip in either would show).
 #include "tools/teplug/independent_oracles.h"
 
 #include <gtest/gtest.h>
@@ -19,64 +18,6 @@ std::vector<double> Random(size_t n, uint64_t seed) {
   std::vector<double> v(n);
   for (double& x : v) x = d(rng);
   return v;
-}
-
-// Expected values are the spec's, written out by hand (hex floats: 0x1.cp8
-// is 1.75 * 2^8 = 448).
-TEST(FormatDecodeTest, E4M3SubnormalsMaxNanAndNoInfinity) {
-  EXPECT_EQ(DecodeE4M3(0x00), 0.0);
-  EXPECT_EQ(DecodeE4M3(0x80), 0.0);
-  EXPECT_TRUE(std::signbit(DecodeE4M3(0x80)));  // negative zero
-  EXPECT_EQ(DecodeE4M3(0x01), 0x1p-9);          // smallest subnormal 2^-6 * 1/8
-  EXPECT_EQ(DecodeE4M3(0x07), 0x1.cp-7);        // largest subnormal 2^-6 * 7/8
-  EXPECT_EQ(DecodeE4M3(0x08), 0x1p-6);          // smallest normal
-  EXPECT_EQ(DecodeE4M3(0x38), 1.0);             // 0.0111.000
-  EXPECT_EQ(DecodeE4M3(0xC0), -2.0);            // 1.1000.000
-  EXPECT_EQ(DecodeE4M3(0x78), 256.0);           // 0.1111.000 is finite
-  EXPECT_EQ(DecodeE4M3(0x7E), 448.0);           // max normal 0.1111.110
-  EXPECT_EQ(DecodeE4M3(0xFE), -448.0);
-  EXPECT_TRUE(std::isnan(DecodeE4M3(0x7F)));  // S.1111.111, the only NaN
-  EXPECT_TRUE(std::isnan(DecodeE4M3(0xFF)));
-}
-
-TEST(FormatDecodeTest, E5M2SubnormalsMaxInfinityAndNan) {
-  EXPECT_TRUE(std::signbit(DecodeE5M2(0x80)));
-  EXPECT_EQ(DecodeE5M2(0x80), 0.0);
-  EXPECT_EQ(DecodeE5M2(0x01), 0x1p-16);    // smallest subnormal 2^-14 * 1/4
-  EXPECT_EQ(DecodeE5M2(0x03), 0x1.8p-15);  // largest subnormal 2^-14 * 3/4
-  EXPECT_EQ(DecodeE5M2(0x04), 0x1p-14);    // smallest normal
-  EXPECT_EQ(DecodeE5M2(0x3C), 1.0);        // 0.01111.00
-  EXPECT_EQ(DecodeE5M2(0xC2), -3.0);       // 1.10000.10
-  EXPECT_EQ(DecodeE5M2(0x7B), 57344.0);    // max normal 0.11110.11
-  EXPECT_EQ(DecodeE5M2(0x7C), INFINITY);
-  EXPECT_EQ(DecodeE5M2(0xFC), -INFINITY);
-  for (uint8_t nan : {0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF}) EXPECT_TRUE(std::isnan(DecodeE5M2(nan)));
-}
-
-TEST(FormatDecodeTest, E8M0IsAPowerOfTwoOrNan) {
-  EXPECT_EQ(DecodeE8M0(0x7F), 1.0);
-  EXPECT_EQ(DecodeE8M0(0x80), 2.0);
-  EXPECT_EQ(DecodeE8M0(0x7C), 0.125);
-  EXPECT_EQ(DecodeE8M0(0x00), 0x1p-127);
-  EXPECT_EQ(DecodeE8M0(0xFE), 0x1p127);
-  EXPECT_TRUE(std::isnan(DecodeE8M0(0xFF)));
-}
-
-TEST(FormatDecodeTest, Fp16AndBf16) {
-  EXPECT_EQ(DecodeFp16(0x3C00), 1.0);
-  EXPECT_EQ(DecodeFp16(0xC000), -2.0);
-  EXPECT_EQ(DecodeFp16(0x0001), 0x1p-24);  // smallest subnormal
-  EXPECT_EQ(DecodeFp16(0x7BFF), 65504.0);  // max normal
-  EXPECT_EQ(DecodeFp16(0x7C00), INFINITY);
-  EXPECT_TRUE(std::isnan(DecodeFp16(0x7E00)));
-  EXPECT_TRUE(std::signbit(DecodeFp16(0x8000)));
-  EXPECT_EQ(DecodeBf16(0x3F80), 1.0);
-  EXPECT_EQ(DecodeBf16(0xBFC0), -1.5);
-  EXPECT_EQ(DecodeBf16(0x0001), 0x1p-133);    // smallest subnormal 2^-126 * 2^-7
-  EXPECT_EQ(DecodeBf16(0x7F7F), 0x1.fep127);  // max normal
-  EXPECT_EQ(DecodeBf16(0xFF80), -INFINITY);
-  EXPECT_TRUE(std::isnan(DecodeBf16(0x7FC0)));
-  EXPECT_TRUE(std::signbit(DecodeBf16(0x8000)));
 }
 
 TEST(NaiveGemmTest, MatchesHandComputedEntriesWithTransposes) {

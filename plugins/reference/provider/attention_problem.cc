@@ -168,6 +168,14 @@ absl::StatusOr<AttentionProblem> ReadAttentionProblem(const TeplugAttentionParam
   o.window_left = a.window_left;
   o.window_right = a.window_right;
 
+  // A packed (thd) batch has no padding rows to fall back on: its sequences
+  // are told apart by cu_seqlens, which only the padding mask types read.
+  if (p.thd && !IsPaddingMask(o.mask_type)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.mask_type %s with layout %s: thd layouts need a padding mask type (padding, "
+        "padding_causal or padding_causal_bottom_right)",
+        pn, sdk::MaskName(a.mask_type), sdk::LayoutName(a.layout)));
+  }
   const bool needs_lengths = p.thd || IsPaddingMask(o.mask_type);
   if (needs_lengths && (a.cu_seqlens_q == nullptr || a.cu_seqlens_kv == nullptr)) {
     return absl::InvalidArgumentError(absl::StrFormat(

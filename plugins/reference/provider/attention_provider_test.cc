@@ -154,9 +154,15 @@ TEST_F(AttentionProviderTest, EveryLayoutMatchesBshdAndTheNaiveOracle) {
       }
     }
   }
+  // thd layouts need a padding mask; with every sequence at full length,
+  // padding_causal is the causal mask of the other layouts.
+  TeplugAttentionParams thd_params = params;
+  thd_params.mask_type = TEPLUG_MASK_PADDING_CAUSAL;
   for (int32_t layout = 0; layout < TEPLUG_LAYOUT_COUNT_; ++layout) {
     SCOPED_TRACE(sdk::LayoutName(layout));
-    const testing::AttentionOutputs got = RunLayout(layout, params, d, cu, cu, q, k, v, d_o);
+    const bool thd = std::string(sdk::LayoutFormat(layout)) == "thd";
+    const testing::AttentionOutputs got =
+        RunLayout(layout, thd ? thd_params : params, d, cu, cu, q, k, v, d_o);
     EXPECT_EQ(got.o, want.o);
     EXPECT_EQ(got.lse, want.lse);
     EXPECT_EQ(got.dq, want.dq);
@@ -239,8 +245,30 @@ TEST_F(AttentionProviderTest, ErrorsNameTheField) {
   params.layout = TEPLUG_LAYOUT_THD_THD_THD;
   e = sdk::OwnedError(attn_->vtbl->forward(attn_, &f));
   EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugAttentionFwdArgs.params.mask_type none with layout "
+                             "thd_thd_thd: thd layouts need a padding mask type"),
+            std::string::npos)
+      << e.message();
+  params.mask_type = TEPLUG_MASK_CAUSAL;
+  e = sdk::OwnedError(attn_->vtbl->forward(attn_, &f));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("mask_type causal with layout thd_thd_thd"), std::string::npos)
+      << e.message();
+  params.mask_type = TEPLUG_MASK_PADDING_CAUSAL;
+  e = sdk::OwnedError(attn_->vtbl->forward(attn_, &f));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_NE(e.message().find("TeplugAttentionFwdArgs.params.cu_seqlens_q is NULL"), std::string::npos)
       << e.message();
+  params.mask_type = TEPLUG_MASK_NONE;
+
+  params.layout = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
+  k.get()->strides[3] = 1;  // strides [0, 0, 0, 1]
+  e = sdk::OwnedError(attn_->vtbl->forward(attn_, &f));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugAttentionFwdArgs.k.strides [0, 0, 0, 1] mix zero and non-zero"),
+            std::string::npos)
+      << e.message();
+  k.get()->strides[3] = 0;
 
   params.layout = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
   params.bias_type = TEPLUG_BIAS_POST_SCALE;

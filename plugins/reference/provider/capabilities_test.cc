@@ -172,7 +172,10 @@ TEST_F(CapabilitiesTest, AttentionDeclaredBitsWork) {
   };
   for (int32_t layout = 0; layout < TEPLUG_LAYOUT_COUNT_; ++layout) {
     ASSERT_TRUE((caps.layouts >> layout) & 1);
-    auto r = testing::RunAttention(attn_, layout, params(d), d, cu, cu, q, k, v, d_o);
+    TeplugAttentionParams p = params(d);
+    // thd layouts need a padding mask (every sequence is at full length here).
+    if (std::string(sdk::LayoutFormat(layout)) == "thd") p.mask_type = TEPLUG_MASK_PADDING;
+    auto r = testing::RunAttention(attn_, layout, p, d, cu, cu, q, k, v, d_o);
     EXPECT_EQ(r.error, "") << sdk::LayoutName(layout);
   }
   for (int32_t mask = 0; mask < TEPLUG_MASK_COUNT_; ++mask) {
@@ -237,7 +240,7 @@ TEST_F(CapabilitiesTest, QuantizerDeclaredBitsWorkAndOthersAreRefused) {
     AbiTensor in(in_dtype, {2, 32}), out(out_dtype, {2, 32});
     in.Fill(testing::RandomValues(rng_, in.count()));
     const int32_t sdt = mode == TEPLUG_SCALING_MXFP8_1D32 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
-    // Scale and column-wise shapes of interfaces/README.md 3.3 for [2, 32].
+    // Scale and column-wise shapes of TeplugQuantization (types.h) for [2, 32].
     std::vector<int64_t> rs = {2, 1}, cs = {32, 1}, cd = {32, 2};
     if (mode == TEPLUG_SCALING_PER_TENSOR) rs = cs = {1};
     if (mode == TEPLUG_SCALING_BLOCK_2D128) rs = cs = {1, 1};

@@ -83,7 +83,7 @@ absl::Status RunReferenceGemm(const TeplugGemmArgs& args) {
         "TeplugGemmArgs.pre_gelu_out is set but epilogue is none; it receives the pre-GELU "
         "result of the gelu epilogue only");
   }
-  if (args.accumulate) c->reset();  // interfaces/README.md: C is D; c and beta are ignored
+  if (args.accumulate) c->reset();  // gemm.h: C is D; c and beta are ignored
   if (args.accumulate && (TEPLUG_DTYPE_BIT(d->dtype) & kFp8DTypes) != 0) {
     return absl::UnimplementedError(absl::StrCat(
         "TeplugGemmArgs.accumulate with an ", sdk::DTypeName(d->dtype),

@@ -31,6 +31,15 @@ class GemmProviderTest : public ::testing::Test {
   sdk::OwnedError Run(const TeplugGemmArgs& args) {
     return sdk::OwnedError(gemm_->vtbl->gemm(gemm_, &args));
   }
+  // D = A B with alpha 1 and nothing else set.
+  static TeplugGemmArgs PlainArgs(AbiTensor& a, AbiTensor& b, AbiTensor& d) {
+    TeplugGemmArgs args = sdk::Versioned<TeplugGemmArgs>();
+    args.a = a.get();
+    args.b = b.get();
+    args.d = d.get();
+    args.alpha = 1.0f;
+    return args;
+  }
   testing::DirectHost host_;
   TeplugGemmV1* gemm_ = nullptr;
   std::mt19937_64 rng_{20240611};
@@ -248,6 +257,74 @@ TEST_F(GemmProviderTest, Fp8OutputScaledSaturatedWithAmax) {
   }
   EXPECT_FLOAT_EQ(d.amax()->Values()[0], static_cast<float>(amax));
   EXPECT_EQ(d.scale_inv()->Values()[0], 1.0f / 200.0f);
+}
+
+// Strides are all given or all zero (row-major contiguous); a mix is a
+// malformed tensor, refused by name whichever operand carries it.
+TEST_F(GemmProviderTest, StridesMixingZeroAndNonZeroAreInvalid) {
+  AbiTensor a(TEPLUG_DTYPE_FP32, {2, 3});
+  AbiTensor b(TEPLUG_DTYPE_FP32, {3, 4});
+  AbiTensor d(TEPLUG_DTYPE_FP32, {2, 4});
+  a.Fill(RandomValues(rng_, a.count()));
+  b.Fill(RandomValues(rng_, b.count()));
+  TeplugGemmArgs args = PlainArgs(a, b, d);
+  a.get()->strides[1] = 1;  // strides [0, 1]
+  sdk::OwnedError e = Run(args);
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugGemmArgs.a.strides [0, 1] mix zero and non-zero"),
+            std::string::npos)
+      << e.message();
+
+  a.get()->strides[0] = 3;  // every stride given: the contiguous ones, accepted
+  EXPECT_TRUE(Run(args).ok());
+
+  d.get()->strides[0] = 4;  // strides [4, 0]
+  e = Run(args);
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugGemmArgs.d.strides [4, 0] mix zero and non-zero"),
+            std::string::npos)
+      << e.message();
+}
+
+// fp4_e2m1 operands, like fp8 ones, are read as code * scale_inv: without
+// quantization metadata or without its scale_inv the GEMM has no real values.
+TEST_F(GemmProviderTest, Fp4OperandWithoutScaleInvIsInvalid) {
+  AbiTensor a(TEPLUG_DTYPE_FP32, {2, 4});
+  AbiTensor b(TEPLUG_DTYPE_FP4_E2M1, {4, 2});
+  AbiTensor d(TEPLUG_DTYPE_FP32, {2, 2});
+  a.Fill(RandomValues(rng_, a.count()));
+  b.Fill(RandomValues(rng_, b.count(), 0.5, 6.0));
+  TeplugGemmArgs args = PlainArgs(a, b, d);
+  sdk::OwnedError e = Run(args);
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugGemmArgs.b.quant is NULL"), std::string::npos) << e.message();
+
+  b.SetQuant(TEPLUG_SCALING_PER_TENSOR, nullptr);
+  e = Run(args);
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugGemmArgs.b.quant.scale_inv is NULL"), std::string::npos)
+      << e.message();
+}
+
+// IGemm specifies the value of a zero result, not its sign (an accumulator
+// that starts at +0 turns a sum of -0 products into +0). A row of -0 in A
+// gives zeros, and the other rows are unaffected.
+TEST_F(GemmProviderTest, ZeroResultsFromNegativeZeroInputsAreZeros) {
+  const int64_t m = 3, n = 4, k = 5;
+  AbiTensor a(TEPLUG_DTYPE_FP32, {m, k});
+  AbiTensor b(TEPLUG_DTYPE_FP32, {k, n});
+  AbiTensor d(TEPLUG_DTYPE_FP32, {m, n});
+  std::vector<double> av = RandomValues(rng_, a.count());
+  for (int64_t p = 0; p < k; ++p) av[1 * k + p] = -0.0;  // row 1 of A is -0
+  a.Fill(av);
+  b.Fill(RandomValues(rng_, b.count()));
+  TeplugGemmArgs args = PlainArgs(a, b, d);
+  ASSERT_TRUE(Run(args).ok());
+  const std::vector<double> got = d.Values();
+  const std::vector<long double> want =
+      NaiveGemm(a.Values(), b.Values(), m, n, k, false, false, 1, nullptr, 0, nullptr);
+  for (int64_t j = 0; j < n; ++j) EXPECT_EQ(got[1 * n + j], 0.0) << "D[1][" << j << "]";
+  ExpectClose(got, want, 0x1p-24, "fp32 D");
 }
 
 TEST_F(GemmProviderTest, ErrorsNameTheField) {

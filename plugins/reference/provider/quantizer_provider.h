@@ -7,7 +7,7 @@
 //   mxfp8_1d32  OCP MX v1.0 scale rule (MxScaleRule::kOcpSpec), e8m0 scale_inv
 //   block_1d128 / block_2d128  TE Float8BlockScaling with the args'
 //               amax_epsilon and force_pow2_scales
-// Column-wise output follows interfaces/README.md 3.3: per_tensor and block
+// Column-wise output follows TeplugQuantization (interfaces/teplug/types.h): per_tensor and block
 // modes write the transpose [cols, rows] quantized by the row-wise rule
 // (columnwise_scale_inv per_tensor fp32[1], block_1d128 [cols, ceil(rows/128)],
 // block_2d128 [ceil(cols/128), ceil(rows/128)]); mxfp8_1d32 keeps the codes in

@@ -2,7 +2,7 @@
 // column-wise. Checked (a) against the numerics library called directly (the
 // adapter's plumbing: layouts, transposes, which scale goes where; MXFP8
 // column-wise stays [rows, cols] with scales [ceil(rows/32), cols], per
-// interfaces/README.md 3.3) and (b)
+// TeplugQuantization in interfaces/teplug/types.h) and (b)
 // independently by quantize -> dequantize round trips within the format's
 // half-ulp bound: |deq - x| <= 2^-(m+1) |x| + half the smallest subnormal
 // times the block's scale_inv.
@@ -274,6 +274,47 @@ TEST_F(QuantizerErrorsTest, OutputDataMayBeNullOnlyWithoutRowwise) {
   e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
   EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_NE(e.message().find("TeplugQuantizeArgs.output.data is NULL but rowwise is set"),
+            std::string::npos)
+      << e.message();
+}
+
+// A mix of zero and non-zero strides is malformed, in the input and in the
+// output alike.
+TEST_F(QuantizerErrorsTest, StridesMixingZeroAndNonZeroAreInvalid) {
+  AbiTensor input(TEPLUG_DTYPE_FP32, {2, 32});
+  input.Fill(testing::RandomValues(rng_, 64));
+  AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {2, 32});
+  out.SetPerTensor(1.0f, 0.0f);
+  TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+  args.input = input.get();
+  args.output = out.get();
+  args.recipe = TEPLUG_RECIPE_CURRENT;
+  args.rowwise = 1;
+  input.get()->strides[0] = 32;  // strides [32, 0]
+  sdk::OwnedError e(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugQuantizeArgs.input.strides [32, 0] mix zero and non-zero"),
+            std::string::npos)
+      << e.message();
+
+  input.get()->strides[1] = 1;
+  e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
+  EXPECT_TRUE(e.ok()) << e.message();
+
+  out.get()->strides[1] = 1;  // strides [0, 1]
+  e = sdk::OwnedError(q_->vtbl->quantize(q_, &args));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugQuantizeArgs.output.strides [0, 1] mix zero and non-zero"),
+            std::string::npos)
+      << e.message();
+
+  TeplugDequantizeArgs deq = sdk::Versioned<TeplugDequantizeArgs>();
+  AbiTensor back(TEPLUG_DTYPE_FP32, {2, 32});
+  deq.input = out.get();
+  deq.output = back.get();
+  e = sdk::OwnedError(q_->vtbl->dequantize(q_, &deq));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_NE(e.message().find("TeplugDequantizeArgs.input.strides [0, 1] mix zero and non-zero"),
             std::string::npos)
       << e.message();
 }

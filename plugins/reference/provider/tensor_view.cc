@@ -68,13 +68,14 @@ absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_v
   view.dtype = t.dtype;
   view.quant = t.quant;
   view.shape.assign(t.shape, t.shape + t.rank);
-  bool all_zero = true;
+  bool all_zero = true, any_zero = false;
   for (int i = 0; i < t.rank; ++i) {
     if (t.shape[i] < 0) {
       return absl::InvalidArgumentError(
           absl::StrFormat("%s.shape[%d] is %d; extents must be >= 0", name, i, t.shape[i]));
     }
     if (t.strides[i] != 0) all_zero = false;
+    if (t.strides[i] == 0) any_zero = true;
     if (view.element_count > 0 && t.shape[i] > std::numeric_limits<int64_t>::max() / view.element_count) {
       return absl::InvalidArgumentError(absl::StrCat(name, ".shape ", ShapeString(view.shape),
                                                      " overflows int64 elements"));
@@ -82,6 +83,12 @@ absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_v
     view.element_count *= t.shape[i];
   }
   view.strides.assign(t.strides, t.strides + t.rank);
+  if (any_zero && !all_zero) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.strides %s mix zero and non-zero entries (shape %s): give every stride, or all "
+        "zero for row-major contiguous",
+        name, ShapeString(view.strides), ShapeString(view.shape)));
+  }
   if (all_zero) {
     int64_t s = 1;
     for (int i = t.rank; i-- > 0;) {

@@ -53,7 +53,9 @@ enum class NullData {
 // reported as InvalidArgument here: the SDK checks only args structs), a
 // device other than the host (Unimplemented: "TeplugGemmArgs.a.device: kind
 // cuda ... the reference provider serves host memory only"), rank outside
-// 0..8, negative extents, unknown dtype, NULL data for a non-empty tensor
+// 0..8, negative extents, unknown dtype, strides that mix zero and non-zero
+// entries (all zero means row-major contiguous; a mix is malformed), NULL
+// data for a non-empty tensor
 // (unless null_data is kAllow), fp4 with an inner stride other than 1 or an
 // odd element count.
 absl::StatusOr<TensorView> ViewTensor(const TeplugTensor* tensor, absl::string_view name,
