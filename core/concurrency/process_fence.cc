@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -33,24 +34,23 @@ bool ProcessFenceAvailable() {
   return available;
 }
 
-void ProcessWideFence() {
+bool ProcessWideFence(std::string* error_text) {
   int error = 0;
 #if defined(__linux__) && defined(__NR_membarrier)
-  if (Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
+  if (Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return true;
   error = errno;
   // The registration belongs to the address space (a forked child inherits
   // it); should it ever be missing, register again.
   if (error == EPERM && Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0 &&
       Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
-    return;
+    return true;
   }
   error = errno;
 #endif
-  // Readers that count themselves without a CPU fence rely on this one;
-  // going on without it could free a value under a reader. Stop instead.
-  std::fprintf(stderr, "teplug: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed: %s\n",
-               std::strerror(error));
-  std::abort();
+  if (error_text != nullptr) {
+    *error_text = std::string("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed: ") + std::strerror(error);
+  }
+  return false;
 }
 
 }  // namespace teplug::core

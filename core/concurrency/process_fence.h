@@ -9,6 +9,7 @@
 #define TEPLUG_CORE_CONCURRENCY_PROCESS_FENCE_H_
 
 #include <atomic>
+#include <string>
 
 namespace teplug::core {
 
@@ -17,9 +18,11 @@ namespace teplug::core {
 // process for it.
 bool ProcessFenceAvailable();
 
-// The writer's side: returns once every thread of the process has executed
-// a full memory fence. Only valid when ProcessFenceAvailable().
-void ProcessWideFence();
+// The writer's side: true once every thread of the process has executed a
+// full memory fence; false (with the reason in *error_text) when the kernel
+// refused, and then nothing is ordered. Only valid when
+// ProcessFenceAvailable().
+bool ProcessWideFence(std::string* error_text);
 
 // The reader's side, paired with ProcessWideFence: stops the compiler (not
 // the CPU) from moving memory accesses across it.

@@ -15,6 +15,12 @@
 // locked increments and full fences; threads beyond kSlots share one more
 // slot that way.
 //
+// Should the process-wide fence ever fail after it was available (the kernel
+// refuses membarrier at run time), the writer cannot know whether a reader
+// still holds the old value, so that value and every later replaced one are
+// kept, not destroyed (a bounded leak: one value per update), and the reason
+// is reported once to `on_fence_failure`. The process keeps running.
+//
 // Rules: release a Guard on the thread that took it; do not call Update
 // while holding a Guard on the same object from the same thread (it would
 // wait for itself).
@@ -23,6 +29,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -50,8 +59,16 @@ class ReadMostly {
   // Threads with their own slot; later threads share one.
   static constexpr size_t kSlots = 128;
 
-  explicit ReadMostly(std::unique_ptr<T> initial, ReaderFence fence = DefaultReaderFence())
-      : current_(initial.release()), asymmetric_(fence == ReaderFence::kAsymmetric) {}
+  // `fence` runs the writer's process-wide fence (ProcessWideFence; tests
+  // inject a failing one); `on_fence_failure` hears once why it failed.
+  using FenceFn = bool (*)(std::string* error_text);
+  explicit ReadMostly(std::unique_ptr<T> initial, ReaderFence fence = DefaultReaderFence(),
+                      FenceFn process_fence = &ProcessWideFence,
+                      std::function<void(const std::string&)> on_fence_failure = &ReportFenceFailure)
+      : current_(initial.release()),
+        asymmetric_(fence == ReaderFence::kAsymmetric),
+        process_fence_(process_fence),
+        on_fence_failure_(std::move(on_fence_failure)) {}
   ~ReadMostly() { delete current_.load(); }
   ReadMostly(const ReadMostly&) = delete;
   ReadMostly& operator=(const ReadMostly&) = delete;
@@ -126,7 +143,17 @@ class ReadMostly {
     const T* published = next.get();
     T* old = current_.exchange(next.release(), std::memory_order_seq_cst);
     const uint64_t phase = phase_.fetch_add(1, std::memory_order_seq_cst);
-    if (asymmetric_) ProcessWideFence();
+    if (asymmetric_ && !fence_failed_) {
+      std::string error;
+      if (!process_fence_(&error)) {
+        fence_failed_ = true;
+        on_fence_failure_(error);
+      }
+    }
+    if (fence_failed_) {
+      kept_.emplace_back(old);  // a reader may still hold it: never destroyed while we live
+      return published;
+    }
     WaitForReaders(phase & 1);
     delete old;
     return published;
@@ -146,9 +173,20 @@ class ReadMostly {
     }
   }
 
+  static void ReportFenceFailure(const std::string& error) {
+    std::fprintf(stderr,
+                 "teplug: %s; replaced kernel states are kept from now on instead of freed "
+                 "(a reader may still use them)\n",
+                 error.c_str());
+  }
+
   std::atomic<T*> current_;
   std::atomic<uint64_t> phase_{0};
   const bool asymmetric_;
+  const FenceFn process_fence_;
+  const std::function<void(const std::string&)> on_fence_failure_;
+  bool fence_failed_ = false;            // under writer_
+  std::vector<std::unique_ptr<T>> kept_;  // under writer_: values replaced after the fence failed
   mutable Slot slots_[kSlots];  // slot i: used only by the thread whose ReaderIndex() is i
   mutable Slot shared_;         // threads whose index is kSlots or more
   std::mutex writer_;

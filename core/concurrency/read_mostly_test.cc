@@ -213,3 +213,53 @@ TEST_P(ReadMostlyTest, UpdatesComposeUnderConcurrency) {
 
 }  // namespace
 }  // namespace teplug::core
+
+namespace teplug::core {
+namespace {
+
+struct Counted {
+  explicit Counted(int64_t g, std::atomic<int>* destroyed) : generation(g), destroyed(destroyed) {}
+  ~Counted() { destroyed->fetch_add(1); }
+  int64_t generation;
+  std::atomic<int>* destroyed;
+};
+
+bool FailingFence(std::string* error) {
+  *error = "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed: Operation not permitted (test)";
+  return false;
+}
+
+// A process-wide fence that fails at run time must neither stop the process
+// nor free a value a reader may hold: the replaced values are kept until the
+// object is destroyed, and the failure is reported once.
+TEST(ReadMostlyFenceFailureTest, ReplacedValuesAreKeptAndTheFailureReportedOnce) {
+  std::atomic<int> destroyed{0};
+  std::vector<std::string> reports;
+  {
+    ReadMostly<Counted> rm(std::make_unique<Counted>(1, &destroyed), ReaderFence::kAsymmetric, &FailingFence,
+                           [&](const std::string& e) { reports.push_back(e); });
+    auto guard = rm.Read();  // a reader holding generation 1 across the updates
+    for (int64_t g = 2; g <= 4; ++g) {
+      rm.Update([&](const Counted&) { return std::make_unique<Counted>(g, &destroyed); });
+    }
+    EXPECT_EQ(guard->generation, 1);
+    EXPECT_EQ(destroyed.load(), 0) << "a replaced value was destroyed although the fence failed";
+    EXPECT_EQ(rm.Read()->generation, 4);
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("Operation not permitted (test)"), std::string::npos);
+  }
+  EXPECT_EQ(destroyed.load(), 4) << "every value is freed with the object";
+}
+
+// With a working fence the same updates free each replaced value.
+TEST(ReadMostlyFenceFailureTest, AWorkingFenceFreesReplacedValues) {
+  std::atomic<int> destroyed{0};
+  ReadMostly<Counted> rm(std::make_unique<Counted>(1, &destroyed), ReaderFence::kSymmetric);
+  for (int64_t g = 2; g <= 4; ++g) {
+    rm.Update([&](const Counted&) { return std::make_unique<Counted>(g, &destroyed); });
+  }
+  EXPECT_EQ(destroyed.load(), 3);
+}
+
+}  // namespace
+}  // namespace teplug::core

@@ -89,6 +89,18 @@ struct Cursor {
     }
     out += n;
   }
+  // `n` words read from `src` (which need not be aligned).
+  template <uint32_t kSite, uint32_t n>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void AddRunFrom(const char* src) {
+    uint64_t key = SiteKey(kSite);
+    for (uint32_t i = 0; i < n; ++i, key += 2) {
+      int64_t w;
+      std::memcpy(&w, src + 8 * i, sizeof w);
+      out[i] = w;
+      hash[Lane(kSite)] += static_cast<uint64_t>(w) * key;
+    }
+    out += n;
+  }
   uint64_t Sum() const { return hash[0] + hash[1]; }
 };
 
@@ -175,13 +187,24 @@ constexpr size_t RunBytes(const Field (&f)[N], size_t i) {
   for (size_t j = i + 1; j < N && ContinuesRun(f, j); ++j) bytes += ScalarBytes(f[j].role);
   return bytes;
 }
-// The index of the struct field that field I's `via` points through.
+// The slot of struct field I among the table's struct fields.
 template <size_t N>
-constexpr size_t ViaIndex(const Field (&f)[N], size_t i) {
+constexpr size_t StructSlot(const Field (&f)[N], size_t i) {
+  size_t slot = 0;
+  for (size_t j = 0; j < i; ++j) slot += f[j].role == FieldRole::kStruct;
+  return slot;
+}
+// The slot of the struct field that field I's `via` points through.
+template <size_t N>
+constexpr size_t ViaSlot(const Field (&f)[N], size_t i) {
   for (size_t j = 0; j < i; ++j) {
-    if (f[j].role == FieldRole::kStruct && f[j].offset == f[i].via) return j;
+    if (f[j].role == FieldRole::kStruct && f[j].offset == f[i].via) return StructSlot(f, j);
   }
   return N;
+}
+template <size_t N>
+constexpr size_t StructCount(const Field (&f)[N]) {
+  return StructSlot(f, N);
 }
 // The worst-case number of words field I writes.
 template <size_t N>
@@ -216,12 +239,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* BaseOf(const char* args, const c
   if constexpr (f.via == kNone) {
     return args;
   } else {
-    return structs[ViaIndex(kFields, I)];
+    return structs[ViaSlot(kFields, I)];
   }
 }
 
-template <const auto& kFields, size_t I, size_t N>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, const char* (&structs)[N]) {
+template <const auto& kFields, size_t I>
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, const char** structs) {
   constexpr Field f = kFields[I];
   constexpr uint32_t kSite = static_cast<uint32_t>(I) + 1;
   if constexpr (f.role == FieldRole::kTensor && (f.flags & kKeyPresence) != 0) {
@@ -238,15 +261,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
       p = kEmpty;
       static_assert(sizeof kEmpty >= sizeof(size_t), "placeholder holds struct_size");
     }
-    structs[I] = p;
+    structs[StructSlot(kFields, I)] = p;
   } else if constexpr (IsScalar(f.role)) {
     if constexpr (IsKeyedScalar(kFields, I) && !ContinuesRun(kFields, I)) {
       constexpr size_t kBytes = RunBytes(kFields, I);
       const char* base = BaseOf<kFields, I>(args, structs) + f.offset;
-      int64_t words[(kBytes + 7) / 8];
-      for (size_t w = 0; w < kBytes / 8; ++w) words[w] = Load<int64_t>(base, 8 * w);
-      if constexpr (kBytes % 8 != 0) words[kBytes / 8] = Load<uint32_t>(base, kBytes - 4);
-      c.AddRun<kSite * 4>(words, (kBytes + 7) / 8);
+      c.AddRunFrom<kSite * 4, kBytes / 8>(base);
+      if constexpr (kBytes % 8 != 0) c.Add<kSite * 4 + 1>(Load<uint32_t>(base, kBytes - 4));
     }
   } else if constexpr (f.role == FieldRole::kPresence) {
     if constexpr ((f.flags & kKeyed) != 0) {
@@ -261,7 +282,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
 
 template <const auto& kFields, size_t... I>
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyFields(Cursor& c, const char* args, std::index_sequence<I...>) {
-  const char* structs[sizeof...(I) + 1] = {};
+  const char* structs[StructCount(kFields) + 1];  // each written by its struct field before use
   (KeyField<kFields, I>(c, args, structs), ...);
 }
 
