@@ -16,39 +16,33 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
+#include "core/config/op_facts.h"
 #include "core/config/teplug_config.pb.h"
 #include "core/config/validated_config.h"
 #include "core/log/logger.h"
 
 namespace teplug::config {
 
-// What the selection code knows about one op call. Views must stay valid for
-// the duration of Evaluate / IsStrict; empty strings and -1 mean "not
-// applicable" (e.g. no layout for a GEMM), and a rule that constrains an
-// inapplicable field does not match.
-struct OpFacts {
-  absl::string_view interface_name;  // attention, gemm, quantizer, collective
-  absl::string_view op;              // forward, gemm, quantize, all_reduce, ...
-  absl::string_view device_kind;     // cpu, cuda, opencl, vendor-defined
-  absl::string_view vendor;          // compared case-insensitively
-  absl::string_view dtype;           // canonical dtype name
-  absl::string_view layout;          // canonical QKV layout name (not a format)
-  absl::string_view mask_type;       // canonical mask type name
-  int head_dim = -1;
-  int seq_len = -1;
-};
-
 // Verbosity set by log_level: the logger's own levels.
 using LogLevel = ::teplug::core::LogLevel;
 
-// One rule, compiled for fast matching: name sets are pre-expanded (a layout
-// format becomes its layouts) so evaluation is only comparisons.
+// One rule, compiled for fast matching: the match's shortcuts (dtypes,
+// layouts, ...) and its `facts` entries become one list of fact conditions,
+// and group names are pre-expanded (a layout format becomes its layouts), so
+// evaluation is only comparisons.
 struct CompiledRule {
   // An inclusive range; a missing bound is open.
   struct Bounds {
     bool active = false;
-    std::optional<int> min;
-    std::optional<int> max;
+    std::optional<int64_t> min;
+    std::optional<int64_t> max;
+  };
+  // One condition on a fact: a name fact must be one of `values`, an integer
+  // fact inside `range` (when range.active).
+  struct FactCondition {
+    std::string fact;
+    std::vector<std::string> values;
+    Bounds range;
   };
 
   std::string name;
@@ -60,11 +54,7 @@ struct CompiledRule {
   std::vector<std::string> ops;
   std::vector<std::string> device_kinds;
   std::vector<std::string> vendors;
-  std::vector<std::string> dtypes;
-  std::vector<std::string> layouts;  // Formats already expanded.
-  std::vector<std::string> mask_types;
-  Bounds head_dim;
-  Bounds seq_len;
+  std::vector<FactCondition> facts;
 
   std::vector<std::string> prefer;
   std::vector<std::string> deny;
@@ -76,8 +66,9 @@ struct CompiledRule {
   // `config rule "no-fp8-attention" (teplug.textproto:12)`, for decision
   // records.
   std::string Describe() const;
-  // True when every constrained field of the rule matches `facts`.
-  bool Matches(const OpFacts& facts) const;
+  // True when every constrained field of the rule matches `op`: a fact
+  // condition needs the op to have that fact with a known value.
+  bool Matches(const OpFacts& op) const;
 };
 
 // The rules that matched one op, in file order, and what they say. Holds

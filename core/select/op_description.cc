@@ -310,11 +310,38 @@ config::OpFacts OpDescription::Facts() const {
   f.op = op_name;
   f.device_kind = device_kind;
   f.vendor = vendor;
-  f.dtype = dtype;
-  f.layout = layout;
-  f.mask_type = mask_type;
-  f.head_dim = head_dim;
-  f.seq_len = seq_len;
+  switch (kind) {
+    case InterfaceKind::kGemm: {
+      const auto* a = static_cast<const TeplugGemmArgs*>(args);
+      f.AddName("dtype", dtype);
+      f.AddName("a_dtype", sdk::DTypeName(a->a->dtype));
+      f.AddName("b_dtype", sdk::DTypeName(a->b->dtype));
+      f.AddName("c_dtype", a->c != nullptr ? sdk::DTypeName(a->c->dtype) : "");
+      f.AddName("d_dtype", sdk::DTypeName(a->d->dtype));
+      f.AddInteger("m", a->trans_a ? a->a->shape[1] : a->a->shape[0]);
+      f.AddInteger("n", a->trans_b ? a->b->shape[0] : a->b->shape[1]);
+      f.AddInteger("k", a->trans_a ? a->a->shape[0] : a->a->shape[1]);
+      break;
+    }
+    case InterfaceKind::kAttention:
+      f.AddName("dtype", dtype);
+      f.AddName("layout", layout);
+      f.AddName("mask_type", mask_type);
+      f.AddInteger("head_dim", head_dim);
+      f.AddInteger("seq_len", seq_len);
+      break;
+    case InterfaceKind::kQuantizer: {
+      const TeplugTensor* quantized = op == TEPLUG_OP_QUANTIZE
+                                          ? static_cast<const TeplugQuantizeArgs*>(args)->output
+                                          : static_cast<const TeplugDequantizeArgs*>(args)->input;
+      f.AddName("dtype", dtype);
+      f.AddName("scaling_mode", quantized->quant != nullptr ? sdk::ScalingName(quantized->quant->mode) : "none");
+      break;
+    }
+    case InterfaceKind::kCollective:
+      if (op == kOpCommCreate) f.AddInteger("world_size", world_size);
+      break;
+  }
   return f;
 }
 
