@@ -110,8 +110,7 @@ void CheckAllowLists(const ValidatedConfig& config, const std::vector<ProviderOf
       for (const ProviderOffer& provider : providers) {
         if (!Offers(provider, entry->name)) continue;
         implementers.push_back(provider.name);
-        if (Lists(rule.allow(), provider.name) && !Lists(rule.deny(), provider.name) &&
-            Enabled(proto, provider.name)) {
+        if (Lists(rule.allow(), provider.name) && Enabled(proto, provider.name)) {
           served = true;
         }
       }
@@ -123,8 +122,8 @@ void CheckAllowLists(const ValidatedConfig& config, const std::vector<ProviderOf
     if (starved.empty()) continue;
     checker.Warn(Indexed("rules", i) + ".allow",
                  absl::StrCat("rule \"", rule.name(), "\" leaves ", absl::StrJoin(starved, " and "),
-                              " with no provider: no provider it allows is loaded, enabled, not "
-                              "denied and implements the interface, so every matching op fails"));
+                              " with no provider: no provider it allows is loaded, enabled and "
+                              "implements the interface, so every matching op fails"));
   }
 }
 

@@ -36,7 +36,8 @@ absl::Status ValidateProviderNames(const ValidatedConfig& config,
 
 // Adds a warning for every rule whose allow list leaves an interface it
 // applies to with no provider: none of the allowed providers is loaded,
-// implements that interface, is enabled and is not denied by the same rule.
+// implements that interface and is enabled. (A rule may not both allow and
+// deny one provider: ValidateConfigSemantics refuses that.)
 // The interfaces a rule applies to are those it lists, or those owning its
 // ops, or every interface of `vocabulary` that has its facts.
 void CheckAllowLists(const ValidatedConfig& config, const std::vector<ProviderOffer>& providers,
