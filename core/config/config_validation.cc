@@ -16,8 +16,6 @@
 namespace teplug::config {
 namespace {
 
-// The longest pre-flight probe a config may allow, in milliseconds.
-constexpr int32_t kMaxProbeTimeoutMs = 600000;
 
 // The semantic checks of one config, reporting through a LocatedChecker.
 class Checker : public LocatedChecker {
@@ -37,11 +35,7 @@ class Checker : public LocatedChecker {
                            absl::StrCat(path, ".path"), "plugin");
       }
       const std::string& sha = plugin.sha256();
-      if (!sha.empty() &&
-          (sha.size() != 64 ||
-           !std::all_of(sha.begin(), sha.end(), [](char c) {
-             return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-           }))) {
+      if (!IsWellFormedSha256Pin(sha)) {
         Report(absl::StrCat(path, ".sha256"),
                absl::StrCat("sha256 must be 64 hex digits, got \"", sha, "\" (",
                             sha.size(), " characters)"));
@@ -190,6 +184,13 @@ class Checker : public LocatedChecker {
 };
 
 }  // namespace
+
+bool IsWellFormedSha256Pin(const std::string& sha256) {
+  return sha256.empty() ||
+         (sha256.size() == 64 && std::all_of(sha256.begin(), sha256.end(), [](char c) {
+            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+          }));
+}
 
 void ValidateConfigSemantics(const Config& config,
                              const FieldLocations& locations,

@@ -3,6 +3,9 @@
 #ifndef TEPLUG_CORE_CONFIG_CONFIG_VALIDATION_H_
 #define TEPLUG_CORE_CONFIG_CONFIG_VALIDATION_H_
 
+#include <cstdint>
+#include <string>
+
 #include "core/config/field_locations.h"
 #include "core/config/op_facts.h"
 #include "core/config/problem_list.h"
@@ -10,6 +13,12 @@
 #include "core/config/provider_validation.h"
 
 namespace teplug::config {
+
+// The longest pre-flight probe a config may allow, in milliseconds.
+inline constexpr int32_t kMaxProbeTimeoutMs = 600000;
+
+// Whether `sha256` is a usable pin: empty (no pin) or 64 hex digits.
+bool IsWellFormedSha256Pin(const std::string& sha256);
 
 // Checks everything that does not depend on which providers exist: plugin
 // paths and sha256 pins, required values, interface/op/fact/value/log-level

@@ -284,6 +284,19 @@ test_validate() {
   expect_status 0
   expect_in "$OUT" "clean.textproto: OK"
 
+  # Warnings (a rule that can never match, an allow list that leaves an
+  # interface with no provider) are printed but do not fail the check.
+  run_teplug validate "$DATA/warnings_only.textproto" --no-discovery
+  expect_status 0
+  expect_golden validate_warnings_only
+
+  # JSON: an unknown key gets a did-you-mean from the schema.
+  local json_config="${TEST_TMPDIR:-/tmp}/typo.json"
+  printf '{"rules": [{"name": "r", "deny": ["reference"],\n  "match": {"mask_type": ["causal"]}}]}\n' >"$json_config"
+  run_teplug validate "$json_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "typo.json:2:13: unknown field \"mask_type\" in rules[0].match (a Match); did you mean \"mask_types\"?"
+
   # A plugin's provider name becomes known when the plugin is given.
   run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery
   expect_status 1
