@@ -248,6 +248,16 @@ PY
   expect_status 0
   expect_in "$ERR" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
+  # Rules match a GEMM's M and each operand's dtype: M=1024 is denied, 1023 is not.
+  run_teplug explain gemm --dtype fp8_e4m3 --m 1024 --n 512 --k 128 \
+    --config "$DATA/deny_big_gemm.textproto" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "reference/gemm  rejected          0  [config] denied  config rule \"no-big-fp8-gemm-on-reference\" ($DATA/deny_big_gemm.textproto:3)"
+  run_teplug explain gemm --dtype fp8_e4m3 --m 1023 --n 512 --k 128 \
+    --config "$DATA/deny_big_gemm.textproto" --no-discovery
+  expect_status 0
+  expect_in "$OUT" "=> served by reference/gemm"
+
   # Every interface can be explained; quantizer and collective too.
   run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
   expect_status 0
