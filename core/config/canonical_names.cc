@@ -28,10 +28,6 @@ const std::vector<absl::string_view>& CanonicalLogLevels() {
   return *names;
 }
 
-bool Contains(const std::vector<absl::string_view>& names, absl::string_view name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 std::string JoinNames(const std::vector<absl::string_view>& names) {
   return absl::StrJoin(names, ", ");
 }

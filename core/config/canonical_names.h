@@ -21,9 +21,6 @@ bool IsValidDeviceKindSpelling(absl::string_view kind);
 // Log levels accepted in log_level: error warn info debug.
 const std::vector<absl::string_view>& CanonicalLogLevels();
 
-// True when `name` is one of `names`.
-bool Contains(const std::vector<absl::string_view>& names, absl::string_view name);
-
 // "a, b, c": used in error messages that list the allowed set.
 std::string JoinNames(const std::vector<absl::string_view>& names);
 

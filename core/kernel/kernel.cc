@@ -268,14 +268,17 @@ absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> c
                                                    cfg.status().message()));
   }
   std::shared_ptr<const config::ConfigSnapshot> snapshot;
+  std::vector<std::string> warnings;
   core.state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
     next->config = config::ConfigSnapshot::Create(*std::move(cfg), current.config->generation() + 1);
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    warnings = next->config_warnings;
     snapshot = next->config;
     return next;
   });
   ApplyLogLevel(core.options(), EffectiveEnv(core.options()), *snapshot, &core.logger());
+  for (const std::string& w : warnings) core.logger().Log(LogLevel::kWarn, w);
   core.logger().Log(LogLevel::kInfo, absl::StrCat("config generation ", snapshot->generation(), " from ",
                                                   snapshot->source_name(), " installed"));
   return absl::OkStatus();
