@@ -421,7 +421,7 @@ test_run() {
   expect_in "$ERR" "cannot read config file \"$DATA/nope.textproto\" given by --config"
   run_teplug run --config "$DATA/several_errors.textproto"
   expect_status 2
-  expect_in "$ERR" "several_errors.textproto:11:1: log_level"
+  expect_in "$ERR" "several_errors.textproto:12:1: log_level"
   expect_in "$ERR" "teplug validate FILE"
 }
 
