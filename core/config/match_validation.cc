@@ -268,24 +268,20 @@ class MatchChecker {
   }
 
   void CheckValues(const Condition& condition, const std::vector<const FactSpec*>& specs) {
+    // The groups and values of every interface that has the fact, in
+    // vocabulary order, each once.
     std::vector<absl::string_view> allowed;
+    auto add = [&](absl::string_view name) {
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) allowed.push_back(name);
+    };
     for (const FactSpec* spec : specs) {
       if (spec->values.empty()) return;  // an open set: any value
-      for (const auto& group : spec->groups) allowed.push_back(group.first);
-      for (const std::string& value : spec->values) allowed.push_back(value);
-    }
-    std::sort(allowed.begin(), allowed.end());
-    allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
-    // Keep the vocabulary's order in messages: groups first, then values.
-    std::vector<absl::string_view> ordered;
-    for (const auto& group : specs.front()->groups) ordered.push_back(group.first);
-    for (const std::string& value : specs.front()->values) ordered.push_back(value);
-    for (absl::string_view name : allowed) {
-      if (std::find(ordered.begin(), ordered.end(), name) == ordered.end()) ordered.push_back(name);
+      for (const auto& group : spec->groups) add(group.first);
+      for (const std::string& value : spec->values) add(value);
     }
     const std::string noun = ValueNoun(condition.fact);
     for (int i = 0; i < condition.values->size(); ++i) {
-      checker_.CheckName(Indexed(condition.values_path, i), noun, (*condition.values)[i], ordered);
+      checker_.CheckName(Indexed(condition.values_path, i), noun, (*condition.values)[i], allowed);
     }
     checker_.CheckNoRepeats(condition.values_path, *condition.values, noun);
   }
