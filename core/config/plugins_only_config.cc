@@ -21,8 +21,10 @@ std::string PluginsOnlyConfigText(const ValidatedConfig& config) {
     }
     const int at = config.locations.FindNearest(absl::StrCat("plugins[", i, "]")).line;
     for (; line < at; ++line) text += '\n';
+    Plugin optional = plugin;
+    optional.set_required(false);
     std::string entry;
-    printer.PrintToString(plugin, &entry);
+    printer.PrintToString(optional, &entry);
     absl::StrAppend(&text, "plugins { ", entry, "} ");
   }
   text += '\n';

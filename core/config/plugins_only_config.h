@@ -12,7 +12,9 @@ namespace teplug::config {
 
 // A text-format config holding `config`'s plugins entries and its plugin
 // loading settings (allow_insecure_plugin_permissions, probe,
-// probe_timeout_ms), and nothing else. Each plugins entry stands on the line
+// probe_timeout_ms), and nothing else. `required` is cleared, so a refused
+// plugin is reported like any other instead of stopping the kernel that
+// loads them (the caller says which were required). Each plugins entry stands on the line
 // it had in `config`'s source, so a load report citing "FILE:LINE" points at
 // the operator's file. Entries and settings the checks refuse (an empty or
 // repeated path, a malformed sha256 pin, an out-of-range timeout) are left

@@ -34,7 +34,7 @@ TEST(PluginsOnlyConfigTest, KeepsEachPluginOnItsLineAndDropsTheRest) {
   const Config& plugins_only = reparsed->proto;
   ASSERT_EQ(plugins_only.plugins_size(), 2) << text;
   EXPECT_EQ(plugins_only.plugins(0).path(), "a.so");
-  EXPECT_TRUE(plugins_only.plugins(0).required());
+  EXPECT_FALSE(plugins_only.plugins(0).required());  // refused or not, the others still load
   EXPECT_EQ(plugins_only.plugins(1).path(), "b\n.so");
   EXPECT_EQ(plugins_only.plugins(1).sha256(), pin);
   EXPECT_TRUE(plugins_only.plugins(1).probe());

@@ -300,6 +300,18 @@ test_validate() {
   expect_status 0
   expect_golden validate_warnings_only
 
+  # A refused required plugin does not hide the rest: provider names are
+  # still checked against the providers that did load.
+  local required_config="${TEST_TMPDIR:-/tmp}/required.textproto"
+  printf 'plugins { path: "gone/libteplug_gone.so" required: true }\nrules { name: "r" deny: "acme" }\n' \
+    >"$required_config"
+  run_teplug validate "$required_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "required.textproto:2:19: rules[0].deny[0]: unknown provider \"acme\"; known providers: reference"
+  expect_in "$OUT" "required.textproto:1: plugin"
+  expect_in "$OUT" "it is marked required, so teplug refuses to start with this config"
+  expect_in "$OUT" "required.textproto: 2 problems"
+
   # JSON: an unknown key gets a did-you-mean from the schema.
   local json_config="${TEST_TMPDIR:-/tmp}/typo.json"
   printf '{"rules": [{"name": "r", "deny": ["reference"],\n  "match": {"mask_type": ["causal"]}}]}\n' >"$json_config"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/config/config_loader.h"
 #include "core/config/plugins_only_config.h"
@@ -48,6 +49,21 @@ constexpr char kValidateHelp[] =
     "\n"
     "Exit status: 0 no error (warnings allowed), 1 errors found, 2 usage error or\n"
     "unreadable file.\n";
+
+// Whether the config's plugin cited by a load report origin
+// ("config FILE:LINE") is marked required.
+bool RequiredAt(const config::ValidatedConfig& config, absl::string_view origin) {
+  int line = 0;
+  const size_t colon = origin.rfind(':');
+  if (colon == absl::string_view::npos || !absl::SimpleAtoi(origin.substr(colon + 1), &line)) return false;
+  for (int i = 0; i < config.proto.plugins_size(); ++i) {
+    if (config.proto.plugins(i).required() &&
+        config.locations.FindNearest(absl::StrCat("plugins[", i, "]")).line == line) {
+      return true;
+    }
+  }
+  return false;
+}
 
 // Each loaded provider with the interfaces (config names) it implements.
 std::vector<config::ProviderOffer> ProviderOffers(const core::Kernel& kernel) {
@@ -123,9 +139,12 @@ int ValidateCommand(const std::vector<std::string>& args) {
       config::CheckAllowLists(*check->parsed, providers, config::RuleVocabulary(), &found);
       for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
         if (e.loaded || !absl::StartsWith(e.origin, "config ")) continue;
-        refusals.push_back(absl::StrCat(EscapeUntrustedText(e.origin.substr(7)), ": plugin ",
-                                        EscapeUntrustedText(e.path),
-                                        " refused: ", EscapeUntrustedText(e.reason)));
+        refusals.push_back(absl::StrCat(
+            EscapeUntrustedText(e.origin.substr(7)), ": plugin ", EscapeUntrustedText(e.path),
+            " refused: ", EscapeUntrustedText(e.reason),
+            RequiredAt(*check->parsed, e.origin)
+                ? "; it is marked required, so teplug refuses to start with this config"
+                : ""));
       }
     }
   }
