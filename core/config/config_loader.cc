@@ -9,11 +9,14 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "core/config/config_validation.h"
 #include "core/config/default_config.h"
 #include "core/config/json_field_locations.h"
 #include "core/config/problem_list.h"
+#include "core/config/rule_vocabulary.h"
+#include "core/config/field_name_suggestion.h"
 #include "core/config/text_field_locations.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
@@ -33,6 +36,16 @@ absl::string_view LineOf(absl::string_view text, int line) {
   const size_t end = text.find('\n', start);
   return text.substr(start, end == absl::string_view::npos ? text.size() - start
                                                            : end - start);
+}
+
+// The parser's message, ending in "; did you mean \"x\"?" instead of its
+// full stop when it is about an unknown field with a plausible correction.
+std::string WithFieldSuggestion(const std::string& message) {
+  const std::string suggestion = SuggestFieldNameForParserMessage(message);
+  if (suggestion.empty()) return message;
+  absl::string_view text = message;
+  absl::ConsumeSuffix(&text, ".");
+  return absl::StrCat(text, suggestion);
 }
 
 // Collects every error and warning the text parser reports. Warnings are
@@ -60,7 +73,7 @@ class TextErrorCollector : public google::protobuf::io::ErrorCollector {
     if (column < 0) column = 0;
     column = UnknownFieldNameColumn(line, column, message);
     problems_->Add(SourcePosition{line + 1, column + 1},
-                   absl::StrCat("syntax error: ", message));
+                   absl::StrCat("syntax error: ", WithFieldSuggestion(message)));
   }
 
   // The parser reports an unknown field at the token after its name; point
@@ -85,18 +98,22 @@ class TextErrorCollector : public google::protobuf::io::ErrorCollector {
   ProblemList* problems_;
 };
 
-// Runs the semantic checks and packages the result.
-absl::StatusOr<ValidatedConfig> Finish(ValidatedConfig config,
-                                       ProblemList& problems) {
-  ValidateConfigSemantics(config.proto, config.locations, &problems);
-  if (!problems.empty()) return problems.ToStatus();
-  return config;
+// Runs the semantic checks on a parsed config.
+ConfigCheck Finish(ValidatedConfig config, ProblemList problems) {
+  ValidateConfigSemantics(config.proto, config.locations, RuleVocabulary(), &problems);
+  config.warnings = problems.WarningLines();
+  return ConfigCheck{std::move(config), std::move(problems)};
+}
+
+// The config when no error was found, else every error.
+absl::StatusOr<ValidatedConfig> Accepted(ConfigCheck check) {
+  if (check.problems.has_errors() || !check.parsed.has_value()) return check.problems.ToStatus();
+  return *std::move(check.parsed);
 }
 
 }  // namespace
 
-absl::StatusOr<ValidatedConfig> ParseConfigText(absl::string_view text,
-                                                std::string source_name) {
+ConfigCheck CheckConfigText(absl::string_view text, std::string source_name) {
   ProblemList problems(source_name);
   TextErrorCollector collector(text, &problems);
   google::protobuf::TextFormat::Parser parser;
@@ -109,29 +126,28 @@ absl::StatusOr<ValidatedConfig> ParseConfigText(absl::string_view text,
   if (!parser.ParseFromString(std::string(text), &config.proto)) {
     // A real syntax error ends parsing; the message is half-filled, so
     // semantic checks would only add noise.
-    if (problems.empty()) {
+    if (!problems.has_errors()) {
       problems.Add(SourcePosition{}, "syntax error: the text parser failed");
     }
-    return problems.ToStatus();
+    return ConfigCheck{std::nullopt, std::move(problems)};
   }
   // Unknown-field warnings (if any) are already in `problems`; the rest of
   // the file parsed, so it is checked too and everything is reported at once.
   config.locations = IndexTextFieldLocations(config.proto, tree);
-  return Finish(std::move(config), problems);
+  return Finish(std::move(config), std::move(problems));
 }
 
-absl::StatusOr<ValidatedConfig> ParseConfigJson(absl::string_view text,
-                                                std::string source_name) {
+ConfigCheck CheckConfigJson(absl::string_view text, std::string source_name) {
   ProblemList problems(source_name);
   ValidatedConfig config;
   config.source_name = std::move(source_name);
   const bool syntax_ok = ScanJsonFieldLocations(
       text, Config::descriptor(), &config.locations, &problems);
-  if (!syntax_ok) return problems.ToStatus();
+  if (!syntax_ok) return ConfigCheck{std::nullopt, std::move(problems)};
   // With only unknown keys found, the rest still parses (skipping them), so
   // it is checked too and every problem is reported at once. Values of the
   // wrong kind make protobuf fail; the scanner has already located those.
-  const bool scanner_found_problems = !problems.empty();
+  const bool scanner_found_problems = problems.has_errors();
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = scanner_found_problems;
   const auto status = google::protobuf::util::JsonStringToMessage(
@@ -143,12 +159,22 @@ absl::StatusOr<ValidatedConfig> ParseConfigJson(absl::string_view text,
           absl::StrCat("JSON does not fit the config schema: ",
                        std::string(status.message())));
     }
-    return problems.ToStatus();
+    return ConfigCheck{std::nullopt, std::move(problems)};
   }
-  return Finish(std::move(config), problems);
+  return Finish(std::move(config), std::move(problems));
 }
 
-absl::StatusOr<ValidatedConfig> LoadConfigFile(const std::string& path) {
+absl::StatusOr<ValidatedConfig> ParseConfigText(absl::string_view text,
+                                                std::string source_name) {
+  return Accepted(CheckConfigText(text, std::move(source_name)));
+}
+
+absl::StatusOr<ValidatedConfig> ParseConfigJson(absl::string_view text,
+                                                std::string source_name) {
+  return Accepted(CheckConfigJson(text, std::move(source_name)));
+}
+
+absl::StatusOr<ConfigCheck> CheckConfigFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     return absl::NotFoundError(absl::StrCat("cannot open config file \"", path,
@@ -164,7 +190,13 @@ absl::StatusOr<ValidatedConfig> LoadConfigFile(const std::string& path) {
   const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(text);
   const bool is_json = absl::EndsWithIgnoreCase(path, ".json") ||
                        (!trimmed.empty() && trimmed.front() == '{');
-  return is_json ? ParseConfigJson(text, path) : ParseConfigText(text, path);
+  return is_json ? CheckConfigJson(text, path) : CheckConfigText(text, path);
+}
+
+absl::StatusOr<ValidatedConfig> LoadConfigFile(const std::string& path) {
+  absl::StatusOr<ConfigCheck> check = CheckConfigFile(path);
+  if (!check.ok()) return check.status();
+  return Accepted(*std::move(check));
 }
 
 absl::StatusOr<ValidatedConfig> LoadStartupConfig(const std::optional<std::string>& config_path_env) {

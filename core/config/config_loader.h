@@ -12,9 +12,18 @@
 #include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "core/config/problem_list.h"
 #include "core/config/validated_config.h"
 
 namespace teplug::config {
+
+// What checking one config source found: every error and warning, and the
+// parsed config whenever the syntax let it parse, even when other errors
+// were found (so later checks, such as provider names, can still run on it).
+struct ConfigCheck {
+  std::optional<ValidatedConfig> parsed;
+  ProblemList problems;
+};
 
 // The environment variable naming the config file to load at startup.
 inline constexpr char kConfigPathEnvVar[] = "TEPLUG_CONFIG";
@@ -31,6 +40,14 @@ absl::StatusOr<ValidatedConfig> ParseConfigText(absl::string_view text,
 // protobuf's JSON parser reports none.
 absl::StatusOr<ValidatedConfig> ParseConfigJson(absl::string_view text,
                                                 std::string source_name);
+
+// The same checks as ParseConfigText / ParseConfigJson / LoadConfigFile,
+// keeping the parsed config and every problem (errors and warnings) instead
+// of a Status: for `teplug validate`, which reports everything in one pass.
+// CheckConfigFile fails (NotFound, DataLoss) only when the file cannot be read.
+ConfigCheck CheckConfigText(absl::string_view text, std::string source_name);
+ConfigCheck CheckConfigJson(absl::string_view text, std::string source_name);
+absl::StatusOr<ConfigCheck> CheckConfigFile(const std::string& path);
 
 // Reads `path` and parses it as JSON when its name ends in ".json" or its
 // first non-blank character is '{', as text format otherwise. NotFound when

@@ -171,9 +171,11 @@ TEST(ConfigLoaderTest, SeveralTextErrorsAreAllReportedWithExactPositions) {
                   "20:1: rules[1]", "21:3: rules[1].name", "24:1: log_level",
                   "25:1: strict_interfaces[0]"));
   const std::string& all = std::string(loaded.status().message());
-  EXPECT_THAT(all, HasSubstr("unknown dtype \"fp9\"; expected one of: fp32, fp16"));
-  EXPECT_THAT(all, HasSubstr("unknown layout \"bhsd\"; expected a format (sbhd, bshd, thd)"));
-  EXPECT_THAT(all, HasSubstr("op \"forward\" does not belong to the rule's interfaces (gemm)"));
+  EXPECT_THAT(all, HasSubstr("unknown dtype \"fp9\" (did you mean \"fp32\"?); expected one of: fp32, fp16"));
+  EXPECT_THAT(all, HasSubstr("unknown layout \"bhsd\" (did you mean \"sbhd\"?); expected one of: sbhd, bshd, "
+                             "thd, sb3hd,"));
+  EXPECT_THAT(all, HasSubstr("op \"gemm\" does not belong to the rule's interfaces (attention); their ops "
+                             "are: forward, backward"));
   EXPECT_THAT(all, HasSubstr("inverted range: min 128 is greater than max 64"));
   EXPECT_THAT(all, HasSubstr("empty range"));
   EXPECT_THAT(all, HasSubstr("duplicate rule name \"dup\" (also at 21:3)"));
@@ -191,9 +193,9 @@ TEST(ConfigLoaderTest, UnknownTextFieldsAreAllReportedAlongWithSemanticErrors) {
   EXPECT_THAT(ProblemLines(loaded.status(), path),
               ::testing::ElementsAre(
                   "1:1: syntax error: Message type \"teplug.config.Config\" has no "
-                  "field named \"log_levle\".",
+                  "field named \"log_levle\"; did you mean \"log_level\"?",
                   "4:3: syntax error: Message type \"teplug.config.Rule\" has no "
-                  "field named \"matches\".",
+                  "field named \"matches\"; did you mean \"match\"?",
                   "9:21: rules[1].match.seq_len.min: negative bound -1; must be >= 0"));
 }
 
@@ -229,7 +231,7 @@ TEST(ConfigLoaderTest, SeveralJsonErrorsAreAllReportedWithExactPositions) {
           "2:32: plugins[0].sha256: sha256 must be 64 hex digits, got \"xyz\" (3 "
           "characters)",
           "4:6: rules[0].name: duplicate rule name \"a\" (also at 5:6)",
-          "4:40: rules[0].match.dtypes[0]: unknown dtype \"fp9\"; expected one of: "
+          "4:40: rules[0].match.dtypes[0]: unknown dtype \"fp9\" (did you mean \"fp32\"?); expected one of: "
           "fp32, fp16, bf16, fp8_e4m3, fp8_e5m2, e8m0, fp4_e2m1, int8, int32, "
           "int64, uint8",
           "4:48: rules[0].match.head_dim: inverted range: min 10 is greater than "

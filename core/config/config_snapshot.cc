@@ -1,12 +1,11 @@
 #include "core/config/config_snapshot.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/config/canonical_names.h"
+#include "core/config/vocabulary_lookup.h"
 
 namespace teplug::config {
 namespace {
@@ -34,7 +33,7 @@ bool ListMatchesIgnoringCase(const StringList& list, absl::string_view value) {
   return false;
 }
 
-bool BoundsMatch(const CompiledRule::Bounds& bounds, int value) {
+bool BoundsMatch(const CompiledRule::Bounds& bounds, int64_t value) {
   if (!bounds.active) return true;
   if (value < 0) return false;  // Unknown: a range never matches it.
   if (bounds.min && value < *bounds.min) return false;
@@ -50,19 +49,47 @@ CompiledRule::Bounds ToBounds(bool present, const Range& range) {
   return bounds;
 }
 
-// Layout names with every format name replaced by the layouts of that format.
-StringList ExpandLayouts(const google::protobuf::RepeatedPtrField<std::string>& names) {
-  StringList layouts;
+// Names with every group name replaced by the values it stands for.
+StringList ExpandValues(const Vocabulary& vocabulary, absl::string_view fact,
+                        const google::protobuf::RepeatedPtrField<std::string>& names) {
+  StringList values;
   for (const std::string& name : names) {
-    if (Contains(CanonicalLayoutFormats(), name)) {
-      for (absl::string_view layout : CanonicalLayouts()) {
-        if (LayoutFormat(layout) == name) layouts.emplace_back(layout);
-      }
-    } else {
-      layouts.push_back(name);
+    for (std::string& value : ExpandFactValue(vocabulary, fact, name)) {
+      values.push_back(std::move(value));
     }
   }
-  return layouts;
+  return values;
+}
+
+// The match's fact conditions: its shortcuts, then its `facts` entries.
+std::vector<CompiledRule::FactCondition> CompileFacts(const Vocabulary& vocabulary, const Match& match) {
+  std::vector<CompiledRule::FactCondition> conditions;
+  auto add_values = [&](absl::string_view fact,
+                        const google::protobuf::RepeatedPtrField<std::string>& names) {
+    if (names.empty()) return;
+    conditions.push_back({std::string(fact), ExpandValues(vocabulary, fact, names), {}});
+  };
+  auto add_range = [&](absl::string_view fact, bool present, const Range& range) {
+    if (!present) return;
+    conditions.push_back({std::string(fact), {}, ToBounds(true, range)});
+  };
+  add_values("dtype", match.dtypes());
+  add_values("layout", match.layouts());
+  add_values("mask_type", match.mask_types());
+  add_range("head_dim", match.has_head_dim(), match.head_dim());
+  add_range("seq_len", match.has_seq_len(), match.seq_len());
+  for (const FactMatch& fact : match.facts()) {
+    add_values(fact.fact(), fact.values());
+    add_range(fact.fact(), fact.has_range(), fact.range());
+  }
+  return conditions;
+}
+
+bool ConditionMatches(const CompiledRule::FactCondition& condition, const OpFacts& op) {
+  const OpFacts::Value* value = op.Find(condition.fact);
+  if (value == nullptr || !value->known) return false;
+  if (condition.range.active) return BoundsMatch(condition.range, value->number);
+  return ListMatches(condition.values, value->text);
 }
 
 bool Lists(const StringList& list, absl::string_view value) {
@@ -79,21 +106,16 @@ std::string CompiledRule::Describe() const {
   return absl::StrCat("config rule \"", name, "\" (", Location(), ")");
 }
 
-bool CompiledRule::Matches(const OpFacts& facts) const {
-  auto name = [&](const StringList& list, absl::string_view fact) {
-    if (list.empty()) return true;
-    const OpFacts::Value* v = facts.Find(fact);
-    return v != nullptr && ListMatches(list, v->text);
-  };
-  auto number = [&](const Bounds& bounds, absl::string_view fact) {
-    if (!bounds.active) return true;
-    const OpFacts::Value* v = facts.Find(fact);
-    return v != nullptr && v->number <= INT32_MAX && BoundsMatch(bounds, static_cast<int>(v->number));
-  };
-  return ListMatches(interfaces, facts.interface_name) && ListMatches(ops, facts.op) &&
-         ListMatches(device_kinds, facts.device_kind) && ListMatchesIgnoringCase(vendors, facts.vendor) &&
-         name(dtypes, "dtype") && name(layouts, "layout") && name(mask_types, "mask_type") &&
-         number(head_dim, "head_dim") && number(seq_len, "seq_len");
+bool CompiledRule::Matches(const OpFacts& op) const {
+  if (!ListMatches(interfaces, op.interface_name) || !ListMatches(ops, op.op) ||
+      !ListMatches(device_kinds, op.device_kind) ||
+      !ListMatchesIgnoringCase(vendors, op.vendor)) {
+    return false;
+  }
+  for (const FactCondition& condition : facts) {
+    if (!ConditionMatches(condition, op)) return false;
+  }
+  return true;
 }
 
 const CompiledRule* RuleVerdicts::DeniedBy(absl::string_view provider) const {
@@ -128,12 +150,12 @@ std::optional<bool> RuleVerdicts::RuleStrict() const {
 }
 
 std::shared_ptr<const ConfigSnapshot> ConfigSnapshot::Create(
-    ValidatedConfig config, uint64_t generation) {
+    ValidatedConfig config, uint64_t generation, const Vocabulary& vocabulary) {
   return std::shared_ptr<const ConfigSnapshot>(
-      new ConfigSnapshot(std::move(config), generation));
+      new ConfigSnapshot(std::move(config), generation, vocabulary));
 }
 
-ConfigSnapshot::ConfigSnapshot(ValidatedConfig config, uint64_t generation)
+ConfigSnapshot::ConfigSnapshot(ValidatedConfig config, uint64_t generation, const Vocabulary& vocabulary)
     : config_(std::move(config)), generation_(generation) {
   const Config& proto = config_.proto;
   // Validation accepts only the logger's level names; unset means warn.
@@ -159,11 +181,7 @@ ConfigSnapshot::ConfigSnapshot(ValidatedConfig config, uint64_t generation)
     compiled.ops = ToList(match.ops());
     compiled.device_kinds = ToList(match.device_kinds());
     compiled.vendors = ToList(match.vendors());
-    compiled.dtypes = ToList(match.dtypes());
-    compiled.layouts = ExpandLayouts(match.layouts());
-    compiled.mask_types = ToList(match.mask_types());
-    compiled.head_dim = ToBounds(match.has_head_dim(), match.head_dim());
-    compiled.seq_len = ToBounds(match.has_seq_len(), match.seq_len());
+    compiled.facts = CompileFacts(vocabulary, match);
     compiled.prefer = ToList(rule.prefer());
     compiled.deny = ToList(rule.deny());
     compiled.allow = ToList(rule.allow());

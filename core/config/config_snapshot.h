@@ -17,24 +17,33 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "core/config/op_facts.h"
+#include "core/config/rule_vocabulary.h"
 #include "core/config/teplug_config.pb.h"
 #include "core/config/validated_config.h"
 #include "core/log/logger.h"
 
 namespace teplug::config {
 
-
 // Verbosity set by log_level: the logger's own levels.
 using LogLevel = ::teplug::core::LogLevel;
 
-// One rule, compiled for fast matching: name sets are pre-expanded (a layout
-// format becomes its layouts) so evaluation is only comparisons.
+// One rule, compiled for fast matching: the match's shortcuts (dtypes,
+// layouts, ...) and its `facts` entries become one list of fact conditions,
+// and group names are pre-expanded (a layout format becomes its layouts), so
+// evaluation is only comparisons.
 struct CompiledRule {
   // An inclusive range; a missing bound is open.
   struct Bounds {
     bool active = false;
-    std::optional<int> min;
-    std::optional<int> max;
+    std::optional<int64_t> min;
+    std::optional<int64_t> max;
+  };
+  // One condition on a fact: a name fact must be one of `values`, an integer
+  // fact inside `range` (when range.active).
+  struct FactCondition {
+    std::string fact;
+    std::vector<std::string> values;
+    Bounds range;
   };
 
   std::string name;
@@ -46,11 +55,7 @@ struct CompiledRule {
   std::vector<std::string> ops;
   std::vector<std::string> device_kinds;
   std::vector<std::string> vendors;
-  std::vector<std::string> dtypes;
-  std::vector<std::string> layouts;  // Formats already expanded.
-  std::vector<std::string> mask_types;
-  Bounds head_dim;
-  Bounds seq_len;
+  std::vector<FactCondition> facts;
 
   std::vector<std::string> prefer;
   std::vector<std::string> deny;
@@ -62,8 +67,9 @@ struct CompiledRule {
   // `config rule "no-fp8-attention" (teplug.textproto:12)`, for decision
   // records.
   std::string Describe() const;
-  // True when every constrained field of the rule matches `facts`.
-  bool Matches(const OpFacts& facts) const;
+  // True when every constrained field of the rule matches `op`: a fact
+  // condition needs the op to have that fact with a known value.
+  bool Matches(const OpFacts& op) const;
 };
 
 // The rules that matched one op, in file order, and what they say. Holds
@@ -98,10 +104,12 @@ class RuleVerdicts {
 
 class ConfigSnapshot {
  public:
-  // Compiles `config`. `generation` identifies this snapshot among those the
-  // kernel installed (it numbers them 1, 2, ...).
-  static std::shared_ptr<const ConfigSnapshot> Create(ValidatedConfig config,
-                                                      uint64_t generation);
+  // Compiles `config` against `vocabulary` (which expands value groups such
+  // as layout formats). `generation` identifies this snapshot among those the
+  // kernel installed (it numbers them 1, 2, ...). The default vocabulary is
+  // defined by //core/ops:rule_vocabulary, which a caller using it links.
+  static std::shared_ptr<const ConfigSnapshot> Create(ValidatedConfig config, uint64_t generation,
+                                                      const Vocabulary& vocabulary = RuleVocabulary());
 
   ConfigSnapshot(const ConfigSnapshot&) = delete;
   ConfigSnapshot& operator=(const ConfigSnapshot&) = delete;
@@ -149,7 +157,7 @@ class ConfigSnapshot {
   bool IsStrict(const OpFacts& facts) const;
 
  private:
-  ConfigSnapshot(ValidatedConfig config, uint64_t generation);
+  ConfigSnapshot(ValidatedConfig config, uint64_t generation, const Vocabulary& vocabulary);
 
   ValidatedConfig config_;
   uint64_t generation_;

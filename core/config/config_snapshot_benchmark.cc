@@ -49,7 +49,7 @@ void BM_EvaluateNoMatch(benchmark::State& state) {
   OpFacts gemm;
   gemm.interface_name = "gemm";
   gemm.op = "gemm";
-  gemm.dtype = "bf16";
+  gemm.AddName("dtype", "bf16");
   for (auto _ : state) {
     RuleVerdicts verdicts = snapshot->Evaluate(gemm);
     benchmark::DoNotOptimize(verdicts);

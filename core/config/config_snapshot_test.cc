@@ -11,7 +11,9 @@
 #include "absl/strings/match.h"
 #include "core/config/config_loader.h"
 #include "core/config/random_op_facts.h"
+#include "core/config/rule_vocabulary.h"
 #include "core/config/testdata_path.h"
+#include "core/config/vocabulary_lookup.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -37,6 +39,25 @@ std::vector<std::string> MatchedNames(const ConfigSnapshot& snapshot,
   return names;
 }
 
+// Replaces the fact named `value.name` (which `facts` must have) by `value`.
+void Replace(OpFacts& facts, const OpFacts::Value& value) {
+  for (int i = 0; i < facts.num_facts; ++i) {
+    if (facts.facts[i].name == value.name) {
+      facts.facts[i] = value;
+      return;
+    }
+  }
+  ADD_FAILURE() << "no fact " << value.name;
+}
+
+void SetName(OpFacts& facts, absl::string_view name, absl::string_view text) {
+  Replace(facts, OpFacts::Value{name, text, -1, !text.empty()});
+}
+
+void SetNumber(OpFacts& facts, absl::string_view name, int64_t number) {
+  Replace(facts, OpFacts::Value{name, {}, number, number >= 0});
+}
+
 // A fully described attention forward op; tests change one field at a time.
 OpFacts AttentionOp() {
   OpFacts facts;
@@ -44,11 +65,29 @@ OpFacts AttentionOp() {
   facts.op = "forward";
   facts.device_kind = "cuda";
   facts.vendor = "NVIDIA";
-  facts.dtype = "bf16";
-  facts.layout = "bshd_bshd_bshd";
-  facts.mask_type = "causal";
-  facts.head_dim = 128;
-  facts.seq_len = 4096;
+  facts.AddName("dtype", "bf16");
+  facts.AddName("layout", "bshd_bshd_bshd");
+  facts.AddName("mask_type", "causal");
+  facts.AddInteger("head_dim", 128);
+  facts.AddInteger("seq_len", 4096);
+  return facts;
+}
+
+// A fully described GEMM: fp8 A and B, bf16 D, no C, M=2048 N=512 K=4096.
+OpFacts GemmOp() {
+  OpFacts facts;
+  facts.interface_name = "gemm";
+  facts.op = "gemm";
+  facts.device_kind = "cuda";
+  facts.vendor = "NVIDIA";
+  facts.AddName("dtype", "fp8_e4m3");
+  facts.AddName("a_dtype", "fp8_e4m3");
+  facts.AddName("b_dtype", "fp8_e5m2");
+  facts.AddName("c_dtype", "");
+  facts.AddName("d_dtype", "bf16");
+  facts.AddInteger("m", 2048);
+  facts.AddInteger("n", 512);
+  facts.AddInteger("k", 4096);
   return facts;
 }
 
@@ -72,11 +111,17 @@ TEST(ConfigSnapshotTest, EachStringFieldRestrictsTheMatch) {
       {"ops: \"forward\"", [](OpFacts& f) { f.op = "backward"; }},
       {"device_kinds: \"cuda\"", [](OpFacts& f) { f.device_kind = "opencl"; }},
       {"vendors: \"nvidia\"", [](OpFacts& f) { f.vendor = "AMD"; }},
-      {"dtypes: [\"fp16\", \"bf16\"]", [](OpFacts& f) { f.dtype = "fp32"; }},
-      {"layouts: \"bshd_bshd_bshd\"", [](OpFacts& f) { f.layout = "bshd_bs2hd"; }},
-      {"mask_types: \"causal\"", [](OpFacts& f) { f.mask_type = "padding_causal"; }},
-      {"dtypes: \"bf16\"", [](OpFacts& f) { f.dtype = ""; }},  // n/a never matches
-      {"mask_types: \"causal\"", [](OpFacts& f) { f.mask_type = ""; }},
+      {"dtypes: [\"fp16\", \"bf16\"]", [](OpFacts& f) { SetName(f, "dtype", "fp32"); }},
+      {"layouts: \"bshd_bshd_bshd\"", [](OpFacts& f) { SetName(f, "layout", "bshd_bs2hd"); }},
+      {"mask_types: \"causal\"", [](OpFacts& f) { SetName(f, "mask_type", "padding_causal"); }},
+      {"dtypes: \"bf16\"", [](OpFacts& f) { SetName(f, "dtype", ""); }},  // unknown never matches
+      {"mask_types: \"causal\"", [](OpFacts& f) { SetName(f, "mask_type", ""); }},
+      {"facts { fact: \"mask_type\" values: \"causal\" }",
+       [](OpFacts& f) { SetName(f, "mask_type", "none"); }},
+      {"facts { fact: \"head_dim\" range { min: 128 } }",
+       [](OpFacts& f) { SetNumber(f, "head_dim", 64); }},
+      // An op without the fact at all never matches a rule that names it.
+      {"dtypes: \"bf16\"", [](OpFacts& f) { f = OpFacts{}; }},
   };
   for (const Case& c : cases) {
     auto snapshot = SnapshotOf(std::string("rules { name: \"r\" deny: \"x\" match { ") +
@@ -100,15 +145,55 @@ TEST(ConfigSnapshotTest, VendorsMatchIgnoringCase) {
   EXPECT_THAT(MatchedNames(*snapshot, facts), ElementsAre());
 }
 
+TEST(ConfigSnapshotTest, GemmRulesMatchEachOperandDtypeAndMNKRanges) {
+  struct Case {
+    const char* match;
+    void (*change)(OpFacts&);  // Makes GemmOp() stop matching.
+  };
+  const Case cases[] = {
+      // `dtypes` on a GEMM is A's dtype.
+      {"dtypes: \"fp8_e4m3\"", [](OpFacts& f) { SetName(f, "dtype", "bf16"); }},
+      {"facts { fact: \"a_dtype\" values: \"fp8_e4m3\" }",
+       [](OpFacts& f) { SetName(f, "a_dtype", "bf16"); }},
+      {"facts { fact: \"b_dtype\" values: [\"fp8_e4m3\", \"fp8_e5m2\"] }",
+       [](OpFacts& f) { SetName(f, "b_dtype", "bf16"); }},
+      {"facts { fact: \"d_dtype\" values: \"bf16\" }",
+       [](OpFacts& f) { SetName(f, "d_dtype", "fp32"); }},
+      {"facts { fact: \"c_dtype\" values: \"bf16\" }", nullptr},  // no C: never matches
+      {"facts { fact: \"m\" range { min: 1024 } }", [](OpFacts& f) { SetNumber(f, "m", 1023); }},
+      {"facts { fact: \"n\" range { max: 512 } }", [](OpFacts& f) { SetNumber(f, "n", 513); }},
+      {"facts { fact: \"k\" range { min: 4096 max: 4096 } }",
+       [](OpFacts& f) { SetNumber(f, "k", 4097); }},
+      {"facts { fact: \"m\" range { min: 0 } }", [](OpFacts& f) { SetNumber(f, "m", -1); }},
+      {"facts { fact: \"m\" range { min: 1024 } } facts { fact: \"b_dtype\" values: \"fp8_e5m2\" }",
+       [](OpFacts& f) { SetName(f, "b_dtype", "fp8_e4m3"); }},
+  };
+  for (const Case& c : cases) {
+    auto snapshot = SnapshotOf(std::string("rules { name: \"r\" deny: \"x\" match { interfaces: "
+                                           "\"gemm\" ") + c.match + " } }");
+    ASSERT_NE(snapshot, nullptr) << c.match;
+    OpFacts facts = GemmOp();
+    if (c.change == nullptr) {
+      EXPECT_THAT(MatchedNames(*snapshot, facts), ElementsAre()) << c.match;
+      continue;
+    }
+    EXPECT_THAT(MatchedNames(*snapshot, facts), ElementsAre("r")) << c.match;
+    c.change(facts);
+    EXPECT_THAT(MatchedNames(*snapshot, facts), ElementsAre()) << c.match;
+  }
+}
+
 TEST(ConfigSnapshotTest, AFormatMatchesExactlyItsFiveLayouts) {
-  for (absl::string_view format : CanonicalLayoutFormats()) {
+  const FactSpec* layout_fact = FindFact(*FindInterface(RuleVocabulary(), "attention"), "layout");
+  ASSERT_NE(layout_fact, nullptr);
+  for (absl::string_view format : {"sbhd", "bshd", "thd"}) {
     auto snapshot = SnapshotOf(std::string("rules { name: \"r\" deny: \"x\" match { "
                                            "layouts: \"") +
                                std::string(format) + "\" } }");
     int matched = 0;
-    for (absl::string_view layout : CanonicalLayouts()) {
+    for (const std::string& layout : layout_fact->values) {
       OpFacts facts = AttentionOp();
-      facts.layout = layout;
+      SetName(facts, "layout", layout);
       const bool matches = !snapshot->Evaluate(facts).matched().empty();
       // Oracle: the format spelled by the layout's first letters.
       const bool expected = (format == "thd" && absl::StartsWith(layout, "t")) ||
@@ -120,7 +205,7 @@ TEST(ConfigSnapshotTest, AFormatMatchesExactlyItsFiveLayouts) {
     EXPECT_EQ(matched, 5) << format;
     // The format name itself is not an op's layout and matches nothing else.
     OpFacts facts = AttentionOp();
-    facts.layout = "";
+    SetName(facts, "layout", format);
     EXPECT_TRUE(snapshot->Evaluate(facts).matched().empty());
   }
 }
@@ -131,19 +216,19 @@ TEST(ConfigSnapshotTest, RangesAreInclusiveAndNeedAKnownValue) {
       "rules { name: \"sl\" deny: \"x\" match { seq_len { min: 4096 } } }\n"
       "rules { name: \"small\" deny: \"x\" match { seq_len { max: 0 } } }");
   struct Case {
-    int head_dim;
-    int seq_len;
+    int64_t head_dim;
+    int64_t seq_len;
     std::vector<std::string> expected;
   };
   const Case cases[] = {
-      {64, 4096, {"hd", "sl"}},  {128, 1 << 30, {"hd", "sl"}},
+      {64, 4096, {"hd", "sl"}},  {128, int64_t{1} << 40, {"hd", "sl"}},
       {63, 4095, {}},            {129, 4096, {"sl"}},
       {-1, -1, {}},              {100, 0, {"hd", "small"}},
   };
   for (const Case& c : cases) {
     OpFacts facts = AttentionOp();
-    facts.head_dim = c.head_dim;
-    facts.seq_len = c.seq_len;
+    SetNumber(facts, "head_dim", c.head_dim);
+    SetNumber(facts, "seq_len", c.seq_len);
     EXPECT_EQ(MatchedNames(*snapshot, facts), c.expected)
         << "head_dim=" << c.head_dim << " seq_len=" << c.seq_len;
   }
@@ -161,7 +246,7 @@ TEST(ConfigSnapshotTest, VerdictHelpersNameTheResponsibleRule) {
       "rules { name: \"pref1\" prefer: [\"reference\", \"cuda\"] }\n"
       "rules { name: \"pref2\" prefer: [\"acme\"] deny: \"slow\" }\n");
   OpFacts facts = AttentionOp();
-  facts.dtype = "fp8_e4m3";
+  SetName(facts, "dtype", "fp8_e4m3");
   const RuleVerdicts verdicts = snapshot->Evaluate(facts);
   std::vector<std::string> names;
   for (const CompiledRule* rule : verdicts.matched()) names.push_back(rule->name);
@@ -193,12 +278,10 @@ TEST(ConfigSnapshotTest, StrictnessRuleBeatsInterfaceBeatsGlobal) {
       "rules { name: \"loose-gemm-fp32\" match { dtypes: \"fp32\" interfaces: \"gemm\" } "
       "strict: false }\n"
       "rules { name: \"strict-attn-bwd\" match { ops: \"backward\" } strict: true }\n");
-  OpFacts gemm;
-  gemm.interface_name = "gemm";
-  gemm.op = "gemm";
-  gemm.dtype = "bf16";
+  OpFacts gemm = GemmOp();
+  SetName(gemm, "dtype", "bf16");
   EXPECT_TRUE(lenient_global->IsStrict(gemm));  // Interface list.
-  gemm.dtype = "fp32";
+  SetName(gemm, "dtype", "fp32");
   EXPECT_FALSE(lenient_global->IsStrict(gemm));  // Rule overrides interface.
   OpFacts attention = AttentionOp();
   EXPECT_FALSE(lenient_global->IsStrict(attention));  // Global default.
@@ -209,11 +292,11 @@ TEST(ConfigSnapshotTest, StrictnessRuleBeatsInterfaceBeatsGlobal) {
       "strict: true\n"
       "rules { name: \"relax\" match { interfaces: \"collective\" } strict: false }");
   EXPECT_TRUE(strict_global->IsStrict(AttentionOp()));
-  OpFacts all_reduce;
-  all_reduce.interface_name = "collective";
-  all_reduce.op = "all_reduce";
-  EXPECT_FALSE(strict_global->IsStrict(all_reduce));
-  EXPECT_FALSE(strict_global->IsStrict(strict_global->Evaluate(all_reduce),
+  OpFacts comm_create;
+  comm_create.interface_name = "collective";
+  comm_create.op = "comm_create";
+  EXPECT_FALSE(strict_global->IsStrict(comm_create));
+  EXPECT_FALSE(strict_global->IsStrict(strict_global->Evaluate(comm_create),
                                        "collective"));
 }
 
@@ -277,7 +360,7 @@ TEST(ConfigSnapshotTest, ANewSnapshotDoesNotChangeAnOldOne) {
 }
 
 // Independent matcher written directly against the proto, for the property
-// test below (no compiled rules, no format expansion tables).
+// test below (no compiled rules, no group expansion tables).
 bool OracleMatches(const Rule& rule, const OpFacts& facts) {
   const Match& m = rule.match();
   auto listed = [](const auto& list, absl::string_view value) {
@@ -287,18 +370,32 @@ bool OracleMatches(const Rule& rule, const OpFacts& facts) {
     }
     return false;
   };
-  auto in_range = [](bool present, const Range& range, int value) {
+  auto known = [&](absl::string_view fact) -> const OpFacts::Value* {
+    for (int i = 0; i < facts.num_facts; ++i) {
+      if (facts.facts[i].name == fact && facts.facts[i].known) return &facts.facts[i];
+    }
+    return nullptr;
+  };
+  auto name_ok = [&](absl::string_view fact, const auto& values) {
+    if (values.empty()) return true;
+    const OpFacts::Value* value = known(fact);
+    return value != nullptr && listed(values, value->text);
+  };
+  auto in_range = [&](absl::string_view fact, bool present, const Range& range) {
     if (!present) return true;
-    if (value < 0) return false;
-    return (!range.has_min() || value >= range.min()) &&
-           (!range.has_max() || value <= range.max());
+    const OpFacts::Value* value = known(fact);
+    if (value == nullptr) return false;
+    return (!range.has_min() || value->number >= range.min()) &&
+           (!range.has_max() || value->number <= range.max());
   };
   bool layout_ok = m.layouts().empty();
+  const OpFacts::Value* layout_value = known("layout");
   for (const std::string& entry : m.layouts()) {
-    const std::string layout(facts.layout);
+    if (layout_value == nullptr) break;
+    const std::string layout(layout_value->text);
     const bool is_format = entry == "bshd" || entry == "sbhd" || entry == "thd";
     if (!is_format && entry == layout) layout_ok = true;
-    if (is_format && !layout.empty() &&
+    if (is_format &&
         layout.substr(0, entry.size() == 3 ? 1 : 2) == entry.substr(0, entry.size() == 3 ? 1 : 2)) {
       layout_ok = true;
     }
@@ -309,12 +406,16 @@ bool OracleMatches(const Rule& rule, const OpFacts& facts) {
       vendor_ok = true;
     }
   }
+  bool facts_ok = true;
+  for (const FactMatch& entry : m.facts()) {
+    facts_ok = facts_ok && name_ok(entry.fact(), entry.values()) &&
+               in_range(entry.fact(), entry.has_range(), entry.range());
+  }
   return listed(m.interfaces(), facts.interface_name) && listed(m.ops(), facts.op) &&
          listed(m.device_kinds(), facts.device_kind) && vendor_ok &&
-         listed(m.dtypes(), facts.dtype) && layout_ok &&
-         listed(m.mask_types(), facts.mask_type) &&
-         in_range(m.has_head_dim(), m.head_dim(), facts.head_dim) &&
-         in_range(m.has_seq_len(), m.seq_len(), facts.seq_len);
+         name_ok("dtype", m.dtypes()) && layout_ok && name_ok("mask_type", m.mask_types()) &&
+         in_range("head_dim", m.has_head_dim(), m.head_dim()) &&
+         in_range("seq_len", m.has_seq_len(), m.seq_len()) && facts_ok;
 }
 
 TEST(ConfigSnapshotTest, EvaluateAgreesWithAnIndependentMatcherOnRandomOps) {
@@ -325,10 +426,15 @@ TEST(ConfigSnapshotTest, EvaluateAgreesWithAnIndependentMatcherOnRandomOps) {
       "\"bf16\"] device_kinds: [\"cuda\", \"acme_npu\"] } }\n"
       "rules { name: \"c\" deny: \"x\" match { mask_types: [\"causal\", "
       "\"padding_causal_bottom_right\"] seq_len { min: 4096 } vendors: \"nvidia\" } }\n"
-      "rules { name: \"d\" deny: \"x\" match { ops: [\"all_reduce\", \"gemm\", "
+      "rules { name: \"d\" deny: \"x\" match { ops: [\"comm_create\", \"gemm\", "
       "\"backward\"] layouts: \"sbhd\" } }\n"
       "rules { name: \"e\" deny: \"x\" match { seq_len { max: 4095 } interfaces: "
-      "[\"gemm\", \"quantizer\"] } }\n",
+      "[\"attention\", \"quantizer\"] } }\n"
+      "rules { name: \"f\" deny: \"x\" match { facts { fact: \"m\" range { min: 1024 } } "
+      "facts { fact: \"b_dtype\" values: [\"fp8_e4m3\", \"bf16\", \"fp32\", \"fp16\"] } } }\n"
+      "rules { name: \"g\" deny: \"x\" match { interfaces: \"quantizer\" facts { fact: "
+      "\"scaling_mode\" values: [\"mxfp8_1d32\", \"per_tensor\"] } } }\n"
+      "rules { name: \"h\" deny: \"x\" match { facts { fact: \"world_size\" range { max: 64 } } } }\n",
       "prop");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const Config proto = loaded->proto;

@@ -147,10 +147,10 @@ TEST(ValidateProviderNamesTest, ReportsEveryUnknownNameWithItsPosition) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(status.message()),
             "cfg.textproto:3:14: priorities[0].provider: unknown provider "
-            "\"refrence\"; known providers: cuda, reference, acme\n"
+            "\"refrence\" (did you mean \"reference\"?); known providers: cuda, reference, acme\n"
             "cfg.textproto:6:3: rules[0].prefer[1]: unknown provider \"nvidia\"; "
             "known providers: cuda, reference, acme\n"
-            "cfg.textproto:8:3: rules[0].allow[2]: unknown provider \"acme2\"; "
+            "cfg.textproto:8:3: rules[0].allow[2]: unknown provider \"acme2\" (did you mean \"acme\"?); "
             "known providers: cuda, reference, acme");
   EXPECT_TRUE(ValidateProviderNames(
                   *loaded, {"cuda", "reference", "acme", "refrence", "nvidia", "acme2"})

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "core/config/field_name_suggestion.h"
 
 namespace teplug::config {
 namespace {
@@ -274,7 +275,8 @@ class Scanner {
           problems_->Add(key_position,
                          absl::StrCat("unknown field \"", key, "\" in ",
                                       path.empty() ? "the config" : path,
-                                      " (a ", message->name(), ")"));
+                                      " (a ", message->name(), ")",
+                                      SuggestFieldName(*message, key, /*json=*/true)));
         }
       }
       if (field != nullptr) {

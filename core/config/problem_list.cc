@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/log/untrusted_text.h"
 
 namespace teplug::config {
@@ -12,18 +13,25 @@ ProblemList::ProblemList(std::string source_name)
     : source_name_(std::move(source_name)) {}
 
 void ProblemList::Add(SourcePosition position, std::string message) {
-  problems_.push_back(Problem{true, position, std::move(message)});
+  problems_.push_back(Problem{false, true, position, std::move(message)});
+  ++num_errors_;
 }
 
 void ProblemList::AddWithoutPosition(std::string message) {
-  problems_.push_back(Problem{false, SourcePosition{}, std::move(message)});
+  problems_.push_back(Problem{false, false, SourcePosition{}, std::move(message)});
+  ++num_errors_;
 }
 
-absl::Status ProblemList::ToStatus() const {
-  if (problems_.empty()) return absl::OkStatus();
+void ProblemList::AddWarning(SourcePosition position, std::string message) {
+  problems_.push_back(Problem{true, true, position, std::move(message)});
+}
+
+std::vector<std::string> ProblemList::Format(bool errors, bool warnings) const {
   std::vector<const Problem*> sorted;
   sorted.reserve(problems_.size());
-  for (const Problem& problem : problems_) sorted.push_back(&problem);
+  for (const Problem& problem : problems_) {
+    if (problem.is_warning ? warnings : errors) sorted.push_back(&problem);
+  }
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Problem* a, const Problem* b) {
                      if (a->has_position != b->has_position) {
@@ -37,18 +45,28 @@ absl::Status ProblemList::ToStatus() const {
   // The file's own text (a bad value, a token the parser choked on) and its
   // path are echoed here: escaped, so a config cannot forge or break lines.
   const std::string source = core::EscapeUntrustedText(source_name_);
-  std::string text;
+  std::vector<std::string> lines;
+  lines.reserve(sorted.size());
   for (const Problem* problem : sorted) {
     const std::string message = core::EscapeUntrustedText(problem->message);
-    if (!text.empty()) text += '\n';
+    const char* severity = problem->is_warning ? "warning: " : "";
     if (problem->has_position) {
-      absl::StrAppend(&text, source, ":", problem->position.line, ":",
-                      problem->position.column, ": ", message);
+      lines.push_back(absl::StrCat(source, ":", problem->position.line, ":",
+                                   problem->position.column, ": ", severity, message));
     } else {
-      absl::StrAppend(&text, source, ": ", message);
+      lines.push_back(absl::StrCat(source, ": ", severity, message));
     }
   }
-  return absl::InvalidArgumentError(text);
+  return lines;
 }
+
+absl::Status ProblemList::ToStatus() const {
+  if (!has_errors()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrJoin(Format(true, false), "\n"));
+}
+
+std::vector<std::string> ProblemList::Lines() const { return Format(true, true); }
+
+std::vector<std::string> ProblemList::WarningLines() const { return Format(false, true); }
 
 }  // namespace teplug::config

@@ -83,7 +83,7 @@ TEST(RangeBoundariesTest, OneSidedRangesAreValidAndAnEmptyOneIsNot) {
 }
 
 // Whether a rule with `field { range }` matches an op whose field is `value`.
-bool Matches(const std::string& field, const std::string& range, int value) {
+bool Matches(const std::string& field, const std::string& range, int64_t value) {
   auto loaded = ParseConfigText(absl::StrCat("rules { name: \"r\" deny: \"x\" match { ", field, " { ", range, " } } }"),
                                 "t");
   EXPECT_TRUE(loaded.ok()) << loaded.status();
@@ -92,7 +92,7 @@ bool Matches(const std::string& field, const std::string& range, int value) {
   OpFacts facts;
   facts.interface_name = "attention";
   facts.op = "forward";
-  (field == "head_dim" ? facts.head_dim : facts.seq_len) = value;
+  facts.AddInteger(field, value);
   return !snapshot->Evaluate(facts).matched().empty();
 }
 

@@ -5,6 +5,7 @@
 #define TEPLUG_CORE_CONFIG_VALIDATED_CONFIG_H_
 
 #include <string>
+#include <vector>
 
 #include "core/config/field_locations.h"
 #include "core/config/teplug_config.pb.h"
@@ -18,6 +19,10 @@ struct ValidatedConfig {
   std::string source_name;
   // Field path -> position in the source.
   FieldLocations locations;
+  // What validation warned about (a rule that can never match, ...), one
+  // formatted line each ("file:line:col: warning: ..."); the running kernel
+  // logs them.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace teplug::config

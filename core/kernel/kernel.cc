@@ -7,7 +7,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "core/builtin/builtin_providers.h"
 #include "core/config/config_loader.h"
 #include "core/config/config_validation.h"
@@ -107,19 +106,32 @@ void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider
       loaded.provider);
 }
 
-std::vector<std::string> ProviderNames(const KernelState& s) {
-  std::vector<std::string> names;
-  for (const auto& p : s.providers) names.push_back(p->name);
-  return names;
+// Each loaded provider with the interfaces it implements (config names).
+std::vector<config::ProviderOffer> ProviderOffers(const KernelState& s) {
+  std::vector<config::ProviderOffer> offers;
+  absl::flat_hash_map<const Provider*, size_t> index_of;
+  for (const auto& p : s.providers) {
+    index_of[p.get()] = offers.size();
+    offers.push_back({p->name, {}});
+  }
+  for (const auto& list : s.impls) {
+    for (const auto& impl : *list) {
+      auto it = index_of.find(impl->provider.get());
+      if (it == index_of.end()) continue;
+      std::vector<std::string>& interfaces = offers[it->second].interfaces;
+      const std::string name = impl->module->name();
+      if (std::find(interfaces.begin(), interfaces.end(), name) == interfaces.end()) interfaces.push_back(name);
+    }
+  }
+  return offers;
 }
 
-// Unknown provider names in a config are warnings at run time (one config
-// may serve a mixed fleet where not every node has every provider); `teplug
-// validate` treats them as errors.
+// The config's own warnings, unknown provider names and allow lists that
+// leave ops with no provider: warnings at run time (one config may serve a
+// mixed fleet where not every node has every provider); `teplug validate`
+// treats unknown provider names as errors.
 std::vector<std::string> ProviderNameWarnings(const config::ConfigSnapshot& cfg, const KernelState& s) {
-  absl::Status st = config::ValidateProviderNames(cfg.config(), ProviderNames(s));
-  if (st.ok()) return {};
-  return absl::StrSplit(std::string(st.message()), '\n', absl::SkipEmpty());
+  return config::RunTimeConfigWarnings(cfg.config(), ProviderOffers(s));
 }
 
 }  // namespace
@@ -268,14 +280,17 @@ absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> c
                                                    cfg.status().message()));
   }
   std::shared_ptr<const config::ConfigSnapshot> snapshot;
+  std::vector<std::string> warnings;
   core.state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
     next->config = config::ConfigSnapshot::Create(*std::move(cfg), current.config->generation() + 1);
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    warnings = next->config_warnings;
     snapshot = next->config;
     return next;
   });
   ApplyLogLevel(core.options(), EffectiveEnv(core.options()), *snapshot, &core.logger());
+  for (const std::string& w : warnings) core.logger().Log(LogLevel::kWarn, w);
   core.logger().Log(LogLevel::kInfo, absl::StrCat("config generation ", snapshot->generation(), " from ",
                                                   snapshot->source_name(), " installed"));
   return absl::OkStatus();

@@ -384,6 +384,28 @@ TEST(KernelTest, UnknownProviderNamesInConfigAreReportedWithLocation) {
   EXPECT_NE(all.find("nvidia-native"), std::string::npos) << all;
 }
 
+TEST(KernelTest, ConfigWarningsAreLoggedAtStartAndOnReload) {
+  LogCapture log;
+  // fast implements no quantizer: an allow list naming only fast leaves
+  // quantize and dequantize with no provider.
+  auto k = MakeKernel({FakePlugin("fast")},
+                      "rules { name: \"only-fast\" match { interfaces: \"quantizer\" } allow: \"fast\" }\n",
+                      &log);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(log.Count("test.textproto:1:61: warning: rules[0].allow: rule \"only-fast\" leaves quantizer"), 1)
+      << log.All();
+  ASSERT_TRUE(k->ReloadConfigText("rules { name: \"never\" deny: \"fast\"\n"
+                                  "  match { interfaces: [\"gemm\", \"attention\"] seq_len { min: 1 }\n"
+                                  "          facts { fact: \"m\" range { min: 1 } } } }\n",
+                                  "reload.textproto")
+                  .ok());
+  EXPECT_EQ(log.Count("reload.textproto:2:3: warning: rules[0].match: this rule can never match"), 1)
+      << log.All();
+  const std::vector<std::string> warnings = k->ConfigWarnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("this rule can never match"), std::string::npos) << warnings[0];
+}
+
 TEST(KernelTest, InvalidConfigFailsCreationWithEveryProblem) {
   KernelOptions o = IsolatedOptions({}, "rules { name: \"a\" deny: \"x\" }\nrules { name: \"a\" deny: \"y\" }\n"
                                         "log_level: \"loud\"\n");

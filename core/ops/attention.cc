@@ -37,13 +37,13 @@ constexpr Field P(Field f) { return f.Via(kParamsAt); }
   StructField("params", kParamsAt, "TeplugAttentionParams", kParamsV1),                                         \
       P(ScalarField("layout", FieldRole::kInt32, offsetof(Params, layout))                                      \
             .Enum(TEPLUG_LAYOUT_COUNT_, &sdk::LayoutName, "TeplugQkvLayout")                                    \
-            .Fact("layout")),                                                                                   \
+            .Fact("layout", "QKV layout; a format (sbhd, bshd, thd) stands for its layouts")),                                                                                   \
       P(ScalarField("mask_type", FieldRole::kInt32, offsetof(Params, mask_type))                                \
             .Enum(TEPLUG_MASK_COUNT_, &sdk::MaskName, "TeplugMaskType")                                         \
-            .Fact("mask_type")),                                                                                \
+            .Fact("mask_type", "attention mask type")),                                                                                \
       P(ScalarField("bias_type", FieldRole::kInt32, offsetof(Params, bias_type))                                \
             .Enum(TEPLUG_BIAS_COUNT_, &sdk::BiasName, "TeplugBiasType")                                         \
-            .Fact("bias_type")),                                                                                \
+            .Fact("bias_type", "attention bias type")),                                                                                \
       P(ScalarField("is_training", FieldRole::kInt32, offsetof(Params, is_training)).Selected()),               \
       P(ScalarField("batch", FieldRole::kInt64, offsetof(Params, batch))),                                      \
       P(ScalarField("num_heads_q", FieldRole::kInt64, offsetof(Params, num_heads_q)).Selected()),               \
@@ -277,9 +277,9 @@ class Attention final : public InterfaceModule {
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
-    AddDTypeFact(v, "dtype", "dtype of q");
-    AddIntegerFact(v, "head_dim", "max(head_dim_qk, head_dim_v)");
-    AddIntegerFact(v, "seq_len", "max(max_seqlen_q, max_seqlen_kv)");
+    AddDTypeFact(v, "dtype", "Q's element type");
+    AddIntegerFact(v, "head_dim", "the larger of the Q/K and V head dimensions");
+    AddIntegerFact(v, "seq_len", "the larger of the maximum Q and KV sequence lengths");
     // A layout format (sbhd, bshd, thd) stands for every layout of that format.
     for (config::FactSpec& f : v->facts) {
       if (f.name != "layout") continue;

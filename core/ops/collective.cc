@@ -27,7 +27,7 @@ using Caps = TeplugCollectiveCaps;
 
 constexpr Field kCollectiveFields[] = {
     PerCallField("comm", offsetof(Args, comm)),
-    TensorField("send", offsetof(Args, send), kDeviceFrom).Fact("dtype").DTypes(offsetof(Caps, dtypes)),
+    TensorField("send", offsetof(Args, send), kDeviceFrom).DTypes(offsetof(Caps, dtypes)),
     TensorField("recv", offsetof(Args, recv), kDeviceFrom).DTypes(offsetof(Caps, dtypes)),
     PerCallField("counts", offsetof(Args, counts)),
     ScalarField("reduce_op", FieldRole::kInt32, offsetof(Args, reduce_op)).Selected(),
@@ -52,7 +52,6 @@ absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, const Op
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Args*>(raw);
   const TeplugTensor* t = a.send != nullptr ? a.send : a.recv;
-  if (a.send == nullptr && t != nullptr) d.facts.AddName("dtype", sdk::DTypeName(t->dtype));
   FinishDescription(absl::StrCat(spec.name, " ", t != nullptr ? ShapeText(t) : "",
                                  Reduces(spec.op) ? absl::StrCat(" ", sdk::ReduceName(a.reduce_op)) : ""),
                     &d);
@@ -300,11 +299,12 @@ class Collective final : public InterfaceModule {
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
-    AddIntegerFact(v, "world_size", "the communicator's size (comm_create)");
+    AddIntegerFact(v, "world_size", "comm_create: the number of ranks in the communicator");
     for (const OpSpec* op : kOps) {
       if (op == &kCommCreateOp) continue;
-      v->undecided_ops.push_back({op->name, "collectives are decided once per communicator, when it is created: "
-                                            "match ops: \"comm_create\" instead"});
+      v->undecided_ops.push_back({op->name, "collectives are decided once per communicator, at comm_create, and every "
+                                            "call on the communicator goes to that implementation; match ops: "
+                                            "\"comm_create\" (or leave ops out) instead"});
     }
   }
 };

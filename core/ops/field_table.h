@@ -46,6 +46,7 @@ struct Field {
   size_t offset = 0;             // in the args struct, or in the struct `via` points at
   size_t via = kNone;            // args offset of the pointer to the sub-struct holding the field
   const char* fact = nullptr;    // the config fact it feeds ("a_dtype", "head_dim"), or none
+  const char* fact_doc = "";     // what that fact is, for docs and messages
   const char* label = nullptr;   // how capability refusals name it ("A"); default `name`
   size_t caps_dtypes = kNone;    // tensor: offset of the uint64_t dtype mask in the caps struct
   size_t caps_scaling = kNone;   // tensor: offset of the uint32_t scaling-mode mask in the caps struct
@@ -55,7 +56,13 @@ struct Field {
   const char* (*enum_name)(int32_t) = nullptr;  // and their names (facts, messages)
   const char* enum_type = nullptr;  // when set, describe refuses values outside [0, enum_count)
 
-  constexpr Field Fact(const char* f) const { Field x = *this; x.fact = f; x.flags |= kSelected; return x; }
+  constexpr Field Fact(const char* f, const char* doc) const {
+    Field x = *this;
+    x.fact = f;
+    x.fact_doc = doc;
+    x.flags |= kSelected;
+    return x;
+  }
   constexpr Field Label(const char* l) const { Field x = *this; x.label = l; return x; }
   constexpr Field DTypes(size_t caps_offset) const {
     Field x = *this; x.caps_dtypes = caps_offset; x.flags |= kSelected; return x;

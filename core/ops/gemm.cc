@@ -23,12 +23,12 @@ using Caps = TeplugGemmCaps;
 constexpr uint32_t kOperand = kKeyShape | kCheckAlign;
 constexpr Field kGemmFields[] = {
     TensorField("a", offsetof(Args, a), kRequired | kDeviceFrom | kOperand)
-        .Fact("a_dtype").Label("A").DTypes(offsetof(Caps, a_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
+        .Fact("a_dtype", "A's element type").Label("A").DTypes(offsetof(Caps, a_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
     TensorField("b", offsetof(Args, b), kRequired | kDeviceFrom | kOperand)
-        .Fact("b_dtype").Label("B").DTypes(offsetof(Caps, b_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
-    TensorField("c", offsetof(Args, c), kOperand).Fact("c_dtype").Label("C"),
+        .Fact("b_dtype", "B's element type").Label("B").DTypes(offsetof(Caps, b_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
+    TensorField("c", offsetof(Args, c), kOperand).Fact("c_dtype", "C's element type (unknown when there is no C)").Label("C"),
     TensorField("d", offsetof(Args, d), kRequired | kDeviceFrom | kOperand)
-        .Fact("d_dtype").Label("D").DTypes(offsetof(Caps, d_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
+        .Fact("d_dtype", "D's (the output's) element type").Label("D").DTypes(offsetof(Caps, d_dtypes)).Scaling(offsetof(Caps, scaling_modes)),
     TensorField("bias", offsetof(Args, bias), kKeyShape).Selected(),
     TensorField("pre_gelu_out", offsetof(Args, pre_gelu_out), kKeyShape).Selected(),
     ScalarField("trans_a", FieldRole::kInt32, offsetof(Args, trans_a)).Selected(),
@@ -173,10 +173,10 @@ class Gemm final : public InterfaceModule {
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
-    AddDTypeFact(v, "dtype", "dtype of A (what `dtypes` matches on a GEMM rule)");
-    AddIntegerFact(v, "m", "M: rows of op(A) and of D");
-    AddIntegerFact(v, "n", "N: columns of op(B) and of D");
-    AddIntegerFact(v, "k", "K: columns of op(A), rows of op(B)");
+    AddDTypeFact(v, "dtype", "A's element type (the same as a_dtype)");
+    AddIntegerFact(v, "m", "rows of op(A) and of D");
+    AddIntegerFact(v, "n", "columns of op(B) and of D");
+    AddIntegerFact(v, "k", "the reduced dimension: columns of op(A), rows of op(B)");
   }
 };
 

@@ -65,22 +65,22 @@ config::InterfaceVocabulary InterfaceModule::Vocabulary() const {
       if (known != v.facts.end()) continue;
       config::FactSpec fact;
       fact.name = f.fact;
+      fact.doc = f.fact_doc;
       if (f.role == FieldRole::kTensor) {
         fact.kind = config::FactKind::kName;
-        fact.doc = std::string("dtype of ") + f.Label();
         fact.values = DTypeNames();
       } else if (f.enum_name != nullptr) {
         fact.kind = config::FactKind::kName;
-        fact.doc = f.name;
         for (int32_t e = 0; e < f.enum_count; ++e) fact.values.emplace_back(f.enum_name(e));
       } else {
         fact.kind = config::FactKind::kInteger;
-        fact.doc = f.name;
       }
       v.facts.push_back(std::move(fact));
     }
   }
   AddDerivedFacts(&v);
+  // "dtype", the fact most rules name, comes first in messages and docs.
+  std::stable_partition(v.facts.begin(), v.facts.end(), [](const config::FactSpec& f) { return f.name == "dtype"; });
   return v;
 }
 

@@ -13,7 +13,7 @@ namespace teplug::core {
 
 absl::Span<const InterfaceModule* const> InterfaceModules() {
   static const auto* const kModules = [] {
-    auto* list = new std::array<const InterfaceModule*, 5>{&GemmModule(), &AttentionModule(), &QuantizerModule(),
+    auto* list = new std::array<const InterfaceModule*, 5>{&AttentionModule(), &GemmModule(), &QuantizerModule(),
                                                            &CollectiveModule(), &NormModule()};
     for (size_t i = 0; i < list->size(); ++i) (*list)[i]->index_ = static_cast<int>(i);
     return list;
@@ -33,15 +33,6 @@ const InterfaceModule* ModuleNamed(absl::string_view name) {
     if (name == m->name()) return m;
   }
   return nullptr;
-}
-
-const config::Vocabulary& RuleVocabulary() {
-  static const auto* const kVocabulary = [] {
-    auto* v = new config::Vocabulary;
-    for (const InterfaceModule* m : InterfaceModules()) v->push_back(m->Vocabulary());
-    return v;
-  }();
-  return *kVocabulary;
 }
 
 }  // namespace teplug::core

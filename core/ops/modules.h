@@ -6,7 +6,6 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "core/config/op_facts.h"
 #include "core/ops/interface_module.h"
 #include "teplug/teplug.h"
 
@@ -16,8 +15,6 @@ namespace teplug::core {
 const InterfaceModule* ModuleOfIid(const TeplugIID& iid);
 // The module named `name` ("gemm"), or nullptr.
 const InterfaceModule* ModuleNamed(absl::string_view name);
-// What config rules may name, from every module's field tables.
-const config::Vocabulary& RuleVocabulary();
 
 }  // namespace teplug::core
 

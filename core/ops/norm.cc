@@ -26,17 +26,17 @@ constexpr uint32_t kInput = kRequired | kDeviceFrom | kKeyShape;
 constexpr Field NormType(size_t offset) {
   return ScalarField("norm_type", FieldRole::kInt32, offset)
       .Enum(TEPLUG_NORM_TYPE_COUNT_, &sdk::NormTypeName, "TeplugNormType")
-      .Fact("norm_type");
+      .Fact("norm_type", "layernorm or rmsnorm");
 }
 constexpr Field kForwardFields[] = {
     NormType(offsetof(Fwd, norm_type)),
     ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Fwd, zero_centered_gamma)).Selected(),
     PerCallField("epsilon", offsetof(Fwd, epsilon)),
-    TensorField("x", offsetof(Fwd, x), kInput).Fact("input_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("x", offsetof(Fwd, x), kInput).Fact("dtype", "x's element type").DTypes(offsetof(Caps, input_dtypes)),
     TensorField("gamma", offsetof(Fwd, gamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
     TensorField("beta", offsetof(Fwd, beta), kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
     TensorField("y", offsetof(Fwd, y), kRequired | kKeyShape)
-        .Fact("output_dtype")
+        .Fact("output_dtype", "y's element type (fp8: quantized output)")
         .DTypes(offsetof(Caps, output_dtypes))
         .Scaling(offsetof(Caps, scaling_modes)),
     TensorField("mu", offsetof(Fwd, mu), kKeyShape),
@@ -48,7 +48,7 @@ constexpr Field kBackwardFields[] = {
     NormType(offsetof(Bwd, norm_type)),
     ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Bwd, zero_centered_gamma)).Selected(),
     TensorField("dy", offsetof(Bwd, dy), kInput).DTypes(offsetof(Caps, input_dtypes)),
-    TensorField("x", offsetof(Bwd, x), kInput).Fact("input_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("x", offsetof(Bwd, x), kInput).Fact("dtype", "x's element type").DTypes(offsetof(Caps, input_dtypes)),
     TensorField("mu", offsetof(Bwd, mu), kKeyShape),
     TensorField("rsigma", offsetof(Bwd, rsigma), kRequired | kKeyShape),
     TensorField("gamma", offsetof(Bwd, gamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
@@ -71,7 +71,6 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   if (!s.ok()) return s;
   const Args& a = *static_cast<const Args*>(raw);
   const int64_t hidden = HiddenOf(*a.x);
-  d.facts.AddName("dtype", sdk::DTypeName(a.x->dtype));
   d.facts.AddInteger("hidden_size", hidden);
   FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), "_", spec.name, " ", ShapeText(a.x),
                                  " hidden=", hidden, a.zero_centered_gamma ? " zero_centered_gamma" : ""),
@@ -174,8 +173,7 @@ class Norm final : public InterfaceModule {
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
-    AddDTypeFact(v, "dtype", "dtype of x");
-    AddIntegerFact(v, "hidden_size", "the last axis of x");
+    AddIntegerFact(v, "hidden_size", "the normalized size: x's last axis");
   }
 };
 

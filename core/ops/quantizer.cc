@@ -23,9 +23,9 @@ using Caps = TeplugQuantizerCaps;
 
 constexpr uint32_t kTensor = kRequired | kDeviceFrom | kKeyShape;
 constexpr Field kQuantizeFields[] = {
-    TensorField("input", offsetof(Quantize, input), kTensor).Fact("input_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("input", offsetof(Quantize, input), kTensor).Fact("input_dtype", "the input's element type").DTypes(offsetof(Caps, input_dtypes)),
     TensorField("output", offsetof(Quantize, output), kTensor)
-        .Fact("output_dtype")
+        .Fact("output_dtype", "the output's element type")
         .DTypes(offsetof(Caps, output_dtypes))
         .Scaling(offsetof(Caps, scaling_modes)),
     ScalarField("recipe", FieldRole::kInt32, offsetof(Quantize, recipe)).Selected(),
@@ -39,10 +39,10 @@ constexpr Field kQuantizeFields[] = {
 // output_dtypes, the high-precision output against input_dtypes.
 constexpr Field kDequantizeFields[] = {
     TensorField("input", offsetof(Dequantize, input), kTensor)
-        .Fact("input_dtype")
+        .Fact("input_dtype", "the input's element type")
         .DTypes(offsetof(Caps, output_dtypes))
         .Scaling(offsetof(Caps, scaling_modes)),
-    TensorField("output", offsetof(Dequantize, output), kTensor).Fact("output_dtype").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("output", offsetof(Dequantize, output), kTensor).Fact("output_dtype", "the output's element type").DTypes(offsetof(Caps, input_dtypes)),
     PerCallField("stream", offsetof(Dequantize, stream)),
 };
 constexpr size_t kQuantizeV1 = TEPLUG_STRUCT_SIZE(Quantize, stream);
@@ -168,10 +168,10 @@ class Quantizer final : public InterfaceModule {
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
-    AddDTypeFact(v, "dtype", "the quantized side's dtype (output of quantize, input of dequantize)");
+    AddDTypeFact(v, "dtype", "the quantized element type: the output's for quantize, the input's for dequantize");
     std::vector<std::string> modes;
     for (int32_t m = 0; m < TEPLUG_SCALING_COUNT_; ++m) modes.emplace_back(sdk::ScalingName(m));
-    AddNameFact(v, "scaling_mode", "the quantized side's scaling mode", std::move(modes));
+    AddNameFact(v, "scaling_mode", "the quantized tensor's scaling mode", std::move(modes));
   }
 };
 

@@ -9,34 +9,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/config/closest_name.h"
 
 namespace teplug::cli {
 
-int EditDistance(const std::string& a, const std::string& b) {
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<int>(i);
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const int sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
+int EditDistance(const std::string& a, const std::string& b) { return config::EditDistance(a, b); }
 
 std::string ClosestMatch(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  int best_distance = std::max<int>(2, static_cast<int>(word.size()) / 3) + 1;
-  for (const std::string& c : candidates) {
-    const int d = EditDistance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
-    }
-  }
-  return best;
+  return config::ClosestName(word, candidates);
 }
 
 FlagSet::FlagSet(std::string command) : command_(std::move(command)) {}

@@ -133,7 +133,7 @@ ref = providers["reference"]
 assert ref["builtin"] is True and ref["source"] == "built-in", ref
 assert ref["abi_min"] == "1.0", ref
 interfaces = sorted(i["interface"] for i in ref["implementations"])
-assert interfaces == ["IAttention/1", "ICollective/1", "IGemm/1", "IQuantizer/1"], interfaces
+assert interfaces == ["IAttention/1", "ICollective/1", "IGemm/1", "INorm/1", "IQuantizer/1"], interfaces
 assert all(i["capability"] for i in ref["implementations"])
 fast = providers["fast"]
 assert fast["builtin"] is False and fast["source"].endswith("libteplug_fake_fast.so"), fast
@@ -248,6 +248,16 @@ PY
   expect_status 0
   expect_in "$ERR" "pre-flight probe: killed by SIGABRT during teplug_plugin_entry"
 
+  # Rules match a GEMM's M and each operand's dtype: M=1024 is denied, 1023 is not.
+  run_teplug explain gemm --dtype fp8_e4m3 --m 1024 --n 512 --k 128 \
+    --config "$DATA/deny_big_gemm.textproto" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "reference/gemm  rejected          0  [config] denied  config rule \"no-big-fp8-gemm-on-reference\" ($DATA/deny_big_gemm.textproto:3)"
+  run_teplug explain gemm --dtype fp8_e4m3 --m 1023 --n 512 --k 128 \
+    --config "$DATA/deny_big_gemm.textproto" --no-discovery
+  expect_status 0
+  expect_in "$OUT" "=> served by reference/gemm"
+
   # Every interface can be explained; quantizer and collective too.
   run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
   expect_status 0
@@ -283,6 +293,31 @@ test_validate() {
   run_teplug validate "$DATA/clean.textproto" --no-discovery
   expect_status 0
   expect_in "$OUT" "clean.textproto: OK"
+
+  # Warnings (a rule that can never match, an allow list that leaves an
+  # interface with no provider) are printed but do not fail the check.
+  run_teplug validate "$DATA/warnings_only.textproto" --no-discovery
+  expect_status 0
+  expect_golden validate_warnings_only
+
+  # A refused required plugin does not hide the rest: provider names are
+  # still checked against the providers that did load.
+  local required_config="${TEST_TMPDIR:-/tmp}/required.textproto"
+  printf 'plugins { path: "gone/libteplug_gone.so" required: true }\nrules { name: "r" deny: "acme" }\n' \
+    >"$required_config"
+  run_teplug validate "$required_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "required.textproto:2:19: rules[0].deny[0]: unknown provider \"acme\"; known providers: reference"
+  expect_in "$OUT" "required.textproto:1: plugin"
+  expect_in "$OUT" "it is marked required, so teplug refuses to start with this config"
+  expect_in "$OUT" "required.textproto: 2 problems"
+
+  # JSON: an unknown key gets a did-you-mean from the schema.
+  local json_config="${TEST_TMPDIR:-/tmp}/typo.json"
+  printf '{"rules": [{"name": "r", "deny": ["reference"],\n  "match": {"mask_type": ["causal"]}}]}\n' >"$json_config"
+  run_teplug validate "$json_config" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "typo.json:2:13: unknown field \"mask_type\" in rules[0].match (a Match); did you mean \"mask_types\"?"
 
   # A plugin's provider name becomes known when the plugin is given.
   run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery
@@ -398,7 +433,7 @@ test_run() {
   expect_in "$ERR" "cannot read config file \"$DATA/nope.textproto\" given by --config"
   run_teplug run --config "$DATA/several_errors.textproto"
   expect_status 2
-  expect_in "$ERR" "several_errors.textproto:11:1: log_level"
+  expect_in "$ERR" "several_errors.textproto:12:1: log_level"
   expect_in "$ERR" "teplug validate FILE"
 }
 

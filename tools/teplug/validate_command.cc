@@ -1,17 +1,25 @@
-// `teplug validate FILE`: checks a config without running any op. Prints
-// every problem as file:line:col: message — syntax and schema problems from
-// the config loader, then provider names the config mentions that no loaded
-// provider has, then plugins the config names that were refused. Exit 0 only
-// when there is no problem.
+// `teplug validate FILE`: checks a config without running any op, and
+// reports every problem in one pass as file:line:col: message, sorted by
+// position: syntax and schema problems, names (interfaces, ops, facts,
+// values, with "did you mean"), provider names no loaded provider has, and
+// plugins the config names that were refused; then warnings (rules that can
+// never match, allow lists that leave an interface with no provider). Exit 0
+// when there is no error (warnings alone do not fail).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "core/config/config_loader.h"
+#include "core/config/plugins_only_config.h"
+#include "core/config/provider_validation.h"
+#include "core/config/rule_vocabulary.h"
 #include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
@@ -28,23 +36,52 @@ constexpr char kValidateHelp[] =
     "\n"
     "Checks a teplug config (text format, or JSON when the name ends in .json or\n"
     "the text starts with '{') without running any op, and lists every problem\n"
-    "as file:line:col: message: syntax, unknown fields, bad names and ranges,\n"
-    "rule conflicts (core/config/README.md lists them), then provider names the\n"
-    "config mentions that no provider this binary knows has (built-ins, the\n"
-    "config's plugins, --plugin, and discovered plugins unless --no-discovery),\n"
-    "and plugins named by the config that were refused. Each plugin is first\n"
-    "loaded in a forked child (--probe off skips that): one that crashes or hangs\n"
-    "there is a refused plugin, not a crash of this command.\n"
+    "as file:line:col: message, in one pass: syntax, unknown fields, bad names\n"
+    "and ranges, facts a rule's interfaces do not have, rule conflicts\n"
+    "(core/config/README.md lists them), provider names the config mentions that\n"
+    "no provider this binary knows has (built-ins, the config's plugins, --plugin,\n"
+    "and discovered plugins unless --no-discovery), and plugins named by the\n"
+    "config that were refused. Lines marked \"warning:\" are rules that can never\n"
+    "match and allow lists that leave an interface with no provider; they do not\n"
+    "fail the check. Each plugin is first loaded in a forked child (--probe off\n"
+    "skips that): one that crashes or hangs there is a refused plugin, not a\n"
+    "crash of this command.\n"
     "\n"
-    "Exit status: 0 clean, 1 problems found, 2 usage error or unreadable file.\n";
+    "Exit status: 0 no error (warnings allowed), 1 errors found, 2 usage error or\n"
+    "unreadable file.\n";
 
-// One problem per line of `text`; each line is escaped (it may quote the
-// config file or a plugin).
-void PrintLines(absl::string_view text, int* count) {
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
-    std::cout << EscapeUntrustedText(line) << "\n";
-    ++*count;
+// Whether the config's plugin cited by a load report origin
+// ("config FILE:LINE") is marked required.
+bool RequiredAt(const config::ValidatedConfig& config, absl::string_view origin) {
+  int line = 0;
+  const size_t colon = origin.rfind(':');
+  if (colon == absl::string_view::npos || !absl::SimpleAtoi(origin.substr(colon + 1), &line)) return false;
+  for (int i = 0; i < config.proto.plugins_size(); ++i) {
+    if (config.proto.plugins(i).required() &&
+        config.locations.FindNearest(absl::StrCat("plugins[", i, "]")).line == line) {
+      return true;
+    }
   }
+  return false;
+}
+
+// Each loaded provider with the interfaces (config names) it implements.
+std::vector<config::ProviderOffer> ProviderOffers(const core::Kernel& kernel) {
+  std::vector<config::ProviderOffer> offers;
+  for (const core::ProviderListing& provider : kernel.ListProviders()) {
+    config::ProviderOffer offer{provider.name, {}};
+    for (const core::ImplementationListing& impl : provider.implementations) {
+      for (const config::InterfaceVocabulary& entry : config::RuleVocabulary()) {
+        if (entry.display_name == impl.interface_name &&
+            std::find(offer.interfaces.begin(), offer.interfaces.end(), entry.name) ==
+                offer.interfaces.end()) {
+          offer.interfaces.push_back(entry.name);
+        }
+      }
+    }
+    offers.push_back(std::move(offer));
+  }
+  return offers;
 }
 
 }  // namespace
@@ -69,46 +106,62 @@ int ValidateCommand(const std::vector<std::string>& args) {
               << "; check the path\n";
     return kExitUsage;
   }
-  int problems = 0;
-  absl::StatusOr<config::ValidatedConfig> parsed = config::LoadConfigFile(path);
-  if (!parsed.ok()) {
-    if (parsed.status().code() != absl::StatusCode::kInvalidArgument) {
-      std::cerr << "error: " << EscapeUntrustedLines(parsed.status().message(), "  ") << "\n";
-      return kExitUsage;
-    }
-    PrintLines(parsed.status().message(), &problems);
-  } else {
+  absl::StatusOr<config::ConfigCheck> check = config::CheckConfigFile(path);
+  if (!check.ok()) {
+    std::cerr << "error: " << EscapeUntrustedLines(check.status().message(), "  ") << "\n";
+    return kExitUsage;
+  }
+  config::ProblemList& found = check->problems;
+  std::vector<std::string> refusals;  // one line each, escaped
+  if (check->parsed.has_value()) {
     // Provider names are only known once plugins are loaded: start a kernel
-    // on this config (no op runs) and collect what it found.
+    // with the config's plugins (each on its own line, so refusals cite the
+    // file's lines; the rest of the config may have errors) and check the
+    // whole config against the providers it found.
     absl::StatusOr<core::KernelOptions> options = KernelOptionsFromFlags(flags);
     if (!options.ok()) {
       std::cerr << "error: " << EscapeUntrustedLines(options.status().message(), "  ") << "\n";
       return kExitUsage;
     }
-    options->config_path = path;
+    options->config_text = config::PluginsOnlyConfigText(*check->parsed);
+    options->config_source_name = path;
     options->log_level = core::LogLevel::kError;  // problems are printed below, not logged
     absl::StatusOr<std::unique_ptr<core::Kernel>> kernel =
         core::Kernel::Create(*std::move(options));
     if (!kernel.ok()) {
-      std::cout << shown_path << ": the kernel cannot start with this config: "
-                << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
-      ++problems;
+      refusals.push_back(absl::StrCat(shown_path, ": the kernel cannot start with this config: ",
+                                      EscapeUntrustedLines(kernel.status().message(), "  ")));
     } else {
-      for (const std::string& w : (*kernel)->ConfigWarnings()) PrintLines(w, &problems);
+      const std::vector<config::ProviderOffer> providers = ProviderOffers(**kernel);
+      std::vector<std::string> names;
+      for (const config::ProviderOffer& provider : providers) names.push_back(provider.name);
+      config::CheckProviderNames(*check->parsed, names, &found);
+      config::CheckAllowLists(*check->parsed, providers, config::RuleVocabulary(), &found);
       for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
         if (e.loaded || !absl::StartsWith(e.origin, "config ")) continue;
-        std::cout << EscapeUntrustedText(e.origin.substr(7)) << ": plugin "
-                  << EscapeUntrustedText(e.path) << " refused: " << EscapeUntrustedText(e.reason)
-                  << "\n";
-        ++problems;
+        refusals.push_back(absl::StrCat(
+            EscapeUntrustedText(e.origin.substr(7)), ": plugin ", EscapeUntrustedText(e.path),
+            " refused: ", EscapeUntrustedText(e.reason),
+            RequiredAt(*check->parsed, e.origin)
+                ? "; it is marked required, so teplug refuses to start with this config"
+                : ""));
       }
     }
   }
-  if (problems == 0) {
-    std::cout << shown_path << ": OK\n";
+  // ProblemList escapes what it quotes; each line is escaped again in case.
+  for (const std::string& line : found.Lines()) std::cout << EscapeUntrustedText(line) << "\n";
+  for (const std::string& line : refusals) std::cout << line << "\n";
+  const size_t errors = found.num_errors() + refusals.size();
+  const size_t warnings = found.num_warnings();
+  const std::string warning_count =
+      warnings == 0 ? std::string() : absl::StrCat(warnings, warnings == 1 ? " warning" : " warnings");
+  if (errors == 0) {
+    std::cout << shown_path << ": OK" << (warnings == 0 ? "" : absl::StrCat(" (", warning_count, ")"))
+              << "\n";
     return kExitOk;
   }
-  std::cout << shown_path << ": " << problems << (problems == 1 ? " problem" : " problems") << "\n";
+  std::cout << shown_path << ": " << errors << (errors == 1 ? " problem" : " problems")
+            << (warnings == 0 ? "" : absl::StrCat(", ", warning_count)) << "\n";
   return kExitNo;
 }
 
