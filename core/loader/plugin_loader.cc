@@ -66,6 +66,12 @@ bool IsHexDigest(absl::string_view pin) {
   return true;
 }
 
+// Appended to a permission refusal: the documented way to load the file
+// anyway.
+constexpr absl::string_view kInsecureOptOut =
+    " (to load it anyway: allow_insecure_plugin_permissions: true in the config, or "
+    "KernelOptions::allow_insecure_plugin_permissions)";
+
 // Security and pin checks on the resolved file. Logs the override WARN when
 // the policy allows an insecure file.
 absl::Status CheckFile(const std::string& who, const std::string& resolved,
@@ -73,7 +79,10 @@ absl::Status CheckFile(const std::string& who, const std::string& resolved,
                        const Logger& logger) {
   absl::Status security = CheckPluginFileSecurity(resolved);
   if (!security.ok()) {
-    if (!policy.allow_insecure_permissions) return security;
+    if (!policy.allow_insecure_permissions) {
+      if (security.code() != absl::StatusCode::kPermissionDenied) return security;
+      return absl::PermissionDeniedError(absl::StrCat(security.message(), kInsecureOptOut));
+    }
     logger.Log(LogLevel::kWarn,
                absl::StrCat(who, ": loading despite failed security check because "
                                  "allow_insecure_plugin_permissions is set: ",
