@@ -140,7 +140,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
   const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
-  auto taken = [&](absl::string_view name) { return state->HasProvider(name); };
+  auto taken = [&](absl::string_view name) { return state->ProviderSource(name); };
 
   if (options.load_builtins) {
     for (const BuiltinProvider& b : BuiltinProviders()) {
@@ -226,15 +226,17 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
       PolicyFor(core_->options(), EffectiveEnv(core_->options()), *guard_state()->config, core_->logger());
   PluginCandidate c{path, "api", false, ""};
   absl::StatusOr<LoadedProvider> loaded =
-      LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->HasProvider(name); },
+      LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->ProviderSource(name); },
                      core_->shared_logger());
   absl::Status result = loaded.status();
   core_->state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
-    if (loaded.ok() && next->HasProvider(loaded->provider->name)) {
+    if (loaded.ok() && next->FindProvider(loaded->provider->name) != nullptr) {
       // Another thread registered the same name meanwhile: refuse this one.
-      result = absl::AlreadyExistsError(absl::StrCat("plugin ", path, " (api) refused: provider name \"",
-                                                     loaded->provider->name, "\" is already registered"));
+      const Provider& registered = *next->FindProvider(loaded->provider->name);
+      result = absl::AlreadyExistsError(absl::StrCat(
+          "plugin ", EscapeUntrustedText(path), " (api) refused: ",
+          DuplicateProviderReason(registered.name, registered.source, loaded->provider->source)));
       core_->logger().Log(LogLevel::kWarn, result.message());  // the loader saw no refusal to log
     }
     if (result.ok()) {

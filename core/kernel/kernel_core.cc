@@ -22,11 +22,17 @@ std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
   return s;
 }
 
-bool KernelState::HasProvider(absl::string_view name) const {
+const Provider* KernelState::FindProvider(absl::string_view name) const {
   // `providers` is sorted by name: a binary search.
   auto at = std::lower_bound(providers.begin(), providers.end(), name,
                              [](const auto& p, absl::string_view n) { return p->name < n; });
-  return at != providers.end() && (*at)->name == name;
+  return at != providers.end() && (*at)->name == name ? at->get() : nullptr;
+}
+
+std::optional<std::string> KernelState::ProviderSource(absl::string_view name) const {
+  const Provider* p = FindProvider(name);
+  if (p == nullptr) return std::nullopt;
+  return p->source;
 }
 
 KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,

@@ -43,7 +43,11 @@ struct KernelState {
   // A copy of everything but the cache (which starts empty).
   KernelState();
   std::unique_ptr<KernelState> CopyWithoutCache() const;
-  bool HasProvider(absl::string_view name) const;
+  // The registered provider named `name`, or null.
+  const Provider* FindProvider(absl::string_view name) const;
+  // For the loader: the source (escaped path, or "built-in") of the provider
+  // already registered as `name`, or nullopt when the name is free.
+  std::optional<std::string> ProviderSource(absl::string_view name) const;
 };
 
 class KernelCore {

@@ -193,9 +193,11 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   if (registrar.staged().empty()) {
     return absl::InvalidArgumentError(NothingRegistered(registrar.skipped()));
   }
-  if (provider_name_taken && provider_name_taken(provider_info->name)) {
-    return absl::AlreadyExistsError(absl::StrCat("duplicate provider name \"", provider_info->name,
-                                                 "\": a provider of that name is already loaded"));
+  if (provider_name_taken) {
+    if (std::optional<std::string> registered = provider_name_taken(provider_info->name)) {
+      return absl::AlreadyExistsError(
+          DuplicateProviderReason(provider_info->name, *registered, subject.source));
+    }
   }
 
   auto provider = std::make_shared<Provider>();

@@ -204,6 +204,17 @@ absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
   return loaded;
 }
 
+std::string DuplicateProviderReason(absl::string_view name, absl::string_view registered_source,
+                                    absl::string_view refused_source) {
+  auto file = [](absl::string_view source) {
+    return source == "built-in" ? std::string("the built-in provider") : EscapeUntrustedText(source);
+  };
+  return absl::StrCat("duplicate provider name \"", EscapeUntrustedText(name), "\": ", file(refused_source),
+                      " declares the name already registered by ", file(registered_source),
+                      "; remove one of the two from the plugin search path or the config's plugins "
+                      "list, or rename one provider");
+}
+
 LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const LoadedProvider& loaded) {
   LoadReportEntry e;
   e.path = loaded.provider->source;
