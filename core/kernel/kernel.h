@@ -111,7 +111,9 @@ class Kernel {
   }
 
   // The implementation that would serve `op` (a TeplugOp) with `args`, and
-  // why. `provider` restricts the choice to one provider. NOT_FOUND with the
+  // why. `provider` restricts the choice to one provider, which is then
+  // exempt from config allow lists (not from deny lists or a disabled
+  // provider; the record says which allow rule it passed). NOT_FOUND with the
   // decision record in the message when nothing can serve it;
   // INVALID_ARGUMENT for malformed args.
   absl::StatusOr<Selection> Select(const TeplugIID& iid, int32_t op, const void* args,

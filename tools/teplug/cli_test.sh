@@ -15,6 +15,7 @@ FORGED_TEXT=tests/hostile/libteplug_hostile_forged_text.so
 FORGED_REFUSAL=tests/hostile/libteplug_hostile_forged_refusal.so
 CRASHING=tests/hostile/libteplug_crashing_abort_in_entry.so
 REFERENCE_SO=plugins/reference/libteplug_reference.so
+MINIMAL_C=interfaces/examples/libteplug_minimal_c.so
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
 
 FAILURES=0
@@ -373,6 +374,15 @@ test_run() {
     expect_in "$ERR" "call_$c/gemm"
     expect_in "$ERR" "falling back to reference/"
   done
+
+  # An allow list that pins fp32 GEMMs to another provider does not stop the
+  # run's own comparison with the reference (requested by name, so exempt).
+  run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 1 --no-discovery \
+    --plugin "$MINIMAL_C" --config "$DATA/pin_fp32_gemm.textproto"
+  expect_status 0
+  expect_in "$OUT" "all within tolerance"
+  expect_in "$OUT" "gemm qkv_proj wgrad (fp32 out)"
+  expect_in "$OUT" "minimal_c/naive-fp32"
 
   # A config rule reaches the run: denying the only GEMM provider stops it.
   run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery \
