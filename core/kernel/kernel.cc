@@ -77,8 +77,30 @@ LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config:
   return p;
 }
 
+// Merges the device-kind and vendor names `provider` declares into `state`
+// (a new table: published states share the old one) and recompiles the
+// config so its rules match the names; logs a warning for each name a
+// provider loaded earlier overrides.
+void AddDeviceNames(KernelState* state, const Provider& provider, const Logger& logger) {
+  if (provider.device_kind_names.empty() && provider.vendor_names.empty()) return;
+  auto names = std::make_shared<DeviceNames>(*state->device_names);
+  for (const std::string& w : names->Add(provider)) logger.Log(LogLevel::kWarn, w);
+  state->device_names = std::move(names);
+  state->config = config::ConfigSnapshot::Create(state->device_names->Canonical(state->config->config()),
+                                                 state->config->generation());
+}
+
+// The config's device kinds and vendors that no provider declares: appended
+// to the config warnings (errors in `teplug validate`).
+void AddUnknownDeviceNameWarnings(KernelState* state) {
+  for (std::string& w : state->device_names->UnknownNames(state->config->config())) {
+    state->config_warnings.push_back(std::move(w));
+  }
+}
+
 // Adds a loaded provider to `state` (not yet published) and records it.
-void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
+void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded, const Logger& logger) {
+  AddDeviceNames(state, *loaded.provider, logger);
   state->report.push_back(
       std::make_shared<const LoadReportEntry>(LoadedReportEntry(candidate, loaded)));
   // The lists are shared with published states and decisions, so each one
@@ -137,7 +159,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
     return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config:\n", cfg.status().message()));
   }
   auto state = std::make_unique<KernelState>();
-  state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
+  state->config = config::ConfigSnapshot::Create(state->device_names->Canonical(*std::move(cfg)), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
   const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
   auto taken = [&](absl::string_view name) { return state->ProviderSource(name); };
@@ -146,7 +168,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
     for (const BuiltinProvider& b : BuiltinProviders()) {
       absl::StatusOr<LoadedProvider> loaded = LoadBuiltin(b, policy, taken, logger);
       if (loaded.ok()) {
-        Commit(state.get(), BuiltinCandidate(b), *std::move(loaded));
+        Commit(state.get(), BuiltinCandidate(b), *std::move(loaded), *logger);
       } else {
         state->report.push_back(std::make_shared<const LoadReportEntry>(
             RefusedReportEntry(BuiltinCandidate(b), loaded.status())));
@@ -168,7 +190,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   for (const PluginCandidate& c : candidates) {
     absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(c, policy, taken, logger);
     if (loaded.ok()) {
-      Commit(state.get(), c, *std::move(loaded));
+      Commit(state.get(), c, *std::move(loaded), *logger);
       continue;
     }
     if (c.required) {
@@ -179,6 +201,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   }
 
   state->config_warnings = ProviderNameWarnings(*state->config, *state);
+  AddUnknownDeviceNameWarnings(state.get());
   for (const std::string& w : state->config_warnings) logger->Log(LogLevel::kWarn, w);
   auto core = std::make_shared<KernelCore>(std::move(options), logger, std::move(state));
   return std::unique_ptr<Kernel>(new Kernel(std::move(core)));
@@ -198,11 +221,22 @@ absl::StatusOr<Decision> Kernel::Decide(const TeplugIID& iid, int32_t op, const 
   return core_->DecideNow(*guard, *kind, op, args, provider);
 }
 
+namespace {
+// `d`'s record with the declared device-kind and vendor names in its
+// capability and refusal texts (which the selector formats from numbers).
+DecisionRecord NamedRecord(const Decision& d, const DeviceNames& names) {
+  DecisionRecord rec = d.record();
+  if (names.empty()) return rec;
+  for (CandidateVerdict& c : rec.candidates) c.reason = names.Rename(c.reason);
+  return rec;
+}
+}  // namespace
+
 absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
                                                absl::string_view provider) const {
   absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
-  return d->record();
+  return NamedRecord(*d, *core_->state().Read()->device_names);
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -212,7 +246,8 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
   if (d->ranked.empty()) {
     return absl::NotFoundError(absl::StrCat("teplug: no provider",
                                             provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
-                                            " can serve ", d->op_summary(), "\n", d->record().Format()));
+                                            " can serve ", d->op_summary(), "\n",
+                                            NamedRecord(*d, *core_->state().Read()->device_names).Format()));
   }
   Selection s;
   s.implementation = d->ranked[0];
@@ -240,12 +275,13 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
       core_->logger().Log(LogLevel::kWarn, result.message());  // the loader saw no refusal to log
     }
     if (result.ok()) {
-      Commit(next.get(), c, *std::move(loaded));
+      Commit(next.get(), c, *std::move(loaded), core_->logger());
     } else {
       next->report.push_back(
           std::make_shared<const LoadReportEntry>(RefusedReportEntry(c, result)));
     }
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    AddUnknownDeviceNameWarnings(next.get());
     return next;
   });
   return result;
@@ -260,8 +296,10 @@ absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> c
   std::shared_ptr<const config::ConfigSnapshot> snapshot;
   core.state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
-    next->config = config::ConfigSnapshot::Create(*std::move(cfg), current.config->generation() + 1);
+    next->config = config::ConfigSnapshot::Create(current.device_names->Canonical(*std::move(cfg)),
+                                                  current.config->generation() + 1);
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    AddUnknownDeviceNameWarnings(next.get());
     snapshot = next->config;
     return next;
   });
@@ -290,6 +328,8 @@ std::vector<LoadReportEntry> Kernel::LoadReport() const {
 
 std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
 
+std::shared_ptr<const DeviceNames> Kernel::DeviceNaming() const { return core_->state().Read()->device_names; }
+
 std::vector<ProviderListing> Kernel::ListProviders() const {
   auto state = core_->state().Read();
   std::vector<ProviderListing> out;
@@ -305,6 +345,8 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
     l.abi_max = p->abi_max;
     l.builtin = p->builtin;
     l.enabled = state->config->ProviderEnabled(p->name);
+    for (const auto& [kind, name] : p->device_kind_names) l.declared_names.push_back(absl::StrCat("device kind ", kind, " = ", name));
+    for (const auto& [id, name] : p->vendor_names) l.declared_names.push_back(absl::StrCat("vendor ", VendorName(id), " = ", name));
     index_of.emplace(p.get(), out.size());
     out.push_back(std::move(l));
   }
@@ -321,7 +363,7 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
       il.default_priority = impl->default_priority;
       std::optional<int> o = state->config->PriorityOverride(l.name, InterfaceName(impl->kind));
       if (o) il.config_priority = *o;
-      il.capability_summary = SummarizeCapability(impl->capability);
+      il.capability_summary = state->device_names->Rename(SummarizeCapability(impl->capability));
       l.implementations.push_back(std::move(il));
     }
   }

@@ -87,10 +87,13 @@ struct ProviderListing {
   uint32_t abi_min = 0, abi_max = 0;
   bool builtin = false;
   bool enabled = true;
+  // The names it declared: "device kind 1100 = gaudi", "vendor 0x1da3 = habana".
+  std::vector<std::string> declared_names;
   std::vector<ImplementationListing> implementations;
 };
 
 class KernelCore;
+class DeviceNames;
 
 class Kernel {
  public:
@@ -137,6 +140,9 @@ class Kernel {
   // Problems found when checking the config's provider names against the
   // registered providers ("file:line:col: unknown provider ..."), if any.
   std::vector<std::string> ConfigWarnings() const;
+  // The device-kind and vendor names the loaded providers declared, for
+  // parsing names given on a command line (`--device gaudi:0`).
+  std::shared_ptr<const DeviceNames> DeviceNaming() const;
   Logger& logger() const;
 
  private:

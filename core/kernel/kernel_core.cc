@@ -19,6 +19,7 @@ std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
   s->impls = impls;
   s->report = report;
   s->config_warnings = config_warnings;
+  s->device_names = device_names;
   return s;
 }
 
@@ -43,6 +44,7 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, Interfa
                                                const void* args, absl::string_view provider) const {
   absl::StatusOr<OpDescription> desc = DescribeOp(kind, op, args);
   if (!desc.ok()) return desc.status();
+  state.device_names->Apply(&*desc);
   SelectRequest req;
   req.op = &*desc;
   req.candidates = state.impls[static_cast<int>(kind)];

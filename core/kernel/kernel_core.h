@@ -17,6 +17,7 @@
 #include "core/concurrency/read_mostly.h"
 #include "core/config/config_snapshot.h"
 #include "core/kernel/decision_cache.h"
+#include "core/kernel/device_names.h"
 #include "core/kernel/kernel.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
@@ -38,6 +39,9 @@ struct KernelState {
   // entry, not every implementation name of every loaded provider.
   std::vector<std::shared_ptr<const LoadReportEntry>> report;
   std::vector<std::string> config_warnings;
+  // Names the providers declared for vendor device kinds and vendor ids;
+  // never null, replaced (not changed) when a provider adds names.
+  std::shared_ptr<const DeviceNames> device_names = std::make_shared<const DeviceNames>();
   mutable DecisionCache cache;
 
   // A copy of everything but the cache (which starts empty).
