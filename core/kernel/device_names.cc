@@ -102,8 +102,7 @@ std::optional<uint32_t> DeviceNames::ResolveVendor(absl::string_view text) const
   if (auto it = vendor_ids_.find(lower); it != vendor_ids_.end()) return it->second;
   uint32_t id = 0;
   absl::string_view digits = lower;
-  const bool hex = absl::ConsumePrefix(&digits, "0x");
-  if (!digits.empty() && (hex ? absl::SimpleHexAtoi(digits, &id) : absl::SimpleAtoi(digits, &id)) && id != 0) {
+  if (absl::ConsumePrefix(&digits, "0x") && !digits.empty() && absl::SimpleHexAtoi(digits, &id) && id != 0) {
     return id;
   }
   return std::nullopt;

@@ -42,7 +42,7 @@ class DeviceNames {
   // nullopt when it is none of those.
   std::optional<int32_t> ResolveKind(absl::string_view text) const;
   // The same for vendors: "nvidia", "amd", "intel", a declared name
-  // (case-insensitive, like config matching), or an id ("0x1da3", "7587").
+  // (case-insensitive, like config matching), or a hex id ("0x1da3").
   std::optional<uint32_t> ResolveVendor(absl::string_view text) const;
   // The declared names, "gaudi (1100)", for messages; "none" when empty.
   std::string DeclaredKindList() const;
