@@ -158,5 +158,29 @@ TEST(KernelDeviceNamesTest, APluginLoadedLaterNamesWhatTheRunningConfigSays) {
   EXPECT_EQ(rec->candidates.at(0).verdict, Verdict::kRejected) << rec->Format();
 }
 
+TEST(DeviceNamesTest, ResolvesNamesAndNumbersAndRenamesWholeWordsOnly) {
+  Provider p;
+  p.name = "acme";
+  p.device_kind_names = {{1100, "gaudi"}};
+  p.vendor_names = {{0x1da3, "habana"}};
+  DeviceNames names;
+  EXPECT_TRUE(names.Add(p).empty());
+  EXPECT_EQ(names.ResolveKind("gaudi"), 1100);
+  EXPECT_EQ(names.ResolveKind("vendor1100"), 1100);
+  EXPECT_EQ(names.ResolveKind("1200"), 1200);
+  EXPECT_EQ(names.ResolveKind("cuda"), TEPLUG_DEVICE_CUDA);
+  EXPECT_EQ(names.ResolveKind("any"), std::nullopt);
+  EXPECT_EQ(names.ResolveKind("12"), std::nullopt) << "below TEPLUG_DEVICE_VENDOR_BASE";
+  EXPECT_EQ(names.ResolveVendor("Habana"), 0x1da3u);
+  EXPECT_EQ(names.ResolveVendor("0x1DA3"), 0x1da3u);
+  EXPECT_EQ(names.ResolveVendor("NVIDIA"), TEPLUG_VENDOR_NVIDIA);
+  EXPECT_EQ(names.ResolveVendor("7587"), std::nullopt) << "vendor ids are hex, as facts spell them";
+  EXPECT_EQ(names.ResolveVendor("0x0"), std::nullopt);
+  EXPECT_EQ(names.Rename("devices {cpu, vendor1100 0x1da3, vendor11000 0x1da30}"),
+            "devices {cpu, gaudi habana, vendor11000 0x1da30}");
+  EXPECT_EQ(names.KindSpelling(1101), "vendor1101");
+  EXPECT_EQ(names.VendorSpelling(0), "");
+}
+
 }  // namespace
 }  // namespace teplug::core
