@@ -19,8 +19,9 @@ namespace {
 // Merges one provider's (id, name) list into `names` / `ids`; appends a
 // warning for each entry an earlier provider's declaration overrides.
 template <class Id, class Declared, class ShowId>
-void Merge(const std::vector<std::pair<Id, std::string>>& declared, const std::string& provider, const char* what,
-           absl::flat_hash_map<Id, Declared>* names, absl::flat_hash_map<std::string, Id>* ids, ShowId show_id,
+void Merge(const std::vector<std::pair<Id, std::string>>& declared, const std::string& provider,
+           const char* what, absl::flat_hash_map<Id, Declared>* names,
+           absl::flat_hash_map<std::string, Id>* ids, ShowId show_id,
            std::vector<std::string>* warnings) {
   for (const auto& [id, name] : declared) {
     auto named = names->find(id);
@@ -33,12 +34,13 @@ void Merge(const std::vector<std::pair<Id, std::string>>& declared, const std::s
     if (named != names->end() && named->second.name == name) continue;  // the same meaning
     const std::string first =
         named != names->end()
-            ? absl::StrCat(what, " ", show_id(id), " is already named \"", named->second.name, "\" by provider ",
-                           named->second.provider)
-            : absl::StrCat("\"", name, "\" already names ", what, " ", show_id(numbered->second), " (provider ",
-                           names->at(numbered->second).provider, ")");
-    warnings->push_back(absl::StrCat("provider ", provider, " names ", what, " ", show_id(id), " \"", name,
-                                     "\", but ", first, "; ", provider, "'s name is ignored"));
+            ? absl::StrCat(what, " ", show_id(id), " is already named \"", named->second.name,
+                           "\" by provider ", named->second.provider)
+            : absl::StrCat("\"", name, "\" already names ", what, " ", show_id(numbered->second),
+                           " (provider ", names->at(numbered->second).provider, ")");
+    warnings->push_back(absl::StrCat("provider ", provider, " names ", what, " ", show_id(id),
+                                     " \"", name, "\", but ", first, "; ", provider,
+                                     "'s name is ignored"));
   }
 }
 
@@ -57,8 +59,10 @@ std::string DeclaredList(const Map& names, std::string (*show_id)(int64_t)) {
 
 std::vector<std::string> DeviceNames::Add(const Provider& provider) {
   std::vector<std::string> warnings;
-  Merge(provider.device_kind_names, provider.name, "device kind", &kinds_, &kind_ids_, KindNumber, &warnings);
-  Merge(provider.vendor_names, provider.name, "vendor", &vendors_, &vendor_ids_, VendorNumber, &warnings);
+  Merge(provider.device_kind_names, provider.name, "device kind", &kinds_, &kind_ids_, KindNumber,
+        &warnings);
+  Merge(provider.vendor_names, provider.name, "vendor", &vendors_, &vendor_ids_, VendorNumber,
+        &warnings);
   return warnings;
 }
 
@@ -102,7 +106,8 @@ std::optional<uint32_t> DeviceNames::ResolveVendor(absl::string_view text) const
   if (auto it = vendor_ids_.find(lower); it != vendor_ids_.end()) return it->second;
   uint32_t id = 0;
   absl::string_view digits = lower;
-  if (absl::ConsumePrefix(&digits, "0x") && !digits.empty() && absl::SimpleHexAtoi(digits, &id) && id != 0) {
+  if (absl::ConsumePrefix(&digits, "0x") && !digits.empty() && absl::SimpleHexAtoi(digits, &id) &&
+      id != 0) {
     return id;
   }
   return std::nullopt;
@@ -125,7 +130,9 @@ void DeviceNames::Apply(OpDescription* op) const {
 
 std::string DeviceNames::Rename(absl::string_view text) const {
   if (empty()) return std::string(text);
-  auto word_char = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto word_char = [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -171,20 +178,23 @@ std::vector<std::string> DeviceNames::UnknownNames(const config::ValidatedConfig
     for (int j = 0; j < match.device_kinds_size(); ++j) {
       if (ResolveKind(match.device_kinds(j))) continue;
       const std::string at = absl::StrCat(path, ".device_kinds[", j, "]");
-      problems.Add(config.locations.FindNearest(at),
-                   absl::StrCat(at, ": unknown device kind \"", match.device_kinds(j),
-                                "\"; expected cpu, cuda, opencl, a vendor kind number (1024 or more, or "
-                                "vendor1024) or a name a loaded provider declares (declared: ",
-                                DeclaredKindList(), ")"));
+      problems.Add(
+          config.locations.FindNearest(at),
+          absl::StrCat(at, ": unknown device kind \"", match.device_kinds(j),
+                       "\"; expected cpu, cuda, opencl, a vendor kind number (1024 or more, or "
+                       "vendor1024) or a name a loaded provider declares (declared: ",
+                       DeclaredKindList(), ")"));
     }
     for (int j = 0; j < match.vendors_size(); ++j) {
       if (match.vendors(j).empty() || ResolveVendor(match.vendors(j))) continue;
       const std::string at = absl::StrCat(path, ".vendors[", j, "]");
-      problems.Add(config.locations.FindNearest(at),
-                   absl::StrCat(at, ": unknown vendor \"", match.vendors(j),
-                                "\"; expected nvidia, amd, intel, a vendor id like 0x1da3 or a name a loaded "
-                                "provider declares (declared: ",
-                                DeclaredVendorList(), ")"));
+      problems.Add(
+          config.locations.FindNearest(at),
+          absl::StrCat(
+              at, ": unknown vendor \"", match.vendors(j),
+              "\"; expected nvidia, amd, intel, a vendor id like 0x1da3 or a name a loaded "
+              "provider declares (declared: ",
+              DeclaredVendorList(), ")"));
     }
   }
   const absl::Status st = problems.ToStatus();

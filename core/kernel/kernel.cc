@@ -266,12 +266,12 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
   absl::Status result = loaded.status();
   core_->state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
-    if (loaded.ok() && next->FindProvider(loaded->provider->name) != nullptr) {
+    const Provider* registered = loaded.ok() ? next->FindProvider(loaded->provider->name) : nullptr;
+    if (registered != nullptr) {
       // Another thread registered the same name meanwhile: refuse this one.
-      const Provider& registered = *next->FindProvider(loaded->provider->name);
       result = absl::AlreadyExistsError(absl::StrCat(
           "plugin ", EscapeUntrustedText(path), " (api) refused: ",
-          DuplicateProviderReason(registered.name, registered.source, loaded->provider->source)));
+          DuplicateProviderReason(registered->name, registered->source, loaded->provider->source)));
       core_->logger().Log(LogLevel::kWarn, result.message());  // the loader saw no refusal to log
     }
     if (result.ok()) {

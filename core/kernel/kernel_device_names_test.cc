@@ -17,8 +17,8 @@ namespace teplug::core {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::GemmCall;
+using ::testing::HasSubstr;
 using testing::IsolatedOptions;
 using testing::LogCapture;
 using testing::Runfile;
@@ -82,8 +82,9 @@ TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
   for (const char* kinds : {"\"gaudi\"", "\"1100\"", "\"vendor1100\""}) {
     for (const char* vendors : {"\"habana\"", "\"0x1da3\"", "\"HABANA\""}) {
       SCOPED_TRACE(std::string(kinds) + " " + vendors);
-      const std::string config = std::string("rules { name: \"no-gaudi\" match { device_kinds: ") + kinds +
-                                 " vendors: " + vendors + " } deny: \"hostile_named_devices\" }\n";
+      const std::string config = std::string("rules { name: \"no-gaudi\" match { device_kinds: ") +
+                                 kinds + " vendors: " + vendors +
+                                 " } deny: \"hostile_named_devices\" }\n";
       auto k = MakeKernel({Named()}, config);
       ASSERT_TRUE(k);
       EXPECT_THAT(k->ConfigWarnings(), ::testing::IsEmpty());
@@ -110,45 +111,56 @@ TEST(KernelDeviceNamesTest, NamesNoProviderDeclaresAreConfigWarnings) {
   ASSERT_TRUE(without);
   std::vector<std::string> device_warnings;
   for (const std::string& w : without->ConfigWarnings()) {
-    if (w.find("unknown device kind") != std::string::npos || w.find("unknown vendor") != std::string::npos) {
+    if (w.find("unknown device kind") != std::string::npos ||
+        w.find("unknown vendor") != std::string::npos) {
       device_warnings.push_back(w);
     }
   }
-  EXPECT_THAT(device_warnings,
-              ElementsAre("test.textproto:1:27: rules[0].match.device_kinds[0]: unknown device kind \"gaudi\"; "
-                          "expected cpu, cuda, opencl, a vendor kind number (1024 or more, or vendor1024) or a "
-                          "name a loaded provider declares (declared: none)",
-                          "test.textproto:1:49: rules[0].match.vendors[0]: unknown vendor \"habana\"; expected "
-                          "nvidia, amd, intel, a vendor id like 0x1da3 or a name a loaded provider declares "
-                          "(declared: none)"));
-  EXPECT_EQ(log.Count("unknown device kind \"gaudi\""), 1) << "a warning at run time:\n" << log.All();
+  EXPECT_THAT(
+      device_warnings,
+      ElementsAre(
+          "test.textproto:1:27: rules[0].match.device_kinds[0]: unknown device kind \"gaudi\"; "
+          "expected cpu, cuda, opencl, a vendor kind number (1024 or more, or vendor1024) or a "
+          "name a loaded provider declares (declared: none)",
+          "test.textproto:1:49: rules[0].match.vendors[0]: unknown vendor \"habana\"; expected "
+          "nvidia, amd, intel, a vendor id like 0x1da3 or a name a loaded provider declares "
+          "(declared: none)"));
+  EXPECT_EQ(log.Count("unknown device kind \"gaudi\""), 1) << "a warning at run time:\n"
+                                                           << log.All();
 
   auto with = MakeKernel({Named()}, config);
   ASSERT_TRUE(with);
-  for (const std::string& w : with->ConfigWarnings()) EXPECT_THAT(w, ::testing::Not(HasSubstr("unknown device")));
-  for (const std::string& w : with->ConfigWarnings()) EXPECT_THAT(w, ::testing::Not(HasSubstr("unknown vendor")));
+  for (const std::string& w : with->ConfigWarnings())
+    EXPECT_THAT(w, ::testing::Not(HasSubstr("unknown device")));
+  for (const std::string& w : with->ConfigWarnings())
+    EXPECT_THAT(w, ::testing::Not(HasSubstr("unknown vendor")));
 }
 
 TEST(KernelDeviceNamesTest, ALaterClashingNameIsIgnoredWithAWarningNamingBothProviders) {
   LogCapture log;
   auto k = MakeKernel({Named(), Renamed()}, "", &log);
   ASSERT_TRUE(k);
-  EXPECT_EQ(log.Count("provider hostile_renamed_devices names device kind 1100 \"other_npu\", but device kind "
-                      "1100 is already named \"gaudi\" by provider hostile_named_devices; "
-                      "hostile_renamed_devices's name is ignored"),
-            1)
+  EXPECT_EQ(
+      log.Count(
+          "provider hostile_renamed_devices names device kind 1100 \"other_npu\", but device kind "
+          "1100 is already named \"gaudi\" by provider hostile_named_devices; "
+          "hostile_renamed_devices's name is ignored"),
+      1)
       << log.All();
   EXPECT_EQ(log.Count("vendor"), 0) << "the same vendor name twice is no clash:\n" << log.All();
   EXPECT_EQ(k->DeviceNaming()->ResolveKind("gaudi"), 1100);
   EXPECT_EQ(k->DeviceNaming()->ResolveKind("other_npu"), std::nullopt);
   auto providers = k->ListProviders();
   ASSERT_EQ(providers.size(), 2u);
-  EXPECT_THAT(providers[0].declared_names, ElementsAre("device kind 1100 = gaudi", "vendor 0x1da3 = habana"));
+  EXPECT_THAT(providers[0].declared_names,
+              ElementsAre("device kind 1100 = gaudi", "vendor 0x1da3 = habana"));
   EXPECT_THAT(providers[0].implementations.at(0).capability_summary, HasSubstr("gaudi habana"));
 }
 
 TEST(KernelDeviceNamesTest, APluginLoadedLaterNamesWhatTheRunningConfigSays) {
-  auto k = MakeKernel({}, "rules { name: \"no-gaudi\" match { device_kinds: \"gaudi\" } deny: \"hostile_named_devices\" }\n");
+  auto k = MakeKernel({},
+                      "rules { name: \"no-gaudi\" match { device_kinds: \"gaudi\" } deny: "
+                      "\"hostile_named_devices\" }\n");
   ASSERT_TRUE(k);
   ASSERT_TRUE(k->LoadPlugin(Named()).ok());
   EXPECT_THAT(k->ConfigWarnings(), ::testing::IsEmpty());

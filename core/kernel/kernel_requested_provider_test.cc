@@ -25,7 +25,8 @@ std::unique_ptr<Kernel> MakeKernel(const std::string& config) {
   return k.ok() ? *std::move(k) : nullptr;
 }
 
-constexpr char kPinGemm[] = "rules { name: \"pin-gemm\" match { interfaces: \"gemm\" } allow: \"twin\" }\n";
+constexpr char kPinGemm[] =
+    "rules { name: \"pin-gemm\" match { interfaces: \"gemm\" } allow: \"twin\" }\n";
 
 TEST(KernelRequestedProviderTest, ARequestedProviderIsExemptFromAllowListsAndTheRecordSaysSo) {
   auto k = MakeKernel(kPinGemm);
@@ -51,7 +52,8 @@ TEST(KernelRequestedProviderTest, ARequestedProviderIsExemptFromAllowListsAndThe
   // A provider the allow list names gets no such remark.
   auto twin = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "twin");
   ASSERT_TRUE(twin.ok()) << twin.status();
-  EXPECT_EQ(twin->chosen()->reason.find("requested explicitly"), std::string::npos) << twin->Format();
+  EXPECT_EQ(twin->chosen()->reason.find("requested explicitly"), std::string::npos)
+      << twin->Format();
   GemmCall t;
   auto twin_selected = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, t.args(), "twin");
   ASSERT_TRUE(twin_selected.ok());
@@ -62,18 +64,21 @@ TEST(KernelRequestedProviderTest, ARequestedProviderIsExemptFromAllowListsAndThe
 
 TEST(KernelRequestedProviderTest, DenyListsAndDisabledProvidersStillRefuseARequestedProvider) {
   GemmCall c;
-  auto denied = MakeKernel("rules { name: \"no-fast\" match { interfaces: \"gemm\" } deny: \"fast\" }\n");
+  auto denied =
+      MakeKernel("rules { name: \"no-fast\" match { interfaces: \"gemm\" } deny: \"fast\" }\n");
   ASSERT_TRUE(denied);
   auto d = denied->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "fast");
   EXPECT_EQ(d.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(d.status().message().find("no provider named \"fast\" can serve"), std::string::npos) << d.status();
+  EXPECT_NE(d.status().message().find("no provider named \"fast\" can serve"), std::string::npos)
+      << d.status();
   EXPECT_NE(d.status().message().find("no-fast"), std::string::npos) << d.status();
 
   auto disabled = MakeKernel("providers { name: \"fast\" enabled: false }\n");
   ASSERT_TRUE(disabled);
   auto off = disabled->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "fast");
   EXPECT_EQ(off.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(off.status().message().find("provider disabled in config"), std::string::npos) << off.status();
+  EXPECT_NE(off.status().message().find("provider disabled in config"), std::string::npos)
+      << off.status();
 }
 
 }  // namespace

@@ -58,15 +58,19 @@ absl::Status ReadArray(const ArraySpec& spec, const TeplugNamedId* entries, uint
   absl::flat_hash_map<std::string, int64_t> id_of;
   for (uint32_t i = 0; i < count; ++i) {
     const TeplugNamedId& e = entries[i];
-    const std::string at = absl::StrCat(field, "[", i, "] {", spec.hex_ids ? absl::StrCat("0x", absl::Hex(e.id)) : absl::StrCat(e.id), ", ");
-    if (e.name == nullptr) return absl::InvalidArgumentError(absl::StrCat(at, "NULL}: the name is NULL"));
+    const std::string at =
+        absl::StrCat(field, "[", i, "] {",
+                     spec.hex_ids ? absl::StrCat("0x", absl::Hex(e.id)) : absl::StrCat(e.id), ", ");
+    if (e.name == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat(at, "NULL}: the name is NULL"));
     const size_t length = strnlen(e.name, kMaxDeclaredNameLength + 1);
     const std::string name(e.name, length);
     const std::string shown = absl::StrCat(at, "\"", EscapeUntrustedText(name),
                                            length > kMaxDeclaredNameLength ? "...\"}" : "\"}");
     std::string why;
     if (!IsValidDeclaredName(name)) {
-      why = absl::StrCat("a ", spec.what, " name must match [a-z][a-z0-9_]{0,30} and not be vendor<digits>");
+      why = absl::StrCat("a ", spec.what,
+                         " name must match [a-z][a-z0-9_]{0,30} and not be vendor<digits>");
     } else if (spec.builtin_name(name)) {
       why = absl::StrCat("\"", name, "\" is a built-in ", spec.what, " name");
     } else if (spec.id_ok(e.id, &why)) {
@@ -77,9 +81,10 @@ absl::Status ReadArray(const ArraySpec& spec, const TeplugNamedId* entries, uint
         continue;
       }
       if (named->second == name && numbered->second == e.id) continue;  // listed twice alike
-      why = named->second != name
-                ? absl::StrCat("id ", e.id, " is already named \"", named->second, "\" by this provider")
-                : absl::StrCat("\"", name, "\" already names id ", numbered->second, " in this provider");
+      why = named->second != name ? absl::StrCat("id ", e.id, " is already named \"", named->second,
+                                                 "\" by this provider")
+                                  : absl::StrCat("\"", name, "\" already names id ",
+                                                 numbered->second, " in this provider");
     }
     return absl::InvalidArgumentError(absl::StrCat(shown, ": ", why));
   }
@@ -96,7 +101,8 @@ bool IsValidDeclaredName(absl::string_view name) {
   }
   if (absl::StartsWith(name, "vendor") && name.size() > 6) {
     bool digits = true;
-    for (char c : name.substr(6)) digits = digits && absl::ascii_isdigit(static_cast<unsigned char>(c));
+    for (char c : name.substr(6))
+      digits = digits && absl::ascii_isdigit(static_cast<unsigned char>(c));
     if (digits) return false;
   }
   return true;
@@ -118,8 +124,10 @@ absl::Status ReadDeclaredNames(const TeplugPluginInfo& info, DeclaredNames* out)
   if (!TEPLUG_HAS_FIELD(&info, TeplugPluginInfo, vendor_names)) return absl::OkStatus();
   static constexpr ArraySpec kKinds{"device_kind_names", "device kind", false, KindIdOk,
                                     IsBuiltinDeviceKindName};
-  static constexpr ArraySpec kVendors{"vendor_names", "vendor", true, VendorIdOk, IsBuiltinVendorName};
-  absl::Status s = ReadArray(kKinds, info.device_kind_names, info.device_kind_name_count, &out->device_kinds);
+  static constexpr ArraySpec kVendors{"vendor_names", "vendor", true, VendorIdOk,
+                                      IsBuiltinVendorName};
+  absl::Status s =
+      ReadArray(kKinds, info.device_kind_names, info.device_kind_name_count, &out->device_kinds);
   if (!s.ok()) return s;
   return ReadArray(kVendors, info.vendor_names, info.vendor_name_count, &out->vendors);
 }

@@ -14,7 +14,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-TeplugPluginInfo Info(const TeplugNamedId* kinds, uint32_t nk, const TeplugNamedId* vendors, uint32_t nv) {
+TeplugPluginInfo Info(const TeplugNamedId* kinds, uint32_t nk, const TeplugNamedId* vendors,
+                      uint32_t nv) {
   TeplugPluginInfo info = sdk::Versioned<TeplugPluginInfo>();
   info.device_kind_names = kinds;
   info.device_kind_name_count = nk;
@@ -50,15 +51,18 @@ TEST(DeclaredNamesTest, AnOlderHostsStructSizeHidesTheFields) {
 
 TEST(DeclaredNamesTest, EachRuleNamesTheEntry) {
   const TeplugNamedId low[] = {{3, "npu"}};
-  EXPECT_EQ(Refusal(Info(low, 1, nullptr, 0)),
-            "TeplugPluginInfo.device_kind_names[0] {3, \"npu\"}: a vendor-defined device kind must be "
-            "1024 to 2147483647");
+  EXPECT_EQ(
+      Refusal(Info(low, 1, nullptr, 0)),
+      "TeplugPluginInfo.device_kind_names[0] {3, \"npu\"}: a vendor-defined device kind must be "
+      "1024 to 2147483647");
   const TeplugNamedId nvidia[] = {{0x10de, "green"}};
-  EXPECT_EQ(Refusal(Info(nullptr, 0, nvidia, 1)),
-            "TeplugPluginInfo.vendor_names[0] {0x10de, \"green\"}: the id already has a built-in name");
+  EXPECT_EQ(
+      Refusal(Info(nullptr, 0, nvidia, 1)),
+      "TeplugPluginInfo.vendor_names[0] {0x10de, \"green\"}: the id already has a built-in name");
   const TeplugNamedId intel[] = {{0x1da3, "intel"}};
-  EXPECT_EQ(Refusal(Info(nullptr, 0, intel, 1)),
-            "TeplugPluginInfo.vendor_names[0] {0x1da3, \"intel\"}: \"intel\" is a built-in vendor name");
+  EXPECT_EQ(
+      Refusal(Info(nullptr, 0, intel, 1)),
+      "TeplugPluginInfo.vendor_names[0] {0x1da3, \"intel\"}: \"intel\" is a built-in vendor name");
   const TeplugNamedId spelled_as_number[] = {{1100, "vendor1100"}};
   EXPECT_THAT(Refusal(Info(spelled_as_number, 1, nullptr, 0)),
               ::testing::HasSubstr("must match [a-z][a-z0-9_]{0,30} and not be vendor<digits>"));
@@ -67,13 +71,15 @@ TEST(DeclaredNamesTest, EachRuleNamesTheEntry) {
               ::testing::StartsWith("TeplugPluginInfo.device_kind_names[0] {1100, "
                                     "\"a_name_that_is_longer_than_31_by...\"}"));
   const TeplugNamedId renamed[] = {{1100, "gaudi"}, {1100, "hpu"}};
-  EXPECT_EQ(Refusal(Info(renamed, 2, nullptr, 0)),
-            "TeplugPluginInfo.device_kind_names[1] {1100, \"hpu\"}: id 1100 is already named \"gaudi\" "
-            "by this provider");
+  EXPECT_EQ(
+      Refusal(Info(renamed, 2, nullptr, 0)),
+      "TeplugPluginInfo.device_kind_names[1] {1100, \"hpu\"}: id 1100 is already named \"gaudi\" "
+      "by this provider");
   const TeplugNamedId null_name[] = {{1100, nullptr}};
   EXPECT_EQ(Refusal(Info(null_name, 1, nullptr, 0)),
             "TeplugPluginInfo.device_kind_names[0] {1100, NULL}: the name is NULL");
-  EXPECT_EQ(Refusal(Info(low, 33, nullptr, 0)), "TeplugPluginInfo.device_kind_names: 33 entries, at most 32");
+  EXPECT_EQ(Refusal(Info(low, 33, nullptr, 0)),
+            "TeplugPluginInfo.device_kind_names: 33 entries, at most 32");
 }
 
 }  // namespace
