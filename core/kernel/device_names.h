@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "core/config/validated_config.h"
 #include "core/registry/implementation.h"
+#include "core/select/decision_record.h"
 #include "core/select/op_description.h"
 #include "teplug/types.h"
 
@@ -55,6 +56,8 @@ class DeviceNames {
   // ("vendor1100", "0x1da3") replaced by its name: for the capability and
   // refusal texts the selector formats from numbers.
   std::string Rename(absl::string_view text) const;
+  // `record` with Rename applied to every candidate's reason.
+  DecisionRecord Named(DecisionRecord record) const;
 
   // `config` with every rule's device_kinds / vendors entry that resolves
   // rewritten to its spelling in facts (KindSpelling / VendorSpelling), so a

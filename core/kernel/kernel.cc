@@ -221,22 +221,11 @@ absl::StatusOr<Decision> Kernel::Decide(const TeplugIID& iid, int32_t op, const 
   return core_->DecideNow(*guard, *kind, op, args, provider);
 }
 
-namespace {
-// `d`'s record with the declared device-kind and vendor names in its
-// capability and refusal texts (which the selector formats from numbers).
-DecisionRecord NamedRecord(const Decision& d, const DeviceNames& names) {
-  DecisionRecord rec = d.record();
-  if (names.empty()) return rec;
-  for (CandidateVerdict& c : rec.candidates) c.reason = names.Rename(c.reason);
-  return rec;
-}
-}  // namespace
-
 absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,
                                                absl::string_view provider) const {
   absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
-  return NamedRecord(*d, *core_->state().Read()->device_names);
+  return core_->state().Read()->device_names->Named(d->record());
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -247,7 +236,7 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
     return absl::NotFoundError(absl::StrCat("teplug: no provider",
                                             provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
                                             " can serve ", d->op_summary(), "\n",
-                                            NamedRecord(*d, *core_->state().Read()->device_names).Format()));
+                                            core_->state().Read()->device_names->Named(d->record()).Format()));
   }
   Selection s;
   s.implementation = d->ranked[0];

@@ -94,8 +94,9 @@ void KernelCore::LogServedOnce(const Decision& d) const {
                        [&d] { return absl::StrCat("serving ", d.record().OneLine()); });
 }
 
-TeplugError* KernelCore::NoProvider(const Decision& d) const {
-  std::string msg = absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", d.record().Format());
+TeplugError* KernelCore::NoProvider(const Decision& d, const DeviceNames& names) const {
+  std::string msg =
+      absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", names.Named(d.record()).Format());
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 

@@ -10,6 +10,7 @@
 #include "core/kernel/kernel_test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -76,6 +77,20 @@ TEST(KernelDeviceNamesTest, RecordsShowTheDeclaredNames) {
   ASSERT_TRUE(refused.ok());
   ASSERT_EQ(refused->candidates.size(), 1u);
   EXPECT_THAT(refused->candidates[0].reason, HasSubstr("gaudi habana")) << refused->Format();
+}
+
+TEST(KernelDeviceNamesTest, ADispatchedCallNoProviderServesNamesTheDevicesToo) {
+  auto k = MakeKernel({Named()}, "");
+  ASSERT_TRUE(k);
+  TeplugDevice other = sdk::Versioned<TeplugDevice>();
+  other.kind = 1101;
+  GemmCall c;
+  PutOn(c.args(), &other);
+  auto gemm = k->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  ASSERT_TRUE(gemm);
+  sdk::OwnedError err(gemm->vtbl->gemm(gemm.get(), c.args()));
+  EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
+  EXPECT_THAT(err.message(), HasSubstr("not in {cpu, gaudi habana}")) << err.message();
 }
 
 TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
