@@ -76,8 +76,30 @@ LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config:
   return p;
 }
 
+// Merges the device-kind and vendor names `provider` declares into `state`
+// (a new table: published states share the old one) and recompiles the
+// config so its rules match the names; logs a warning for each name a
+// provider loaded earlier overrides.
+void AddDeviceNames(KernelState* state, const Provider& provider, const Logger& logger) {
+  if (provider.device_kind_names.empty() && provider.vendor_names.empty()) return;
+  auto names = std::make_shared<DeviceNames>(*state->device_names);
+  for (const std::string& w : names->Add(provider)) logger.Log(LogLevel::kWarn, w);
+  state->device_names = std::move(names);
+  state->config = config::ConfigSnapshot::Create(state->device_names->Canonical(state->config->config()),
+                                                 state->config->generation());
+}
+
+// The config's device kinds and vendors that no provider declares: appended
+// to the config warnings (errors in `teplug validate`).
+void AddUnknownDeviceNameWarnings(KernelState* state) {
+  for (std::string& w : state->device_names->UnknownNames(state->config->config())) {
+    state->config_warnings.push_back(std::move(w));
+  }
+}
+
 // Adds a loaded provider to `state` (not yet published) and records it.
-void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded) {
+void Commit(KernelState* state, const PluginCandidate& candidate, LoadedProvider loaded, const Logger& logger) {
+  AddDeviceNames(state, *loaded.provider, logger);
   state->report.push_back(
       std::make_shared<const LoadReportEntry>(LoadedReportEntry(candidate, loaded)));
   // The lists are shared with published states and decisions, so each one
@@ -150,16 +172,16 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
     return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config:\n", cfg.status().message()));
   }
   auto state = std::make_unique<KernelState>(InterfaceModules().size());
-  state->config = config::ConfigSnapshot::Create(*std::move(cfg), 1);
+  state->config = config::ConfigSnapshot::Create(state->device_names->Canonical(*std::move(cfg)), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
   const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
-  auto taken = [&](absl::string_view name) { return state->HasProvider(name); };
+  auto taken = [&](absl::string_view name) { return state->ProviderSource(name); };
 
   if (options.load_builtins) {
     for (const BuiltinProvider& b : BuiltinProviders()) {
       absl::StatusOr<LoadedProvider> loaded = LoadBuiltin(b, policy, taken, logger);
       if (loaded.ok()) {
-        Commit(state.get(), BuiltinCandidate(b), *std::move(loaded));
+        Commit(state.get(), BuiltinCandidate(b), *std::move(loaded), *logger);
       } else {
         state->report.push_back(std::make_shared<const LoadReportEntry>(
             RefusedReportEntry(BuiltinCandidate(b), loaded.status())));
@@ -181,7 +203,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   for (const PluginCandidate& c : candidates) {
     absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(c, policy, taken, logger);
     if (loaded.ok()) {
-      Commit(state.get(), c, *std::move(loaded));
+      Commit(state.get(), c, *std::move(loaded), *logger);
       continue;
     }
     if (c.required) {
@@ -192,6 +214,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   }
 
   state->config_warnings = ProviderNameWarnings(*state->config, *state);
+  AddUnknownDeviceNameWarnings(state.get());
   for (const std::string& w : state->config_warnings) logger->Log(LogLevel::kWarn, w);
   auto core = std::make_shared<KernelCore>(std::move(options), logger, std::move(state));
   return std::unique_ptr<Kernel>(new Kernel(std::move(core)));
@@ -226,7 +249,7 @@ absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op,
                                                absl::string_view provider) const {
   absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
-  return d->record();
+  return core_->state().Read()->device_names->Named(d->record());
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -236,7 +259,8 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
   if (d->ranked.empty()) {
     return absl::NotFoundError(absl::StrCat("teplug: no provider",
                                             provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
-                                            " can serve ", d->op_summary(), "\n", d->record().Format()));
+                                            " can serve ", d->op_summary(), "\n",
+                                            core_->state().Read()->device_names->Named(d->record()).Format()));
   }
   Selection s;
   s.implementation = d->ranked[0];
@@ -250,24 +274,27 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
       PolicyFor(core_->options(), EffectiveEnv(core_->options()), *guard_state()->config, core_->logger());
   PluginCandidate c{path, "api", false, ""};
   absl::StatusOr<LoadedProvider> loaded =
-      LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->HasProvider(name); },
+      LoadPluginFile(c, policy, [&](absl::string_view name) { return guard_state()->ProviderSource(name); },
                      core_->shared_logger());
   absl::Status result = loaded.status();
   core_->state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
-    if (loaded.ok() && next->HasProvider(loaded->provider->name)) {
+    const Provider* registered = loaded.ok() ? next->FindProvider(loaded->provider->name) : nullptr;
+    if (registered != nullptr) {
       // Another thread registered the same name meanwhile: refuse this one.
-      result = absl::AlreadyExistsError(absl::StrCat("plugin ", path, " (api) refused: provider name \"",
-                                                     loaded->provider->name, "\" is already registered"));
+      result = absl::AlreadyExistsError(absl::StrCat(
+          "plugin ", EscapeUntrustedText(path), " (api) refused: ",
+          DuplicateProviderReason(registered->name, registered->source, loaded->provider->source)));
       core_->logger().Log(LogLevel::kWarn, result.message());  // the loader saw no refusal to log
     }
     if (result.ok()) {
-      Commit(next.get(), c, *std::move(loaded));
+      Commit(next.get(), c, *std::move(loaded), core_->logger());
     } else {
       next->report.push_back(
           std::make_shared<const LoadReportEntry>(RefusedReportEntry(c, result)));
     }
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    AddUnknownDeviceNameWarnings(next.get());
     return next;
   });
   return result;
@@ -283,8 +310,10 @@ absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> c
   std::vector<std::string> warnings;
   core.state().Update([&](const KernelState& current) {
     std::unique_ptr<KernelState> next = current.CopyWithoutCache();
-    next->config = config::ConfigSnapshot::Create(*std::move(cfg), current.config->generation() + 1);
+    next->config = config::ConfigSnapshot::Create(current.device_names->Canonical(*std::move(cfg)),
+                                                  current.config->generation() + 1);
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
+    AddUnknownDeviceNameWarnings(next.get());
     warnings = next->config_warnings;
     snapshot = next->config;
     return next;
@@ -315,6 +344,12 @@ std::vector<LoadReportEntry> Kernel::LoadReport() const {
 
 std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
 
+std::vector<std::string> Kernel::UnknownDeviceNames(const config::ValidatedConfig& config) const {
+  return core_->state().Read()->device_names->UnknownNames(config);
+}
+
+std::shared_ptr<const DeviceNames> Kernel::DeviceNaming() const { return core_->state().Read()->device_names; }
+
 std::vector<ProviderListing> Kernel::ListProviders() const {
   auto state = core_->state().Read();
   std::vector<ProviderListing> out;
@@ -330,6 +365,8 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
     l.abi_max = p->abi_max;
     l.builtin = p->builtin;
     l.enabled = state->config->ProviderEnabled(p->name);
+    for (const auto& [kind, name] : p->device_kind_names) l.declared_names.push_back(absl::StrCat("device kind ", kind, " = ", name));
+    for (const auto& [id, name] : p->vendor_names) l.declared_names.push_back(absl::StrCat("vendor ", VendorName(id), " = ", name));
     index_of.emplace(p.get(), out.size());
     out.push_back(std::move(l));
   }
@@ -346,7 +383,7 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
       il.default_priority = impl->default_priority;
       std::optional<int> o = state->config->PriorityOverride(l.name, impl->module->name());
       if (o) il.config_priority = *o;
-      il.capability_summary = SummarizeCapability(impl->capability);
+      il.capability_summary = state->device_names->Rename(SummarizeCapability(impl->capability));
       l.implementations.push_back(std::move(il));
     }
   }

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/config/validated_config.h"
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
@@ -87,10 +88,13 @@ struct ProviderListing {
   uint32_t abi_min = 0, abi_max = 0;
   bool builtin = false;
   bool enabled = true;
+  // The names it declared: "device kind 1100 = gaudi", "vendor 0x1da3 = habana".
+  std::vector<std::string> declared_names;
   std::vector<ImplementationListing> implementations;
 };
 
 class KernelCore;
+class DeviceNames;
 
 class Kernel {
  public:
@@ -115,7 +119,9 @@ class Kernel {
   static std::optional<int32_t> OpNumber(const TeplugIID& iid, absl::string_view op_name);
 
   // The implementation that would serve `op` (a TeplugOp) with `args`, and
-  // why. `provider` restricts the choice to one provider. NOT_FOUND with the
+  // why. `provider` restricts the choice to one provider, which is then
+  // exempt from config allow lists (not from deny lists or a disabled
+  // provider; the record says which allow rule it passed). NOT_FOUND with the
   // decision record in the message when nothing can serve it;
   // INVALID_ARGUMENT for malformed args.
   absl::StatusOr<Selection> Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -139,6 +145,13 @@ class Kernel {
   // Problems found when checking the config's provider names against the
   // registered providers ("file:line:col: unknown provider ..."), if any.
   std::vector<std::string> ConfigWarnings() const;
+  // The device kinds and vendors `config`'s rules name that are neither
+  // built-in nor declared by a loaded provider, one "file:line:col: ..." line
+  // each (for `teplug validate`, which checks a config the kernel does not run).
+  std::vector<std::string> UnknownDeviceNames(const config::ValidatedConfig& config) const;
+  // The device-kind and vendor names the loaded providers declared, for
+  // parsing names given on a command line (`--device gaudi:0`).
+  std::shared_ptr<const DeviceNames> DeviceNaming() const;
   Logger& logger() const;
 
  private:

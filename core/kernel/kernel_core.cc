@@ -20,14 +20,21 @@ std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
   s->impls = impls;
   s->report = report;
   s->config_warnings = config_warnings;
+  s->device_names = device_names;
   return s;
 }
 
-bool KernelState::HasProvider(absl::string_view name) const {
+const Provider* KernelState::FindProvider(absl::string_view name) const {
   // `providers` is sorted by name: a binary search.
   auto at = std::lower_bound(providers.begin(), providers.end(), name,
                              [](const auto& p, absl::string_view n) { return p->name < n; });
-  return at != providers.end() && (*at)->name == name;
+  return at != providers.end() && (*at)->name == name ? at->get() : nullptr;
+}
+
+std::optional<std::string> KernelState::ProviderSource(absl::string_view name) const {
+  const Provider* p = FindProvider(name);
+  if (p == nullptr) return std::nullopt;
+  return p->source;
 }
 
 KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,
@@ -39,6 +46,7 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const I
                                                absl::string_view provider) const {
   absl::StatusOr<OpDescription> desc = op.describe(module, op, args);
   if (!desc.ok()) return desc.status();
+  state.device_names->Apply(&*desc);
   SelectRequest req;
   req.op = &*desc;
   req.candidates = state.impls[static_cast<size_t>(module.index())];
@@ -89,8 +97,9 @@ void KernelCore::LogServedOnce(const Decision& d) const {
                        [&d] { return absl::StrCat("serving ", d.record().OneLine()); });
 }
 
-TeplugError* KernelCore::NoProvider(const Decision& d) const {
-  std::string msg = absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", d.record().Format());
+TeplugError* KernelCore::NoProvider(const Decision& d, const DeviceNames& names) const {
+  std::string msg =
+      absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", names.Named(d.record()).Format());
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 

@@ -17,6 +17,7 @@
 #include "core/concurrency/read_mostly.h"
 #include "core/config/config_snapshot.h"
 #include "core/kernel/decision_cache.h"
+#include "core/kernel/device_names.h"
 #include "core/kernel/kernel.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
@@ -39,13 +40,20 @@ struct KernelState {
   // entry, not every implementation name of every loaded provider.
   std::vector<std::shared_ptr<const LoadReportEntry>> report;
   std::vector<std::string> config_warnings;
+  // Names the providers declared for vendor device kinds and vendor ids;
+  // never null, replaced (not changed) when a provider adds names.
+  std::shared_ptr<const DeviceNames> device_names = std::make_shared<const DeviceNames>();
   mutable DecisionCache cache;
 
   // Empty lists for `num_interfaces` interfaces.
   explicit KernelState(size_t num_interfaces);
   // A copy of everything but the cache (which starts empty).
   std::unique_ptr<KernelState> CopyWithoutCache() const;
-  bool HasProvider(absl::string_view name) const;
+  // The registered provider named `name`, or null.
+  const Provider* FindProvider(absl::string_view name) const;
+  // For the loader: the source (escaped path, or "built-in") of the provider
+  // already registered as `name`, or nullopt when the name is free.
+  std::optional<std::string> ProviderSource(absl::string_view name) const;
 };
 
 class KernelCore {
@@ -120,7 +128,7 @@ class KernelCore {
   // goes back to the caller. An exception also marks the candidate broken
   // for the signature (`c.MarkBroken`), so later calls skip it.
   TeplugError* OnCallError(const CachedDecision& c, size_t index, TeplugError* e, bool threw) const;
-  TeplugError* NoProvider(const Decision& d) const;
+  TeplugError* NoProvider(const Decision& d, const DeviceNames& names) const;
   // The call found no candidate it may use that is not marked broken for
   // the signature (every one is, or strict mode and the first choice is).
   TeplugError* BrokenCandidates(const CachedDecision& c) const;
@@ -167,7 +175,7 @@ ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState&
     next = 1;
   }
   const Decision& d = c->decision;
-  if (d.ranked.empty()) return NoProvider(d);
+  if (d.ranked.empty()) return NoProvider(d, *state.device_names);
   size_t i = c->NextUsable(next);
   // Strict mode serves with the first choice or not at all, also when it
   // is marked broken.

@@ -134,6 +134,28 @@ TEST(KernelRefusalTest, RefusalsAtStartUpLeaveTheGoodProviders) {
   EXPECT_EQ(refused, static_cast<int>(BadPlugins().size()));
 }
 
+// A second file declaring a registered provider name: the refusal names
+// both files and says how to resolve it, at start-up and through LoadPlugin.
+TEST(KernelRefusalTest, DuplicateProviderNameNamesBothFilesAndTheFix) {
+  const std::string first = std::filesystem::canonical(FakePlugin("fast")).string();
+  const std::string again = TempCopy(FakePlugin("fast"), "fast_twice", 0755);
+  const std::string expected = "duplicate provider name \"fast\": " + again +
+                               " declares the name already registered by " + first +
+                               "; remove one of the two from the plugin search path or the "
+                               "config's plugins list, or rename one provider";
+  auto created = Kernel::Create(IsolatedOptions({first, again}));
+  ASSERT_TRUE(created.ok()) << created.status();
+  const LoadReportEntry at_start = (*created)->LoadReport().back();
+  EXPECT_FALSE(at_start.loaded);
+  EXPECT_EQ(at_start.reason, expected);
+
+  auto k = Kernel::Create(IsolatedOptions({first}));
+  ASSERT_TRUE(k.ok()) << k.status();
+  const absl::Status st = (*k)->LoadPlugin(again);
+  EXPECT_EQ(st.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(st.message(), "plugin " + again + " (api) refused: " + expected);
+}
+
 // Forward compatibility: an unknown interface id is skipped, not fatal, when
 // the plugin accepts the host's UNSUPPORTED answer.
 TEST(KernelRefusalTest, APluginOfferingANewerInterfaceStillLoadsItsKnownOnes) {

@@ -67,7 +67,7 @@ TEST(BuiltinLoadTest, GoodBuiltinLoadsWithoutLibrary) {
   std::vector<std::string> warnings;
   {
     absl::StatusOr<LoadedProvider> loaded = LoadBuiltin(
-        {"good", &GoodEntry}, LoadPolicy{}, [](absl::string_view) { return false; },
+        {"good", &GoodEntry}, LoadPolicy{}, ProviderNameTaken(),
         Capture(&warnings));
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_TRUE(loaded->provider->builtin);
@@ -89,7 +89,7 @@ TEST(BuiltinLoadTest, ThrowingBuiltinIsRefusedAndRolledBack) {
   std::vector<std::string> warnings;
   absl::StatusOr<LoadedProvider> loaded =
       LoadBuiltin({"thrower", &ThrowingEntry}, LoadPolicy{},
-                  [](absl::string_view) { return false; }, Capture(&warnings));
+                  ProviderNameTaken(), Capture(&warnings));
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "built-in provider thrower refused: teplug_plugin_entry returned internal: builtin "
@@ -105,7 +105,7 @@ TEST(BuiltinLoadTest, HostAbiRangeIsOfferedAndChecked) {
   newer_host.host_abi_min = TEPLUG_ABI_VERSION(2, 0);
   newer_host.host_abi_max = TEPLUG_ABI_VERSION(2, 1);
   absl::StatusOr<LoadedProvider> loaded = LoadBuiltin(
-      {"good", &GoodEntry}, newer_host, [](absl::string_view) { return false; }, Capture(&warnings));
+      {"good", &GoodEntry}, newer_host, ProviderNameTaken(), Capture(&warnings));
   ASSERT_FALSE(loaded.ok());
   // The SDK plugin refuses itself, naming both ranges.
   EXPECT_THAT(std::string(loaded.status().message()),

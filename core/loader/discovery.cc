@@ -91,7 +91,14 @@ void AddDirectory(const std::string& dir, CandidateList* out) {
   for (const std::string& name : names) out->Add(absl::StrCat(dir, "/", name), origin);
 }
 
-void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out) {
+// TransformerEngine reads NVTE_PLUGIN as the name of a Python module to
+// import; teplug reads it as a library only when it names a path: it
+// contains '/' or ends in ".so".
+bool NamesLibraryPath(absl::string_view value) {
+  return absl::StrContains(value, '/') || absl::EndsWith(value, ".so");
+}
+
+void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out, const Logger* logger) {
   const std::optional<std::string> plugins = env("TEPLUG_PLUGINS");
   if (plugins.has_value() && *plugins == "none") return;
   if (plugins.has_value()) {
@@ -101,7 +108,14 @@ void AddEnvironmentEntries(const EnvLookup& env, CandidateList* out) {
     for (const std::string& dir : SplitList(*dirs)) AddDirectory(dir, out);
   }
   if (std::optional<std::string> nvte = env("NVTE_PLUGIN"); nvte.has_value() && !nvte->empty()) {
-    out->Add(*nvte, "NVTE_PLUGIN");
+    if (NamesLibraryPath(*nvte)) {
+      out->Add(*nvte, "NVTE_PLUGIN");
+    } else if (logger != nullptr) {
+      logger->Log(LogLevel::kDebug,
+                  absl::StrCat("NVTE_PLUGIN=", EscapeUntrustedText(*nvte),
+                               " is not a library path (no '/' and no .so suffix); left to "
+                               "TransformerEngine's Python loader"));
+    }
   }
 }
 
@@ -135,7 +149,7 @@ std::vector<PluginCandidate> DiscoverPlugins(const config::ConfigSnapshot* confi
   for (const PluginCandidate& c : from_api) {
     raw.Add(c.path, c.origin.empty() ? "api" : c.origin, c.required, c.sha256, c.probe);
   }
-  AddEnvironmentEntries(env, &raw);
+  AddEnvironmentEntries(env, &raw, logger.get());
 
   std::vector<PluginCandidate> out;
   std::vector<bool> pin_conflict;

@@ -5,7 +5,10 @@
 // Order: config `plugins` entries (file order), entries passed through the
 // API, TEPLUG_PLUGINS (':'-separated library paths), TEPLUG_PLUGIN_PATH
 // (':'-separated directories; every libteplug_*.so in each, sorted by name),
-// then NVTE_PLUGIN (one library path, TransformerEngine's variable).
+// then NVTE_PLUGIN (TransformerEngine's variable, which TransformerEngine
+// reads as a Python module name: teplug takes it as one library only when it
+// names a path, i.e. contains '/' or ends in ".so"; any other value is left
+// to TransformerEngine with one DEBUG line saying so).
 //
 // TEPLUG_PLUGINS=none turns off ENVIRONMENT discovery only (TEPLUG_PLUGINS,
 // TEPLUG_PLUGIN_PATH, NVTE_PLUGIN): entries written in the config or passed

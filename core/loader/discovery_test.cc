@@ -1,5 +1,6 @@
 // DiscoverPlugins with a fake environment and real temporary files: order
-// (config, api, TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH sorted, NVTE_PLUGIN),
+// (config, api, TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH sorted, NVTE_PLUGIN when
+// it names a path),
 // dedupe by realpath through a symlink, required/pin merging,
 // TEPLUG_PLUGINS=none, missing files and directories as refused entries,
 // when and against what relative paths resolve.
@@ -104,6 +105,43 @@ TEST_F(DiscoveryTest, OrderIsConfigApiPluginsPathThenNvte) {
                           "TEPLUG_PLUGIN_PATH " + search, "NVTE_PLUGIN"));
   EXPECT_TRUE(found[0].required);
   EXPECT_FALSE(found[1].required);
+}
+
+// TransformerEngine reads NVTE_PLUGIN as a Python module name: a value that
+// names no path (no '/', no .so suffix) is not a library for teplug, and is
+// skipped with one DEBUG line instead of becoming a refused plugin.
+TEST_F(DiscoveryTest, NvtePluginIsALibraryOnlyWhenItNamesAPath) {
+  const std::string d = Dir("d");
+  const std::string lib = File(d + "/nvte_plugin.so");
+  auto sink = std::make_shared<std::vector<std::string>>();
+  auto logger = std::make_shared<Logger>(
+      LogLevel::kDebug, [sink](LogLevel, absl::string_view line) { sink->emplace_back(line); });
+  std::vector<LoadReportEntry> refused;
+
+  env_["NVTE_PLUGIN"] = "some_module";
+  EXPECT_THAT(Paths(DiscoverPlugins(nullptr, {}, Env(), &refused, logger)), IsEmpty());
+  EXPECT_THAT(refused, IsEmpty());
+  EXPECT_THAT(*sink, ElementsAre("teplug DEBUG: NVTE_PLUGIN=some_module is not a library path (no "
+                                 "'/' and no .so suffix); left to TransformerEngine's Python loader"));
+
+  // A relative file name with the .so suffix, and a path with a '/', are
+  // libraries (the first is resolved against the working directory).
+  sink->clear();
+  char previous[PATH_MAX];
+  ASSERT_NE(::getcwd(previous, sizeof previous), nullptr);
+  ASSERT_EQ(::chdir(d.c_str()), 0);
+  env_["NVTE_PLUGIN"] = "nvte_plugin.so";
+  const std::vector<PluginCandidate> relative = DiscoverPlugins(nullptr, {}, Env(), &refused, logger);
+  ASSERT_EQ(::chdir(previous), 0);
+  EXPECT_THAT(Paths(relative), ElementsAre(lib));
+  env_["NVTE_PLUGIN"] = d + "/../d/nvte_plugin.so";
+  EXPECT_THAT(Paths(DiscoverPlugins(nullptr, {}, Env(), &refused, logger)), ElementsAre(lib));
+  // A missing path is still a refused plugin, not a skipped module name.
+  env_["NVTE_PLUGIN"] = "./missing_module";
+  EXPECT_THAT(Paths(DiscoverPlugins(nullptr, {}, Env(), &refused, logger)), IsEmpty());
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].origin, "NVTE_PLUGIN");
+  EXPECT_THAT(*sink, ::testing::Each(::testing::Not(HasSubstr("DEBUG"))));
 }
 
 // What interfaces/README.md promises about relative paths: resolved during

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
 #include "core/loader/abi_range.h"
+#include "core/loader/declared_names.h"
 #include "core/loader/staging_registrar.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/sdk/error.hpp"
@@ -185,6 +186,8 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   }
   absl::StatusOr<ProviderInfo> provider_info = ValidateInfo(info, policy);
   if (!provider_info.ok()) return provider_info.status();
+  DeclaredNames declared;
+  if (absl::Status names = ReadDeclaredNames(info, &declared); !names.ok()) return names;
   if (registrar.failed()) {
     return absl::InvalidArgumentError(
         absl::StrCat("teplug_plugin_entry returned success although ", registrar.error_count(),
@@ -193,9 +196,11 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   if (registrar.staged().empty()) {
     return absl::InvalidArgumentError(NothingRegistered(registrar.skipped()));
   }
-  if (provider_name_taken && provider_name_taken(provider_info->name)) {
-    return absl::AlreadyExistsError(absl::StrCat("duplicate provider name \"", provider_info->name,
-                                                 "\": a provider of that name is already loaded"));
+  if (provider_name_taken) {
+    if (std::optional<std::string> registered = provider_name_taken(provider_info->name)) {
+      return absl::AlreadyExistsError(
+          DuplicateProviderReason(provider_info->name, *registered, subject.source));
+    }
   }
 
   auto provider = std::make_shared<Provider>();
@@ -208,6 +213,8 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   provider->builtin = subject.builtin;
   provider->source = subject.source;
   provider->log_context = subject.log_context;
+  provider->device_kind_names = std::move(declared.device_kinds);
+  provider->vendor_names = std::move(declared.vendors);
   subject.log_context->set_label(provider_info->name);
 
   LoadedProvider loaded;

@@ -26,13 +26,14 @@ absl::Status CheckOne(const char* what, const std::string& path, bool want_regul
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     return absl::PermissionDeniedError(absl::StrFormat(
-        "%s %s is writable by group or others (mode 0%03o, owner uid %d)", what, path, mode,
-        st.st_uid));
+        "%s %s is writable by group or others (mode 0%03o, owner uid %d); fix: chmod go-w %s", what,
+        path, mode, st.st_uid, path));
   }
   if (st.st_uid != 0 && st.st_uid != me) {
     return absl::PermissionDeniedError(absl::StrFormat(
-        "%s %s is owned by uid %d, neither root nor the current user (uid %d) (mode 0%03o)", what,
-        path, st.st_uid, me, mode));
+        "%s %s is owned by uid %d, neither root nor the current user (uid %d) (mode 0%03o); "
+        "fix: chown root %s, or install it as uid %d",
+        what, path, st.st_uid, me, mode, path, me));
   }
   return absl::OkStatus();
 }

@@ -52,7 +52,7 @@ TEST_F(FileSecurityTest, WorldWritableFileIsRefused) {
   absl::Status s = CheckPluginFileSecurity(file_);
   EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(s.message(), "plugin file " + file_ + " is writable by group or others (mode 0666, "
-                         "owner uid " + std::to_string(::geteuid()) + ")");
+                         "owner uid " + std::to_string(::geteuid()) + "); fix: chmod go-w " + file_);
 }
 
 TEST_F(FileSecurityTest, GroupWritableFileIsRefused) {
@@ -64,6 +64,7 @@ TEST_F(FileSecurityTest, WorldWritableDirectoryIsRefused) {
   ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);
   EXPECT_THAT(Message(), HasSubstr("plugin directory " + dir_ +
                                    " is writable by group or others (mode 0777"));
+  EXPECT_THAT(Message(), ::testing::EndsWith("; fix: chmod go-w " + dir_));
   ASSERT_EQ(::chmod(dir_.c_str(), 01777), 0);  // sticky /tmp-style: still refused
   EXPECT_THAT(Message(), HasSubstr("(mode 01777"));
   ::chmod(dir_.c_str(), 0755);
@@ -78,7 +79,8 @@ TEST_F(FileSecurityTest, ForeignOwnerIsRefused) {
   EXPECT_EQ(Message(), "plugin file " + file_ +
                            " is owned by uid 12345, neither root nor the current user (uid " +
                            std::to_string(::geteuid()) + ") "
-                           "(mode 0755)");
+                           "(mode 0755); fix: chown root " + file_ + ", or install it as uid " +
+                           std::to_string(::geteuid()));
   ASSERT_EQ(::chown(file_.c_str(), 0, static_cast<gid_t>(-1)), 0);
   ASSERT_EQ(::chown(dir_.c_str(), 12345, static_cast<gid_t>(-1)), 0);
   EXPECT_THAT(Message(), HasSubstr("plugin directory " + dir_ + " is owned by uid 12345"));

@@ -66,6 +66,12 @@ bool IsHexDigest(absl::string_view pin) {
   return true;
 }
 
+// Appended to a permission refusal: the documented way to load the file
+// anyway.
+constexpr absl::string_view kInsecureOptOut =
+    " (to load it anyway: allow_insecure_plugin_permissions: true in the config, or "
+    "KernelOptions::allow_insecure_plugin_permissions)";
+
 // Security and pin checks on the resolved file. Logs the override WARN when
 // the policy allows an insecure file.
 absl::Status CheckFile(const std::string& who, const std::string& resolved,
@@ -73,7 +79,10 @@ absl::Status CheckFile(const std::string& who, const std::string& resolved,
                        const Logger& logger) {
   absl::Status security = CheckPluginFileSecurity(resolved);
   if (!security.ok()) {
-    if (!policy.allow_insecure_permissions) return security;
+    if (!policy.allow_insecure_permissions) {
+      if (security.code() != absl::StatusCode::kPermissionDenied) return security;
+      return absl::PermissionDeniedError(absl::StrCat(security.message(), kInsecureOptOut));
+    }
     logger.Log(LogLevel::kWarn,
                absl::StrCat(who, ": loading despite failed security check because "
                                  "allow_insecure_plugin_permissions is set: ",
@@ -193,6 +202,17 @@ absl::StatusOr<LoadedProvider> LoadBuiltin(const BuiltinProvider& builtin,
   if (!loaded.ok()) return Refuse(who, loaded.status(), *logger);
   LogSkipped(who, *loaded, *logger);
   return loaded;
+}
+
+std::string DuplicateProviderReason(absl::string_view name, absl::string_view registered_source,
+                                    absl::string_view refused_source) {
+  auto file = [](absl::string_view source) {
+    return source == "built-in" ? std::string("the built-in provider") : EscapeUntrustedText(source);
+  };
+  return absl::StrCat("duplicate provider name \"", EscapeUntrustedText(name), "\": ", file(refused_source),
+                      " declares the name already registered by ", file(registered_source),
+                      "; remove one of the two from the plugin search path or the config's plugins "
+                      "list, or rename one provider");
 }
 
 LoadReportEntry LoadedReportEntry(const PluginCandidate& candidate, const LoadedProvider& loaded) {

@@ -66,8 +66,19 @@ struct LoadedProvider {
   std::vector<std::string> skipped;
 };
 
-// Whether a provider name is already registered (built-ins, earlier plugins).
-using ProviderNameTaken = std::function<bool(absl::string_view name)>;
+// Whether a provider name is already registered (built-ins, earlier
+// plugins): the registered provider's source (its escaped path, or
+// "built-in"), or nullopt when the name is free.
+using ProviderNameTaken = std::function<std::optional<std::string>(absl::string_view name)>;
+
+// The refusal reason for a provider whose name is taken: names the file
+// already registered under `name` (`registered_source`: a path or
+// "built-in") and the refused one, and says how to resolve it, e.g.
+// `duplicate provider name "fast": /b/libteplug_fast2.so declares the name
+// already registered by /a/libteplug_fast.so; remove one of the two from the
+// plugin search path or the config's plugins list, or rename one provider`.
+std::string DuplicateProviderReason(absl::string_view name, absl::string_view registered_source,
+                                    absl::string_view refused_source);
 
 // Loads the library `candidate.path` (resolved again here, so API callers
 // may pass any path). `logger` may be null (then a stderr WARN logger).

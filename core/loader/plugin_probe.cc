@@ -142,7 +142,7 @@ void DefaultFatalSignals() {
   // Never destroyed: releasing the plugin's objects is the in-process
   // load's business, and _exit skips it.
   auto* loaded = new absl::StatusOr<LoadedProvider>(
-      RunEntryTransaction(subject, policy, [](absl::string_view) { return false; }));
+      RunEntryTransaction(subject, policy, ProviderNameTaken()));
   SendResult(fd, loaded->status());
   ::_exit(0);
 }

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/boundary/plugin_object.h"
 #include "core/ops/interface_module.h"
@@ -53,6 +55,10 @@ struct Provider {
   // "built-in" for built-ins, else the resolved plugin path, escaped: for
   // display only (the library is opened by its raw path).
   std::string source;
+  // The names it declared (TeplugPluginInfo.device_kind_names and
+  // vendor_names), checked by the loader; in declaration order.
+  std::vector<std::pair<int32_t, std::string>> device_kind_names;
+  std::vector<std::pair<uint32_t, std::string>> vendor_names;
 };
 
 struct Implementation {

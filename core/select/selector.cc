@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/select/ask_supports.h"
 
 namespace teplug::core {
@@ -138,8 +139,13 @@ Decision Decide(const SelectRequest& req) {
       continue;
     }
     if (const config::CompiledRule* r = verdicts.NotAllowedBy(pname)) {
-      reject(Stage::kConfig, Why::kNotAllowed, {}, r);
-      continue;
+      // A provider requested by name is exempt from allow lists (never from
+      // deny lists or a disabled provider): the record says so.
+      if (req.provider.empty()) {
+        reject(Stage::kConfig, Why::kNotAllowed, {}, r);
+        continue;
+      }
+      v.allow_exempted_by = r;
     }
     v.prefer_rank = verdicts.PreferenceRank(pname);
     v.stage = Stage::kRanking;
@@ -247,6 +253,11 @@ DecisionRecord Decision::Materialize() const {
           case Why::kNone: c.reason = v.reason; break;
         }
         break;
+    }
+    if (v.allow_exempted_by != nullptr) {
+      absl::StrAppend(&c.reason, "; allowed because requested explicitly (",
+                      v.allow_exempted_by->Describe(), " allows only ",
+                      absl::StrJoin(v.allow_exempted_by->allow, ", "), ")");
     }
     rec.candidates.push_back(std::move(c));
   }

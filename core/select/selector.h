@@ -84,6 +84,8 @@ class Decision {
     int32_t priority = 0;
     std::optional<int> prefer_rank;
     const config::CompiledRule* rule = nullptr;  // alive through config_
+    // The allow rule a requested provider was exempted from, or null.
+    const config::CompiledRule* allow_exempted_by = nullptr;
     Refusal refusal;     // kRefused: the device/capability refusal, as values
     std::string reason;  // kExplained: what supports() said
   };
@@ -116,7 +118,9 @@ struct SelectRequest {
   // Every implementation of op->kind, sorted by provider then name.
   std::shared_ptr<const ImplementationList> candidates;
   std::shared_ptr<const config::ConfigSnapshot> config;
-  // Restrict to this provider (it must still accept the op); "" = any.
+  // Restrict to this provider (it must still accept the op); "" = any. A
+  // provider named here is exempt from config allow lists, not from deny
+  // lists or `providers { enabled: false }`.
   std::string provider;
   // Strict because the API says so, regardless of config.
   bool api_strict = false;

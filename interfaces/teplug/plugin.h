@@ -154,7 +154,19 @@ typedef struct TeplugHostApi {
 } TeplugHostApi;
 TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
 
-/* What the plugin says about itself (40 bytes in v1.0). ALLOCATED BY THE
+/* A name for a vendor-defined number: a device kind (>= TEPLUG_DEVICE_VENDOR_BASE)
+ * or a TeplugDevice.vendor_id. `name` is what config files (`device_kinds`,
+ * `vendors`), `teplug explain --device NAME:N --vendor NAME` and decision records
+ * use: [a-z][a-z0-9_]*, at most 31 characters, not a built-in name (any cpu cuda
+ * opencl; nvidia amd intel) and not `vendor<digits>`. This element is frozen: it
+ * never grows (a later ABI would add a new array to TeplugPluginInfo instead),
+ * so arrays of it are read with a stride of sizeof(TeplugNamedId), 16 bytes. */
+typedef struct TeplugNamedId {
+  int64_t id;
+  const char* name; /* static storage: kept while the library is loaded */
+} TeplugNamedId;
+
+/* What the plugin says about itself (64 bytes in v1.0). ALLOCATED BY THE
  * HOST, which sets struct_size; filled by the plugin, which writes only the
  * fields that fit (teplug's core leaves 256 writable bytes behind the
  * struct, never read, for a plugin built against newer headers that forgets
@@ -166,9 +178,20 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
  *  - version: the plugin's own version ("1.2.0"), at most 255 bytes;
  *  - abi_min / abi_max: the oldest and newest TEPLUG_ABI_VERSION the plugin
  *    supports (abi_max normally the TEPLUG_ABI_VERSION_CURRENT it was built
- *    with).
+ *    with);
+ *  - device_kind_name_count / device_kind_names, vendor_name_count /
+ *    vendor_names: the names of the plugin's vendor-defined device kinds and
+ *    vendor ids (TeplugNamedId), used by configs, `teplug explain` and
+ *    decision records.
  * vendor and version are kept and shown escaped (control characters and
- * malformed UTF-8 as \xNN; interfaces/README.md, "Text you hand the host"). */
+ * malformed UTF-8 as \xNN; interfaces/README.md, "Text you hand the host").
+ *
+ * The name arrays were appended within ABI 1.0: write them only when
+ * TEPLUG_HAS_FIELD(info, TeplugPluginInfo, field) (an older host passes a
+ * smaller struct_size and reads none of them); the host zeroes them first, so
+ * a plugin that leaves them alone declares nothing. They are provider-level
+ * facts, like ONNX Runtime's EP factory vendor/vendor id and PJRT's plugin
+ * attributes, so they live here and not in a registrar call. */
 typedef struct TeplugPluginInfo {
   size_t struct_size; /* set by the host */
   const char* name;
@@ -176,8 +199,21 @@ typedef struct TeplugPluginInfo {
   const char* version;
   uint32_t abi_min;
   uint32_t abi_max;
+  /* Number of entries in device_kind_names / vendor_names: 0 to 32 each. */
+  uint32_t device_kind_name_count;
+  uint32_t vendor_name_count;
+  /* Names of the vendor-defined device kinds this provider serves, e.g.
+   * {1100, "gaudi"}: ids >= TEPLUG_DEVICE_VENDOR_BASE and <= INT32_MAX. */
+  const TeplugNamedId* device_kind_names;
+  /* Names of device vendor ids, e.g. {0x1da3, "habana"}: ids 1 to UINT32_MAX,
+   * not one of the built-in TEPLUG_VENDOR_* ids. Within the provider an id has
+   * one name and a name one id, or the plugin is refused. When another loaded
+   * provider already gave the id another name (or the name to another id), the
+   * first declaration stays, this one is ignored and the host logs a warning
+   * naming both providers. */
+  const TeplugNamedId* vendor_names;
 } TeplugPluginInfo;
-TEPLUG_DECLARE_LAST_FIELD(TeplugPluginInfo, abi_max);
+TEPLUG_DECLARE_LAST_FIELD(TeplugPluginInfo, vendor_names);
 
 typedef TeplugError* (*TeplugPluginEntryFn)(const TeplugHostApi* host, TeplugPluginInfo* info);
 

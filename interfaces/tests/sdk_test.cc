@@ -268,6 +268,35 @@ TEST(SdkNamesTest, NormNamesRoundTrip) {
   EXPECT_STREQ(teplug::sdk::NormTypeName(TEPLUG_NORM_TYPE_COUNT_), "unknown");
 }
 
+const TeplugNamedId kGaudi[] = {{1100, "gaudi"}};
+const TeplugNamedId kHabana[] = {{0x1da3, "habana"}};
+void DeclareNamesAndRegister(teplug::sdk::Registrar& r) {
+  EXPECT_TRUE(r.DeclareNames(kGaudi, kHabana));
+  r.Register(teplug::sdk::kIidGemmV1, teplug::sdk::MakeGemm(std::make_unique<Tracked>(&g_v1_alive)),
+             &kAnyCaps, "gemm-v1", 10);
+}
+
+TEST(SdkRegistrarTest, DeclareNamesFillsTheInfoFields) {
+  teplug::testing::TestHost host;
+  OwnedError e = host.Run(&EntryOf<&DeclareNamesAndRegister>);
+  ASSERT_TRUE(e.ok()) << e.message();
+  const TeplugPluginInfo& info = host.info();
+  ASSERT_EQ(info.device_kind_name_count, 1u);
+  EXPECT_EQ(info.device_kind_names, kGaudi);
+  ASSERT_EQ(info.vendor_name_count, 1u);
+  EXPECT_EQ(info.vendor_names, kHabana);
+}
+
+TEST(SdkRegistrarTest, DeclareNamesWritesNothingPastAnOlderInfo) {
+  TeplugPluginInfo info = teplug::sdk::Versioned<TeplugPluginInfo>();
+  info.struct_size = TEPLUG_STRUCT_SIZE(TeplugPluginInfo, abi_max);
+  const TeplugHostApi api = teplug::sdk::Versioned<TeplugHostApi>();
+  teplug::sdk::Registrar r(&api, &info);
+  EXPECT_FALSE(r.DeclareNames(kGaudi, kHabana));
+  EXPECT_EQ(info.device_kind_names, nullptr);
+  EXPECT_EQ(info.vendor_name_count, 0u);
+}
+
 TEST(SdkNamesTest, NamesRoundTripAndUnknownsAreRejected) {
   for (int32_t d = TEPLUG_DTYPE_FP32; d < TEPLUG_DTYPE_COUNT_; ++d) {
     int32_t back = -1;

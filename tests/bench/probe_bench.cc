@@ -30,7 +30,7 @@ namespace {
 
 std::string g_plugin;  // the resolved path of the small plugin, set in main
 
-const ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+const ProviderNameTaken kNoneTaken = [](absl::string_view) -> std::optional<std::string> { return std::nullopt; };
 
 void BM_Probe(benchmark::State& state) {
   // Resident memory the forked child's page tables must copy.

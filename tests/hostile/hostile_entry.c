@@ -110,6 +110,19 @@ __attribute__((unused)) static TeplugError* reg_with_device_stride(const TeplugH
 /* The info of the running entry call. */
 static TeplugPluginInfo* g_info;
 
+/* Declares device-kind and vendor names in g_info when the host's
+ * TeplugPluginInfo has room for them (TEPLUG_HAS_FIELD). */
+__attribute__((unused)) static void declare_names(const TeplugNamedId* kinds, uint32_t kind_count,
+                                                  const TeplugNamedId* vendors, uint32_t vendor_count) {
+  if (!TEPLUG_HAS_FIELD(g_info, TeplugPluginInfo, vendor_names)) return;
+  g_info->device_kind_names = kinds;
+  g_info->device_kind_name_count = kind_count;
+  g_info->vendor_names = vendors;
+  g_info->vendor_name_count = vendor_count;
+}
+__attribute__((unused)) static const TeplugNamedId kGaudi[] = {{1100, "gaudi"}};
+__attribute__((unused)) static const TeplugNamedId kHabana[] = {{0x1da3, "habana"}};
+
 static TeplugError* run_case(const TeplugHostApi* host) {
 #if defined(HOSTILE_GOOD)
   /* Well behaved: two implementations, one log line. */
@@ -256,6 +269,44 @@ static TeplugError* run_case(const TeplugHostApi* host) {
   d.name = "bottom";
   d.priority = INT32_MIN;
   return host->registrar->register_implementation(host->registrar, &d);
+#elif defined(HOSTILE_NAMED_DEVICES)
+  /* Names vendor kind 1100 "gaudi" and vendor 0x1da3 "habana", and serves
+   * fp32 GEMMs on the host CPU and on gaudi devices of habana. Loads. */
+  declare_names(kGaudi, 1, kHabana, 1);
+  g_devices[0] = hostile_gemm_caps()->devices[0];
+  g_devices[1] = g_devices[0];
+  g_devices[1].kind = 1100;
+  g_devices[1].vendor_id = 0x1da3;
+  g_bad_caps = *hostile_gemm_caps();
+  g_bad_caps.devices = g_devices;
+  g_bad_caps.num_devices = 2;
+  return reg_gemm(host, &g_bad_caps, "counted-gemm");
+#elif defined(HOSTILE_RENAMED_DEVICES)
+  /* Names kind 1100 "other_npu" (hostile_named_devices calls it "gaudi") and
+   * vendor 0x1da3 "habana" as that one does. Loads; loaded after
+   * hostile_named_devices, its name for 1100 is ignored with a warning. */
+  static const TeplugNamedId kOther[] = {{1100, "other_npu"}};
+  declare_names(kOther, 1, kHabana, 1);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_BUILTIN_DEVICE_NAME)
+  /* Names a vendor kind "cuda", a name the ABI already gives kind 2. */
+  static const TeplugNamedId kCuda[] = {{1100, "cuda"}};
+  declare_names(kCuda, 1, NULL, 0);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_BAD_DEVICE_NAME)
+  /* A vendor name with capitals, a space and a newline. */
+  static const TeplugNamedId kBad[] = {{0x1da3, "Habana Labs\n"}};
+  declare_names(NULL, 0, kBad, 1);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_DEVICE_NAME_TWICE)
+  /* One name for two kinds. */
+  static const TeplugNamedId kTwice[] = {{1100, "gaudi"}, {1101, "gaudi"}};
+  declare_names(kTwice, 2, NULL, 0);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
+#elif defined(HOSTILE_DEVICE_NAMES_NULL)
+  /* A count of 3 and no array. */
+  declare_names(NULL, 3, NULL, 0);
+  return reg_gemm(host, hostile_gemm_caps(), "counted-gemm");
 #elif defined(HOSTILE_MISUSE)
   /* Keeps or shares the registrar: registrar_misuse_plugin.c. */
   return misuse_run_case(host);

@@ -23,6 +23,7 @@ using teplug::testing::IsLoaded;
 using teplug::testing::LogCapture;
 using teplug::testing::PluginPath;
 using teplug::testing::RealPath;
+using teplug::testing::kNoneTaken;
 using teplug::testing::RefCounts;
 using teplug::testing::RefusedPlugins;
 
@@ -51,7 +52,7 @@ TEST_P(HostilePluginTest, IsRefusedCleanly) {
 
   PluginCandidate candidate{path, "TEPLUG_PLUGINS"};
   absl::StatusOr<LoadedProvider> loaded =
-      LoadPluginFile(candidate, LoadPolicy{}, [](absl::string_view) { return false; }, log.logger());
+      LoadPluginFile(candidate, LoadPolicy{}, kNoneTaken, log.logger());
 
   ASSERT_FALSE(loaded.ok()) << c.plugin << " was accepted";
   const std::string message(loaded.status().message());
@@ -192,6 +193,25 @@ const HostileCase kRefusals[] = {
                 {"TeplugGemmCaps.devices[0].struct_size 18446744073709551608: must be >= 24, <= 256"},
                 true,
                 Code::kInvalidArgument},
+    HostileCase{"hostile_builtin_device_name",
+                {"TeplugPluginInfo.device_kind_names[0] {1100, \"cuda\"}: \"cuda\" is a built-in "
+                 "device kind name"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_bad_device_name",
+                {"TeplugPluginInfo.vendor_names[0] {0x1da3, \"Habana Labs\\x0a\"}: a vendor name must "
+                 "match [a-z][a-z0-9_]{0,30} and not be vendor<digits>"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_device_name_twice",
+                {"TeplugPluginInfo.device_kind_names[1] {1101, \"gaudi\"}: \"gaudi\" already names "
+                 "id 1100 in this provider"},
+                true,
+                Code::kInvalidArgument},
+    HostileCase{"hostile_device_names_null",
+                {"TeplugPluginInfo.device_kind_names is NULL with a count of 3"},
+                true,
+                Code::kInvalidArgument},
     HostileCase{"hostile_null_method",
                 {"implementation \"no-gemm\" (IGemm/1): TeplugGemmV1Vtbl.gemm is NULL"},
                 false,
@@ -263,16 +283,19 @@ TEST(HostileDuplicateProviderTest, TakenNameIsRefusedAndRolledBack) {
   std::vector<std::string> asked;
   absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(
       {path, "api"}, LoadPolicy{},
-      [&](absl::string_view name) {
+      [&](absl::string_view name) -> std::optional<std::string> {
         asked.emplace_back(name);
-        return name == "hostile_good";
+        if (name != "hostile_good") return std::nullopt;
+        return "/plugins/libteplug_first.so";
       },
       log.logger());
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(loaded.status().message(),
-            "plugin " + path + " (api) refused: duplicate provider name \"hostile_good\": a "
-            "provider of that name is already loaded");
+            "plugin " + path + " (api) refused: duplicate provider name \"hostile_good\": " + path +
+                " declares the name already registered by /plugins/libteplug_first.so; remove one "
+                "of the two from the plugin search path or the config's plugins list, or rename one "
+                "provider");
   EXPECT_EQ(asked, std::vector<std::string>{"hostile_good"});
   EXPECT_EQ(log.Lines(LogLevel::kWarn).size(), 1u);
   const RefCounts moved = RefCounts::Now().Since(before);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@
 namespace teplug::testing {
 
 // For loads outside a kernel: no provider name is taken yet.
-inline const core::ProviderNameTaken kNoneTaken = [](absl::string_view) { return false; };
+inline const core::ProviderNameTaken kNoneTaken = [](absl::string_view) -> std::optional<std::string> {
+  return std::nullopt;
+};
 
 // The runfiles path of a plugin built in this repository, e.g.
 // PluginPath("tests/hostile", "hostile_good") or ("interfaces/examples", "minimal_c").

@@ -40,6 +40,11 @@ TEST(PluginFilePolicyTest, WorldWritableFileIsRefused) {
   EXPECT_THAT(std::string(loaded.status().message()),
               HasSubstr("plugin " + copy + " (TEPLUG_PLUGINS) refused: plugin file " + copy +
                         " is writable by group or others (mode 0666, owner uid "));
+  // The refusal says how to fix it, and the documented way to load it anyway.
+  EXPECT_THAT(std::string(loaded.status().message()),
+              ::testing::EndsWith("); fix: chmod go-w " + copy +
+                                  " (to load it anyway: allow_insecure_plugin_permissions: true in "
+                                  "the config, or KernelOptions::allow_insecure_plugin_permissions)"));
   EXPECT_EQ(log.Lines(LogLevel::kWarn).size(), 1u);
   EXPECT_FALSE(IsLoaded(copy)) << "refused before dlopen";
 }

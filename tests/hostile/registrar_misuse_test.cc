@@ -33,6 +33,7 @@ extern "C" const char* __asan_default_options() { return "detect_stack_use_after
 namespace teplug::core {
 namespace {
 
+using teplug::testing::kNoneTaken;
 using teplug::testing::RefCounts;
 using ::testing::HasSubstr;
 
@@ -117,7 +118,7 @@ TEST(ThreadedRegistrationTest, EveryRegistrationFromEightThreadsLandsExactlyOnce
   const RefCounts before = RefCounts::Now();
   {
     absl::StatusOr<LoadedProvider> loaded = LoadPluginFile(
-        {path, "api"}, LoadPolicy{}, [](absl::string_view) { return false; }, nullptr);
+        {path, "api"}, LoadPolicy{}, kNoneTaken, nullptr);
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     std::multiset<std::string> names;
     for (const auto& impl : loaded->implementations) names.insert(impl->name);
@@ -169,7 +170,7 @@ TEST(LateRegistrarsTest, AKeptRegistrarHammeredFromThreadsDoesNotHangTheProbe) {
   std::string first;
   for (int i = 0; i < 40; ++i) {
     absl::StatusOr<LoadedProvider> loaded =
-        LoadPluginFile({good, "api"}, policy, [](absl::string_view) { return false; }, std::make_shared<Logger>(LogLevel::kError, [](LogLevel, absl::string_view) {}));
+        LoadPluginFile({good, "api"}, policy, kNoneTaken, std::make_shared<Logger>(LogLevel::kError, [](LogLevel, absl::string_view) {}));
     if (!loaded.ok() && refused++ == 0) first = std::string(loaded.status().message());
   }
   stop = true;
@@ -195,7 +196,7 @@ TEST(LateLogTest, ALogCallAfterUnloadIsDroppedAndReportedOnce) {
   teplug::testing::LogCapture log;
   {
     absl::StatusOr<LoadedProvider> loaded =
-        LoadPluginFile({path, "api"}, LoadPolicy{}, [](absl::string_view) { return false; }, log.logger());
+        LoadPluginFile({path, "api"}, LoadPolicy{}, kNoneTaken, log.logger());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     // While loaded, a line from the plugin's own thread reaches the logger.
     ASSERT_TRUE(LateLogOnce());

@@ -293,7 +293,10 @@ TEST(ReferenceThroughKernelTest, PluginCopyIsADuplicateBesideTheBuiltInAndIdenti
   for (const auto& e : (*both)->LoadReport()) {
     if (!e.loaded) {
       ++refused;
-      EXPECT_NE(e.reason.find("duplicate provider name \"reference\""), std::string::npos) << e.reason;
+      EXPECT_NE(e.reason.find("duplicate provider name \"reference\": " + e.path +
+                              " declares the name already registered by the built-in provider; "),
+                std::string::npos)
+          << e.reason;
     }
   }
   EXPECT_EQ(refused, 1);

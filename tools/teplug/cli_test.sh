@@ -15,6 +15,8 @@ FORGED_TEXT=tests/hostile/libteplug_hostile_forged_text.so
 FORGED_REFUSAL=tests/hostile/libteplug_hostile_forged_refusal.so
 CRASHING=tests/hostile/libteplug_crashing_abort_in_entry.so
 REFERENCE_SO=plugins/reference/libteplug_reference.so
+MINIMAL_C=interfaces/examples/libteplug_minimal_c.so
+NAMED_DEVICES=tests/hostile/libteplug_hostile_named_devices.so
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
 
 FAILURES=0
@@ -122,6 +124,12 @@ test_list() {
   # Refusals are also logged on stderr, once each.
   expect_in "$ERR" "ABI mismatch"
 
+  # The names a provider declares are listed with it, and used in its capabilities.
+  run_teplug list --no-discovery --plugin "$NAMED_DEVICES"
+  expect_status 0
+  expect_in "$OUT" "    names: device kind 1100 = gaudi, vendor 0x1da3 = habana"
+  expect_in "$OUT" "gaudi habana"
+
   run_teplug list --json --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE"
   expect_status 0
   python3 - "$OUT" <<'PY' || fail "list --json: key fields missing or wrong (see above)"
@@ -176,10 +184,11 @@ doc = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in doc["providers"])
 origins = [r["origin"].split(" ")[0] for r in doc["refused"]]
 if sys.argv[2] == "on":
-    # TEPLUG_PLUGIN_PATH is tests/hostile: hostile_forged_text loads; the
-    # ABI-mismatch plugin, the forged refusal and the one that aborts (refused
-    # by the default probe instead of killing the command) are refused.
-    assert names == ["fast", "hostile_forged_text", "reference", "wide"], names
+    # TEPLUG_PLUGIN_PATH is tests/hostile: hostile_forged_text and
+    # hostile_named_devices load; the ABI-mismatch plugin, the forged refusal
+    # and the one that aborts (refused by the default probe instead of killing
+    # the command) are refused.
+    assert names == ["fast", "hostile_forged_text", "hostile_named_devices", "reference", "wide"], names
     assert origins == ["TEPLUG_PLUGIN_PATH"] * 3, origins
     reasons = sorted(r["reason"] for r in doc["refused"])
     assert any("ABI mismatch" in r for r in reasons), reasons
@@ -202,6 +211,23 @@ test_explain() {
   expect_status 1
   expect_in "$OUT" "[device] device cuda:0 (nvidia, arch 90) not in {cpu}"
   expect_in "$OUT" "=> no provider can serve this op"
+
+  # A vendor device kind and vendor by the names a provider declares, or by
+  # number; the record names them. Without that provider the names are a
+  # usage error that says which names are known.
+  for device in "--device gaudi:0 --vendor habana" "--device 1100:0 --vendor 0x1da3"; do
+    # shellcheck disable=SC2086  # $device is two flags
+    run_teplug explain gemm --dtype fp32 $device --no-discovery --plugin "$NAMED_DEVICES"
+    expect_status 0
+    expect_in "$OUT" " on gaudi:0 (habana)"
+    expect_in "$OUT" "=> served by hostile_named_devices/counted-gemm"
+  done
+  run_teplug explain gemm --dtype fp32 --device gaudi:0 --no-discovery
+  expect_status 2
+  expect_in "$ERR" "bad value \"gaudi:0\" for --device: expected cpu, cuda, opencl, a vendor kind number >= 1024 or a kind a loaded provider names (declared: none)"
+  run_teplug explain gemm --dtype fp32 --device gaudi:0 --vendor habanna --no-discovery --plugin "$NAMED_DEVICES"
+  expect_status 2
+  expect_in "$ERR" "(declared: habana (0x1da3))"
 
   # A config rule that denies: the rule is cited with file:line; exit 1.
   run_teplug explain gemm --dtype fp8_e4m3 --m 256 --n 512 --k 128 --config "$DATA/deny_fp8_gemm.textproto" \
@@ -319,6 +345,15 @@ test_validate() {
   expect_status 1
   expect_in "$OUT" "typo.json:2:13: unknown field \"mask_type\" in rules[0].match (a Match); did you mean \"mask_types\"?"
 
+  # Device kind and vendor names are known once a provider declares them.
+  run_teplug validate "$DATA/gaudi_rules.textproto" --no-discovery
+  expect_status 1
+  expect_in "$OUT" "gaudi_rules.textproto:6:11: rules[0].match.device_kinds[0]: unknown device kind \"gaudi\"; expected cpu, cuda, opencl, a vendor kind number (1024 or more, or vendor1024) or a name a loaded provider declares (declared: none)"
+  expect_in "$OUT" "rules[0].match.vendors[0]: unknown vendor \"habana\""
+  expect_in "$OUT" "gaudi_rules.textproto: 2 problems"
+  run_teplug validate "$DATA/gaudi_rules.textproto" --no-discovery --plugin "$NAMED_DEVICES"
+  expect_status 0
+
   # A plugin's provider name becomes known when the plugin is given.
   run_teplug validate "$DATA/prefer_wide.textproto" --no-discovery
   expect_status 1
@@ -408,6 +443,15 @@ test_run() {
     expect_in "$ERR" "call_$c/gemm"
     expect_in "$ERR" "falling back to reference/"
   done
+
+  # An allow list that pins fp32 GEMMs to another provider does not stop the
+  # run's own comparison with the reference (requested by name, so exempt).
+  run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 1 --no-discovery \
+    --plugin "$MINIMAL_C" --config "$DATA/pin_fp32_gemm.textproto"
+  expect_status 0
+  expect_in "$OUT" "all within tolerance"
+  expect_in "$OUT" "gemm qkv_proj wgrad (fp32 out)"
+  expect_in "$OUT" "minimal_c/naive-fp32"
 
   # A config rule reaches the run: denying the only GEMM provider stops it.
   run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery \

@@ -94,14 +94,17 @@ int ExplainCommand(const std::vector<std::string>& args) {
                    : absl::StrCat("one interface expected, got ", flags.positionals().size(),
                                   " arguments"));
   }
-  absl::StatusOr<std::unique_ptr<ExplainedOp>> op = BuildExplainedOp(flags.positionals()[0], flags);
-  if (!op.ok()) {
-    std::cerr << "error: " << EscapeUntrustedLines(op.status().message(), "  ") << "\n";
-    return kExitUsage;
-  }
+  // The kernel first: its providers may name device kinds and vendors the
+  // flags use.
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {
     std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<ExplainedOp>> op =
+      BuildExplainedOp(flags.positionals()[0], flags, *(*kernel)->DeviceNaming());
+  if (!op.ok()) {
+    std::cerr << "error: " << EscapeUntrustedLines(op.status().message(), "  ") << "\n";
     return kExitUsage;
   }
   absl::StatusOr<core::DecisionRecord> record =

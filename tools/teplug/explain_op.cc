@@ -277,23 +277,17 @@ constexpr InterfaceBuilder kInterfaces[] = {{"attention", BuildAttention},
 
 }  // namespace
 
-absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text) {
+absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text, const core::DeviceNames& names) {
   TeplugDevice d = sdk::Versioned<TeplugDevice>();
   std::vector<std::string> parts = absl::StrSplit(text, ':');
-  const std::string kind = parts[0];
-  if (kind == "cpu") {
-    d.kind = TEPLUG_DEVICE_CPU;
-  } else if (kind == "cuda") {
-    d.kind = TEPLUG_DEVICE_CUDA;
-  } else if (kind == "opencl") {
-    d.kind = TEPLUG_DEVICE_OPENCL;
-  } else if (int32_t v = 0; absl::SimpleAtoi(kind, &v) && v >= TEPLUG_DEVICE_VENDOR_BASE) {
-    d.kind = v;
+  if (std::optional<int32_t> kind = names.ResolveKind(parts[0])) {
+    d.kind = *kind;
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad value \"", text,
-                     "\" for --device: expected cpu, cuda, opencl or a vendor kind "
-                     "number >= 1024, optionally with :ORDINAL (e.g. cuda:1)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad value \"", text,
+        "\" for --device: expected cpu, cuda, opencl, a vendor kind number >= 1024 or a kind a loaded "
+        "provider names (declared: ",
+        names.DeclaredKindList(), "), optionally with :ORDINAL (e.g. cuda:1)"));
   }
   if (parts.size() > 2 ||
       (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &d.ordinal) || d.ordinal < 0))) {
@@ -311,9 +305,13 @@ void AddOpFlags(FlagSet* f) {
       "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier");
   f->SetDefaultText("op", "the first");
   f->AddString("device", "KIND[:N]",
-               "device the op runs on: cpu, cuda, opencl, or a vendor kind number", "cpu");
+               "device the op runs on: cpu, cuda, opencl, a vendor kind number, or a kind name a "
+               "loaded provider declares (gaudi:0)",
+               "cpu");
   f->AddInt("arch", "device architecture (CUDA: compute capability x10, e.g. 90)", 0, 0, 1 << 20);
-  f->AddString("vendor", "NAME", "device vendor: nvidia, amd, intel, or a PCI id like 0x10de",
+  f->AddString("vendor", "NAME",
+               "device vendor: nvidia, amd, intel, a PCI id like 0x10de, or a vendor name a loaded "
+               "provider declares",
                "any");
   f->AddString("dtype", "DTYPE",
                "element type (attention: q/k/v; gemm: a; quantizer: quantized output)", "bf16",
@@ -373,7 +371,8 @@ void AddOpFlags(FlagSet* f) {
 }
 
 absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
-                                                              const FlagSet& f) {
+                                                              const FlagSet& f,
+                                                              const core::DeviceNames& device_names) {
   const InterfaceBuilder* builder = nullptr;
   std::vector<std::string> names;
   for (const InterfaceBuilder& i : kInterfaces) {
@@ -388,25 +387,23 @@ absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string&
                      " Interfaces: ", absl::StrJoin(names, ", ")));
   }
   auto e = std::make_unique<ExplainedOp>();
-  absl::StatusOr<TeplugDevice> device = ParseDevice(f.GetString("device"));
+  absl::StatusOr<TeplugDevice> device = ParseDevice(f.GetString("device"), device_names);
   if (!device.ok()) return f.UsageError(std::string(device.status().message()));
   e->device = *device;
   e->device.arch = static_cast<int32_t>(f.GetInt("arch"));
   const std::string vendor = f.GetString("vendor");
-  if (vendor == "nvidia") {
-    e->device.vendor_id = TEPLUG_VENDOR_NVIDIA;
-  } else if (vendor == "amd") {
-    e->device.vendor_id = TEPLUG_VENDOR_AMD;
-  } else if (vendor == "intel") {
-    e->device.vendor_id = TEPLUG_VENDOR_INTEL;
+  if (std::optional<uint32_t> id = device_names.ResolveVendor(vendor)) {
+    e->device.vendor_id = *id;
   } else if (vendor != "any") {
-    uint32_t id = 0;
-    if (!absl::SimpleHexAtoi(vendor, &id) || id > 0xffff) {
+    uint32_t hex = 0;
+    if (!absl::SimpleHexAtoi(vendor, &hex) || hex > 0xffff) {
       return f.UsageError(absl::StrCat(
           "bad value \"", vendor,
-          "\" for --vendor: expected nvidia, amd, intel, any or a PCI id like 0x10de"));
+          "\" for --vendor: expected nvidia, amd, intel, any, a PCI id like 0x10de or a vendor a "
+          "loaded provider names (declared: ",
+          device_names.DeclaredVendorList(), ")"));
     }
-    e->device.vendor_id = id;
+    e->device.vendor_id = hex;
   }
   if (absl::Status st = builder->build(f, e.get()); !st.ok()) return st;
   return e;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/kernel/device_names.h"
 #include "teplug/teplug.h"
 #include "tools/teplug/cli_flags.h"
 
@@ -41,13 +42,16 @@ void AddOpFlags(FlagSet* flags);
 // Builds the op `interface` (attention, gemm, quantizer or collective) with
 // the parsed flags. A usage error for an unknown interface suggests the
 // closest one, and names the flag when a value does not fit the interface
-// (e.g. --op gemm for attention).
+// (e.g. --op gemm for attention). `names` (the kernel's) resolves device
+// kind and vendor names that loaded providers declare.
 absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,
-                                                              const FlagSet& flags);
+                                                              const FlagSet& flags,
+                                                              const core::DeviceNames& names);
 
-// Parses "cpu", "cuda", "cuda:1", "opencl:0" or a vendor kind number
-// ("1024:0") into kind and ordinal.
-absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text);
+// Parses "cpu", "cuda", "cuda:1", "opencl:0", a vendor kind number
+// ("1024:0", "vendor1024:0") or a declared kind name ("gaudi:0") into kind
+// and ordinal.
+absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text, const core::DeviceNames& names);
 
 }  // namespace teplug::cli
 

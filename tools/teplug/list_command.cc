@@ -55,6 +55,9 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
                                  p.builtin ? "built-in"
                                            : absl::StrCat("plugin ", EscapeUntrustedText(p.source)),
                                  p.enabled ? "" : "  DISABLED by config");
+    if (!p.declared_names.empty()) {
+      std::cout << "    names: " << EscapeUntrustedText(absl::StrJoin(p.declared_names, ", ")) << "\n";
+    }
     size_t wi = 0, wn = 0, wp = 0;
     for (const auto& i : p.implementations) {
       wi = std::max(wi, i.interface_name.size());
@@ -100,6 +103,10 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
     j.String(p.source);
     j.Key("enabled");
     j.Bool(p.enabled);
+    j.Key("declared_names");
+    j.BeginArray();
+    for (const std::string& n : p.declared_names) j.String(n);
+    j.EndArray();
     j.Key("implementations");
     j.BeginArray();
     for (const auto& i : p.implementations) {

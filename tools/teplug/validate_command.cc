@@ -137,6 +137,9 @@ int ValidateCommand(const std::vector<std::string>& args) {
       for (const config::ProviderOffer& provider : providers) names.push_back(provider.name);
       config::CheckProviderNames(*check->parsed, names, &found);
       config::CheckAllowLists(*check->parsed, providers, config::RuleVocabulary(), &found);
+      for (const std::string& line : (*kernel)->UnknownDeviceNames(*check->parsed)) {
+        refusals.push_back(EscapeUntrustedText(line));
+      }
       for (const core::LoadReportEntry& e : (*kernel)->LoadReport()) {
         if (e.loaded || !absl::StartsWith(e.origin, "config ")) continue;
         refusals.push_back(absl::StrCat(

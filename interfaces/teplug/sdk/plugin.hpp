@@ -31,7 +31,33 @@ inline std::string AbiVersionString(uint32_t v) {
 // The host's services during the entry call.
 class Registrar {
  public:
-  explicit Registrar(const TeplugHostApi* host) : host_(host) {}
+  // `info` (may be null: then DeclareNames declares nothing) is the struct
+  // the entry fills.
+  explicit Registrar(const TeplugHostApi* host, TeplugPluginInfo* info = nullptr)
+      : host_(host), info_(info) {}
+
+  // Declares the names of the provider's vendor-defined device kinds and of
+  // device vendor ids (TeplugPluginInfo.device_kind_names / vendor_names;
+  // interfaces/README.md 1.3.3), e.g.
+  //   static const TeplugNamedId kKinds[] = {{1100, "gaudi"}};
+  //   static const TeplugNamedId kVendors[] = {{0x1da3, "habana"}};
+  //   r.DeclareNames(kKinds, kVendors);
+  // The arrays must be static (the host reads them after the entry returns
+  // and keeps the names). Returns false, declaring nothing, when the host's
+  // TeplugPluginInfo predates these fields; the host checks the names.
+  template <size_t K, size_t V>
+  bool DeclareNames(const TeplugNamedId (&kinds)[K], const TeplugNamedId (&vendors)[V]) {
+    return DeclareNames(kinds, static_cast<uint32_t>(K), vendors, static_cast<uint32_t>(V));
+  }
+  bool DeclareNames(const TeplugNamedId* kinds, uint32_t kind_count, const TeplugNamedId* vendors,
+                    uint32_t vendor_count) {
+    if (!TEPLUG_HAS_FIELD(info_, TeplugPluginInfo, vendor_names)) return false;
+    info_->device_kind_names = kinds;
+    info_->device_kind_name_count = kind_count;
+    info_->vendor_names = vendors;
+    info_->vendor_name_count = vendor_count;
+    return true;
+  }
 
   // Stages one implementation. Takes over the caller's reference on `object`
   // (the host adds its own; ours is released here). Throws the host's error.
@@ -81,6 +107,7 @@ class Registrar {
   }
 
   const TeplugHostApi* host_;
+  TeplugPluginInfo* info_;
 };
 
 // The body of teplug_plugin_entry; use TEPLUG_SDK_PLUGIN instead of calling it.
@@ -108,7 +135,7 @@ TeplugError* RunPluginEntry(const TeplugHostApi* host, TeplugPluginInfo* info, c
                           "] but the host supports [" + AbiVersionString(host->abi_min) + ", " +
                           AbiVersionString(host->abi_max) + "]");
     }
-    Registrar registrar(host);
+    Registrar registrar(host, info);
     register_fn(registrar);
   });
 }
