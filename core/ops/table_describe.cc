@@ -67,10 +67,19 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
   d->spec = &spec;
   d->args = args;
   const TeplugTensor* device_tensor = nullptr;
+  // The sub-struct the last struct field pointed at (tables list a struct's
+  // fields right after it), so each field's base is found in O(1).
+  size_t struct_offset = kNone;
+  const void* struct_base = nullptr;
+  const char* struct_name = "";
   for (size_t i = 0; i < spec.fields.size(); ++i) {
     const Field& f = spec.fields[i];
     const char* owner = args_name;
-    const void* base = BaseOf(spec.fields, i, args, args_name, &owner);
+    const void* base = args;
+    if (f.via != kNone) {
+      base = f.via == struct_offset ? struct_base : BaseOf(spec.fields, i, args, args_name, &owner);
+      if (f.via == struct_offset) owner = struct_name;
+    }
     if (base == nullptr) continue;  // its struct is absent: reported at the struct
     switch (f.role) {
       case FieldRole::kStruct: {
@@ -80,6 +89,9 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
         if (size < f.struct_v1_size) {
           return absl::InvalidArgumentError(absl::StrCat(f.struct_name, ".struct_size ", size, " < ", f.struct_v1_size));
         }
+        struct_offset = f.offset;
+        struct_base = p;
+        struct_name = f.struct_name;
         break;
       }
       case FieldRole::kTensor: {

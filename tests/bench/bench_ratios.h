@@ -20,14 +20,16 @@ struct BenchTimes {
   double create_50 = 0;       // Kernel::Create loading 50 plugins
 };
 
-// The targets.
-inline constexpr double kMaxSelectedOverDirect = 1.10;
-inline constexpr double kMaxDispatchExtraNs = 25.0;
+// The targets, as ratios against the direct call measured in the same run
+// (the dispatch's instruction count, the repeatable side of its cost, is
+// measured by tools/callgrind_dispatch.sh).
+inline constexpr double kMaxSelectedOverDirect = 1.05;
+inline constexpr double kMaxDispatchOverDirect = 2.0;
 inline constexpr double kMaxColdSelect64Us = 5.0;
 inline constexpr double kMaxLoad50Ms = 100.0;
 
 struct RatioLine {
-  std::string text;  // e.g. "selected/direct = 1.03x (target <= 1.10x): met"
+  std::string text;  // e.g. "selected/direct = 1.03x (target <= 1.05x): met"
   bool met = false;
 };
 

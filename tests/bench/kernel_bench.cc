@@ -4,9 +4,9 @@
 //                          table, loaded without the kernel (the ABI tests'
 //                          toy host): the baseline
 //   BM_SelectedCall        the same through the implementation Kernel::Select
-//                          returned (target: within 1.1x of direct)
+//                          returned (target: within 1.05x of direct)
 //   BM_DispatchCachedCall  the same through the dispatching object, decision
-//                          cached (target: under 25 ns more than direct)
+//                          cached (target: within 2x of direct)
 //   BM_ColdSelect64        Kernel::Select among 64 registered implementations;
 //                          Select never uses the decision cache (target < 5 us)
 //   BM_CreateKernel50 - BM_CreateKernelEmpty

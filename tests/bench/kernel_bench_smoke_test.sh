@@ -16,7 +16,7 @@ for expected in \
   "BM_DirectCall" "BM_SelectedCall" "BM_DispatchCachedCall" "BM_DispatchCachedCall/real_time/threads:2" \
   "BM_ColdSelect64" "BM_CreateKernelEmpty" "BM_CreateKernel50" \
   "BM_Part1_ReadGuard" "BM_Part1_ReadGuardSymmetric" "BM_Part2_BuildSignature" "BM_Part3_CacheHit" \
-  "selected/direct = " "dispatch - direct = " "cold selection among 64 = " "load 50 plugins = "; do
+  "selected/direct = " "dispatch/direct = " "cold selection among 64 = " "load 50 plugins = "; do
   if ! grep -qF -- "$expected" "$out"; then
     echo "FAIL: the output has no \"$expected\"" >&2
     exit 1
