@@ -15,7 +15,7 @@
 namespace teplug::core {
 
 struct CachedDecision {
-  OpSignature key;  // built by BuildSignature (so key.hash() is set)
+  OpSignature key;  // built by the op's key builder (table_key.h), so key.hash() is set
   // Bit i: decision.ranked[i] let a C++ exception escape while serving this
   // signature, so later calls skip it (until a registry or config change
   // publishes a new state, and with it a new cache). Placed beside
@@ -48,7 +48,7 @@ class DecisionCache {
   DecisionCache(const DecisionCache&) = delete;
   DecisionCache& operator=(const DecisionCache&) = delete;
 
-  // The cached decision for `key` (built by BuildSignature), or nullptr.
+  // The cached decision for `key`, or nullptr.
   const CachedDecision* Find(const OpSignature& key) const {
     const uint64_t hash = key.hash();
     for (size_t probe = 0; probe < kMaxProbe; ++probe) {

@@ -46,7 +46,7 @@ constexpr size_t kCreateV1 = TEPLUG_STRUCT_SIZE(Create, device);
 
 bool Reduces(int32_t op) { return op == TEPLUG_OP_ALL_REDUCE || op == TEPLUG_OP_REDUCE_SCATTER; }
 
-absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> DescribeCall(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
   OpDescription d;
   absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
   if (!s.ok()) return s;
@@ -122,7 +122,7 @@ absl::Status Validate(const Caps& c) {
 bool NoKey(const void*, OpSignature*) { return false; }
 
 #define TEPLUG_COLLECTIVE_OP(var, op, name) \
-  constexpr OpSpec var { op, name, "TeplugCollectiveArgs", kCollectiveFields, &DescribeOp, &NoKey, &CheckOp }
+  constexpr OpSpec var { op, name, "TeplugCollectiveArgs", kCollectiveFields, &DescribeCall, &NoKey, &CheckOp }
 TEPLUG_COLLECTIVE_OP(kAllReduceOp, TEPLUG_OP_ALL_REDUCE, "all_reduce");
 TEPLUG_COLLECTIVE_OP(kAllGatherOp, TEPLUG_OP_ALL_GATHER, "all_gather");
 TEPLUG_COLLECTIVE_OP(kReduceScatterOp, TEPLUG_OP_REDUCE_SCATTER, "reduce_scatter");

@@ -27,8 +27,8 @@ class OpSignature {
 
   int size() const { return size_; }
   const int64_t* words() const { return words_; }
-  // The words' hash, computed by BuildSignature as it writes them (see
-  // op_signature.cc): equal signatures have equal hashes. The decision cache
+  // The words' hash, computed by the key builder as it writes them (see
+  // table_key.h): equal signatures have equal hashes. The decision cache
   // compares keys in full on a hit, so the hash only spreads keys over slots.
   uint64_t hash() const { return hash_; }
 
