@@ -288,9 +288,27 @@ PY
   run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
   expect_status 0
   expect_in "$OUT" "reference/quantizer  chosen"
-  run_teplug explain collective --op all_reduce --dtype fp32 --count 4096 --no-discovery
+  # Collectives are decided at comm_create, so that is what explain shows;
+  # a per-call op is a usage error that says so.
+  run_teplug explain collective --world-size 4 --no-discovery
   expect_status 0
+  expect_in "$OUT" "ICollective/1 comm_create rank 0 of 4 on cpu:0"
   expect_in "$OUT" "reference/collective  chosen"
+  run_teplug explain norm --norm-type rmsnorm --rows 8 --hidden 4096 --dtype bf16 --output-dtype fp8_e4m3 \
+    --mode mxfp8_1d32 --zero-centered-gamma --no-discovery
+  expect_status 0
+  expect_in "$OUT" "INorm/1 rmsnorm_forward bf16[8,4096] hidden=4096 zero_centered_gamma on cpu:0"
+  expect_in "$OUT" "reference/norm  chosen"
+  run_teplug explain norm --op backward --hidden 8192 --no-discovery \
+    --config "$DATA/norm_rules.textproto"
+  expect_status 1
+  expect_in "$OUT" "[config] denied"
+  expect_in "$OUT" "config rule \"no-wide-layernorm-backward\""
+  run_teplug explain norm --op backward --hidden 4096 --no-discovery --config "$DATA/norm_rules.textproto"
+  expect_status 0
+  run_teplug explain collective --op all_reduce --no-discovery
+  expect_status 2
+  expect_in "$ERR" "--op all_reduce: collectives are decided once per communicator, at comm_create"
 
   # Usage errors: exit 2 with the fix.
   run_teplug explain attention --hed-dim 128

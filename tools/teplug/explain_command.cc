@@ -34,7 +34,7 @@ constexpr char kExplainHelp[] =
     "      --seq-kv 4096 --mask causal --device cpu\n"
     "  teplug explain gemm --m 4096 --n 4096 --k 4096 --dtype fp8_e4m3 --mode mxfp8_1d32\n"
     "  teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3\n"
-    "  teplug explain collective --op all_reduce --dtype fp32 --count 1048576\n"
+    "  teplug explain collective --world-size 8 --device cuda:0\n"
     "\n"
     "Exit status: 0 a provider can serve the op, 1 none can, 2 usage error.\n";
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/numbers.h"
+#include "core/kernel/kernel.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -13,12 +14,6 @@
 namespace teplug::cli {
 namespace {
 
-const std::vector<std::string>& DTypeNames() {
-  static const auto* names =
-      new std::vector<std::string>{"fp32",     "fp16", "bf16",  "fp8_e4m3", "fp8_e5m2", "e8m0",
-                                   "fp4_e2m1", "int8", "int32", "int64",    "uint8"};
-  return *names;
-}
 
 std::vector<std::string> Names(const char* const* names, int count) {
   std::vector<std::string> out;
@@ -238,29 +233,69 @@ absl::Status BuildQuantizer(const FlagSet& f, ExplainedOp* e) {
   return absl::OkStatus();
 }
 
-absl::Status BuildCollective(const FlagSet& f, ExplainedOp* e) {
-  const std::string op = f.GetString("op").empty() ? "all_reduce" : f.GetString("op");
-  int32_t code = 0;
-  for (int32_t c = TEPLUG_OP_ALL_REDUCE; c <= TEPLUG_OP_BARRIER; ++c) {
-    if (op == sdk::OpName(c)) code = c;
+absl::Status BuildNorm(const FlagSet& f, ExplainedOp* e) {
+  const std::string op = f.GetString("op").empty() ? "forward" : f.GetString("op");
+  const std::optional<int32_t> code = core::Kernel::OpNumber(sdk::kIidNormV1, op);
+  if (!code) return f.UsageError(absl::StrCat("--op ", op, " is not a norm op; use forward or backward"));
+  e->iid = sdk::kIidNormV1;
+  e->op = *code;
+  int32_t type = TEPLUG_NORM_LAYERNORM;
+  sdk::ParseNormType(f.GetString("norm-type"), &type);  // the flag's allowed set guarantees a known name
+  const bool layernorm = type == TEPLUG_NORM_LAYERNORM;
+  const int64_t rows = f.GetInt("rows"), hidden = f.GetInt("hidden");
+  const int32_t x_type = f.IsSet("dtype") ? DType(f, "dtype") : TEPLUG_DTYPE_BF16;
+  TeplugTensor* x = NewTensor(e, x_type, {rows, hidden});
+  TeplugTensor* gamma = NewTensor(e, x_type, {hidden});
+  TeplugTensor* beta = layernorm ? NewTensor(e, x_type, {hidden}) : nullptr;
+  TeplugTensor* mu = layernorm ? NewTensor(e, TEPLUG_DTYPE_FP32, {rows}) : nullptr;
+  TeplugTensor* rsigma = NewTensor(e, TEPLUG_DTYPE_FP32, {rows});
+  if (*code == TEPLUG_NORM_OP_FORWARD) {
+    const int32_t y_type = f.IsSet("output-dtype") ? DType(f, "output-dtype") : x_type;
+    TeplugTensor* y = NewTensor(e, y_type, {rows, hidden});
+    if (IsFp8(y_type)) {
+      y->quant = NewQuant(e, f.IsSet("mode") ? ScalingMode(f) : TEPLUG_SCALING_PER_TENSOR, rows, hidden);
+    }
+    TeplugNormFwdArgs& a = e->norm_forward;
+    a = sdk::Versioned<TeplugNormFwdArgs>();
+    a.norm_type = type;
+    a.zero_centered_gamma = f.GetBool("zero-centered-gamma");
+    a.epsilon = 1e-5f;
+    a.x = x, a.gamma = gamma, a.beta = beta, a.y = y, a.mu = mu, a.rsigma = rsigma;
+    e->args = &a;
+  } else {
+    TeplugNormBwdArgs& a = e->norm_backward;
+    a = sdk::Versioned<TeplugNormBwdArgs>();
+    a.norm_type = type;
+    a.zero_centered_gamma = f.GetBool("zero-centered-gamma");
+    a.dy = NewTensor(e, x_type, {rows, hidden});
+    a.x = x, a.mu = mu, a.rsigma = rsigma, a.gamma = gamma;
+    a.dx = NewTensor(e, x_type, {rows, hidden});
+    a.dgamma = NewTensor(e, x_type, {hidden});
+    a.dbeta = layernorm ? NewTensor(e, x_type, {hidden}) : nullptr;
+    e->args = &a;
   }
-  if (code == 0) {
-    return f.UsageError(
-        absl::StrCat("--op ", op,
-                     " is not a collective op; use all_reduce, all_gather, reduce_scatter, "
-                     "broadcast, send, recv or barrier"));
+  return absl::OkStatus();
+}
+
+// Collectives are decided once per communicator, when it is created
+// (comm_create): that is the decision `explain collective` shows. A per-call
+// op is refused, since the dispatcher never decides one.
+absl::Status BuildCollective(const FlagSet& f, ExplainedOp* e) {
+  const std::string op = f.GetString("op").empty() ? "comm_create" : f.GetString("op");
+  const std::optional<int32_t> comm_create = core::Kernel::OpNumber(sdk::kIidCollectiveV1, "comm_create");
+  if (op != "comm_create" || !comm_create) {
+    return f.UsageError(absl::StrCat(
+        "--op ", op, ": collectives are decided once per communicator, at comm_create, and every call on it "
+        "goes to that implementation; `teplug explain collective` explains that decision (leave --op out, "
+        "set --world-size)"));
   }
   e->iid = sdk::kIidCollectiveV1;
-  e->op = code;
-  const int32_t dtype = f.IsSet("dtype") ? DType(f, "dtype") : TEPLUG_DTYPE_FP32;
-  const int64_t count = f.GetInt("count");
-  TeplugCollectiveArgs& c = e->collective;
-  c = sdk::Versioned<TeplugCollectiveArgs>();
-  if (code != TEPLUG_OP_BARRIER) {
-    c.send = NewTensor(e, dtype, {count});
-    c.recv = NewTensor(e, dtype, {count});
-  }
-  sdk::ParseReduce(f.GetString("reduce"), &c.reduce_op);
+  e->op = *comm_create;
+  TeplugCommCreateArgs& c = e->comm_create;
+  c = sdk::Versioned<TeplugCommCreateArgs>();
+  c.rank = 0;
+  c.world_size = static_cast<int32_t>(f.GetInt("world-size"));
+  c.device = &e->device;
   e->args = &c;
   return absl::OkStatus();
 }
@@ -273,7 +308,8 @@ struct InterfaceBuilder {
 constexpr InterfaceBuilder kInterfaces[] = {{"attention", BuildAttention},
                                             {"gemm", BuildGemm},
                                             {"quantizer", BuildQuantizer},
-                                            {"collective", BuildCollective}};
+                                            {"collective", BuildCollective},
+                                            {"norm", BuildNorm}};
 
 }  // namespace
 
@@ -298,11 +334,11 @@ absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text, const core::De
 }
 
 void AddOpFlags(FlagSet* f) {
-  std::vector<std::string> dtypes = DTypeNames();
+  std::vector<std::string> dtypes = sdk::DTypeNames();
   f->AddString(
       "op", "OP",
       "the op: attention forward|backward, gemm gemm, quantizer quantize|dequantize, collective "
-      "all_reduce|all_gather|reduce_scatter|broadcast|send|recv|barrier");
+      "comm_create (collectives are decided once per communicator), norm forward|backward");
   f->SetDefaultText("op", "the first");
   f->AddString("device", "KIND[:N]",
                "device the op runs on: cpu, cuda, opencl, a vendor kind number, or a kind name a "
@@ -357,17 +393,21 @@ void AddOpFlags(FlagSet* f) {
   f->AddString("mode", "MODE", "scaling mode of quantized tensors", "",
                Names(sdk::internal::kScalings, TEPLUG_SCALING_COUNT_));
   f->SetDefaultText("mode", "per_tensor");
-  f->AddInt("rows", "quantizer rows", 1024, 1, int64_t{1} << 40);
+  f->AddInt("rows", "quantizer and norm rows", 1024, 1, int64_t{1} << 40);
   f->AddInt("cols", "quantizer columns", 1024, 1, int64_t{1} << 40);
   f->AddString("input-dtype", "DTYPE", "quantizer high-precision side", "bf16",
                {"fp32", "fp16", "bf16"});
   f->AddString("recipe", "RECIPE", "quantizer per-tensor scale recipe", "current",
                {"current", "delayed"});
   f->AddBool("columnwise", "quantizer also writes the column-wise copy");
-  // collective
-  f->AddInt("count", "collective element count", 1024, 0, int64_t{1} << 40);
-  f->AddString("reduce", "OP", "collective reduction", "sum",
-               Names(sdk::internal::kReduces, TEPLUG_REDUCE_COUNT_));
+  // norm
+  f->AddString("norm-type", "TYPE", "norm: layernorm or rmsnorm", "layernorm", sdk::NormTypeNames());
+  f->AddInt("hidden", "norm: the normalized size (x's last axis)", 1024, 1, int64_t{1} << 30);
+  f->AddBool("zero-centered-gamma", "norm: gamma is stored minus one");
+  f->AddString("output-dtype", "DTYPE", "norm: y's dtype (fp8: quantized with --mode)", "", dtypes);
+  f->SetDefaultText("output-dtype", "--dtype");
+  // collective (decided at comm_create)
+  f->AddInt("world-size", "collective: ranks in the communicator", 2, 1, 1 << 20);
 }
 
 absl::StatusOr<std::unique_ptr<ExplainedOp>> BuildExplainedOp(const std::string& interface,

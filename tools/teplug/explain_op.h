@@ -33,7 +33,9 @@ struct ExplainedOp {
   TeplugGemmArgs gemm{};
   TeplugQuantizeArgs quantize{};
   TeplugDequantizeArgs dequantize{};
-  TeplugCollectiveArgs collective{};
+  TeplugCommCreateArgs comm_create{};
+  TeplugNormFwdArgs norm_forward{};
+  TeplugNormBwdArgs norm_backward{};
 };
 
 // Declares every op-field flag (--dtype, --layout, --head-dim, --m, ...).
