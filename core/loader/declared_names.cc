@@ -121,7 +121,7 @@ bool IsBuiltinVendorId(uint32_t id) {
 }
 
 absl::Status ReadDeclaredNames(const TeplugPluginInfo& info, DeclaredNames* out) {
-  if (!TEPLUG_HAS_FIELD(&info, TeplugPluginInfo, vendor_names)) return absl::OkStatus();
+  if (info.struct_size < TEPLUG_STRUCT_SIZE(TeplugPluginInfo, vendor_names)) return absl::OkStatus();
   static constexpr ArraySpec kKinds{"device_kind_names", "device kind", false, KindIdOk,
                                     IsBuiltinDeviceKindName};
   static constexpr ArraySpec kVendors{"vendor_names", "vendor", true, VendorIdOk,
