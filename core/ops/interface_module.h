@@ -12,6 +12,7 @@
 #ifndef TEPLUG_CORE_OPS_INTERFACE_MODULE_H_
 #define TEPLUG_CORE_OPS_INTERFACE_MODULE_H_
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -42,8 +43,11 @@ struct Capability {
   std::shared_ptr<const void> caps;
   size_t caps_size = 0;  // sizeof the descriptor struct `caps` points at
 
+  // The descriptor as its module's struct; only that module asks, with its
+  // own type (the size check catches a module asking with another's).
   template <class Caps>
   const Caps& As() const {
+    assert(caps != nullptr && caps_size == sizeof(Caps));
     return *static_cast<const Caps*>(caps.get());
   }
   // Replaces the descriptor (tests build capabilities by hand).
