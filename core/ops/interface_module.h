@@ -148,6 +148,8 @@ class InterfaceModule {
   // The op named `name`, or nullptr.
   const OpSpec* FindOp(absl::string_view name) const;
   // Position in the module list (modules.h): indexes per-interface arrays.
+  // Set by the first InterfaceModules() call, which every kernel makes when
+  // it is created, before any state that uses it exists.
   int index() const { return index_; }
 
  private:
