@@ -257,9 +257,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
     const char* p = Load<const char*>(args, f.offset);
     if (ABSL_PREDICT_FALSE(p == nullptr || Load<size_t>(p, 0) < f.struct_v1_size)) {
       c.unkeyable = true;
-      static const char kEmpty[64] = {};  // read as zeros until the call is dropped as unkeyable
+      // A stand-in the struct's fields are read from (as zeros) until the
+      // call is dropped as unkeyable: as large as the struct's v1 layout.
+      alignas(16) static const char kEmpty[f.struct_v1_size] = {};
       p = kEmpty;
-      static_assert(sizeof kEmpty >= sizeof(size_t), "placeholder holds struct_size");
     }
     structs[StructSlot(kFields, I)] = p;
   } else if constexpr (IsScalar(f.role)) {
