@@ -224,6 +224,12 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   EXPECT_EQ(d->summary,
             "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale window=(-1,2) deterministic on cpu:0");
+  a.params.window_right = 0;  // a right bound of 0 is a window too (each side is checked from 0)
+  d = a.Describe();
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->summary,
+            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "bias=post_scale window=(-1,0) deterministic on cpu:0");
 }
 
 TEST(OpDescriptionBoundariesTest, FactsClampToInt) {
