@@ -5,6 +5,7 @@
 #include "core/ops/attention.h"
 #include "core/ops/quantizer.h"
 #include "core/ops/collective.h"
+#include "core/ops/norm.h"
 #include "teplug/teplug.h"
 
 namespace teplug::fuzz {
@@ -132,6 +133,35 @@ class Decoder {
     });
   }
 
+  const void* NormForward() {
+    return DecodeStruct<TeplugNormFwdArgs>(in_, arena_, [&](TeplugNormFwdArgs& a) {
+      a.epsilon = Unkeyed(a.epsilon);
+      a.x = Tensor();
+      a.gamma = Tensor();
+      a.beta = Tensor();
+      a.y = MutableTensor();
+      a.mu = MutableTensor();
+      a.rsigma = MutableTensor();
+      a.workspace = Address();
+      a.stream = Address();
+    });
+  }
+
+  const void* NormBackward() {
+    return DecodeStruct<TeplugNormBwdArgs>(in_, arena_, [&](TeplugNormBwdArgs& a) {
+      a.dy = Tensor();
+      a.x = Tensor();
+      a.mu = Tensor();
+      a.rsigma = Tensor();
+      a.gamma = Tensor();
+      a.dx = MutableTensor();
+      a.dgamma = MutableTensor();
+      a.dbeta = MutableTensor();
+      a.workspace = Address();
+      a.stream = Address();
+    });
+  }
+
   const void* Collective() {
     return DecodeStruct<TeplugCollectiveArgs>(in_, arena_, [&](TeplugCollectiveArgs& a) {
       a.comm = static_cast<TeplugCommunicator*>(Address());
@@ -179,6 +209,8 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
     default: break;
   }
   if (selector <= TEPLUG_OP_BARRIER) return {&core::CollectiveModule(), selector, decoder.Collective()};
+  if (selector == 13) return {&core::NormModule(), TEPLUG_NORM_OP_FORWARD, decoder.NormForward()};
+  if (selector == 14) return {&core::NormModule(), TEPLUG_NORM_OP_BACKWARD, decoder.NormBackward()};
   // Any pairing of interface and op. The args are what a caller of that
   // interface passes: a collective call always carries TeplugCollectiveArgs
   // (or TeplugCommCreateArgs), whatever its op number; other interfaces get
@@ -188,6 +220,12 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
   op.op = in.Take<int32_t>();
   if (op.module == &core::CollectiveModule()) {
     op.args = op.op == kCommCreate ? decoder.CommCreate() : decoder.Collective();
+    return op;
+  }
+  // Op numbers are local to an interface: INorm's 1 and 2 are its own ops,
+  // whose args a caller of INorm passes.
+  if (op.module == &core::NormModule()) {
+    op.args = op.op == TEPLUG_NORM_OP_BACKWARD ? decoder.NormBackward() : decoder.NormForward();
     return op;
   }
   switch (op.op) {

@@ -10,11 +10,14 @@
 //
 // Byte format:
 //   u8 op      0 gemm, 1 attention forward, 2 attention backward, 3 quantize,
-//              4 dequantize, 5 comm_create, 6-12 the collective ops, else
-//              any pairing: after the shift, a u8 interface (an index into core::InterfaceModules(), modulo their count) and
-//              a raw i32 op, with args of the type that op number names
-//              (collective args for the collective interface, as its
-//              callers pass)
+//              4 dequantize, 5 comm_create, 6-12 the collective ops, 13 norm
+//              forward, 14 norm backward, else any pairing: after the shift,
+//              a u8 interface (an index into core::InterfaceModules(), modulo
+//              their count) and a raw i32 op, with args of the type that op
+//              names in that interface, as its callers pass (op numbers are
+//              local to an interface: INorm's 1 is its forward; collective
+//              args for any collective op; for the other interfaces, the
+//              TeplugOp the number names)
 //   u8 shift   256-byte blocks variant 1 moves addresses by (0 is read as 1)
 //   the args struct (DecodeStruct), its pointer fields in declaration order:
 //     tensor     u8: 0 NULL, 1 a new tensor, k >= 2 the ((k-2) mod n)-th
