@@ -115,7 +115,7 @@ class Decision {
 
 struct SelectRequest {
   const OpDescription* op = nullptr;
-  // Every implementation of op->kind, sorted by provider then name.
+  // Every implementation of op->module, sorted by provider then name.
   std::shared_ptr<const ImplementationList> candidates;
   std::shared_ptr<const config::ConfigSnapshot> config;
   // Restrict to this provider (it must still accept the op); "" = any. A
