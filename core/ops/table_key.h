@@ -89,17 +89,23 @@ struct Cursor {
     }
     out += n;
   }
-  // `n` words read from `src` (which need not be aligned).
+  // `n` words read from `src` (which need not be aligned), unrolled: each
+  // word is a load, a store and a multiply by an immediate.
   template <uint32_t kSite, uint32_t n>
   ABSL_ATTRIBUTE_ALWAYS_INLINE void AddRunFrom(const char* src) {
-    uint64_t key = SiteKey(kSite);
-    for (uint32_t i = 0; i < n; ++i, key += 2) {
-      int64_t w;
-      std::memcpy(&w, src + 8 * i, sizeof w);
-      out[i] = w;
-      hash[Lane(kSite)] += static_cast<uint64_t>(w) * key;
-    }
+    AddRunWords<kSite>(src, std::make_integer_sequence<uint32_t, n>());
     out += n;
+  }
+  template <uint32_t kSite, uint32_t... I>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void AddRunWords(const char* src, std::integer_sequence<uint32_t, I...>) {
+    (AddRunWord<kSite, I>(src), ...);
+  }
+  template <uint32_t kSite, uint32_t I>
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void AddRunWord(const char* src) {
+    int64_t w;
+    std::memcpy(&w, src + 8 * I, sizeof w);
+    out[I] = w;
+    hash[(Lane(kSite) + I) & 1] += static_cast<uint64_t>(w) * (SiteKey(kSite) + 2 * I);
   }
   uint64_t Sum() const { return hash[0] + hash[1]; }
 };
