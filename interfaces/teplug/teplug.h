@@ -6,6 +6,7 @@
 #include "teplug/attention.h"
 #include "teplug/capability.h"
 #include "teplug/collective.h"
+#include "teplug/device.h"
 #include "teplug/gemm.h"
 #include "teplug/norm.h"
 #include "teplug/plugin.h"

@@ -356,6 +356,60 @@ TEST(AbiLayoutTest, NormIidAndEnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA, 2u);
 }
 
+TEST(AbiLayoutTest, DeviceV1StructsArePinned) {
+  EXPECT_SIZE(TeplugDeviceInfo, 104);
+  EXPECT_OFFSET(TeplugDeviceInfo, struct_size, 0);
+  EXPECT_OFFSET(TeplugDeviceInfo, kind, 8);
+  EXPECT_OFFSET(TeplugDeviceInfo, vendor_id, 12);
+  EXPECT_OFFSET(TeplugDeviceInfo, ordinal, 16);
+  EXPECT_OFFSET(TeplugDeviceInfo, arch, 20);
+  EXPECT_OFFSET(TeplugDeviceInfo, name, 24);
+  EXPECT_OFFSET(TeplugDeviceInfo, memory_bytes, 88);
+  EXPECT_OFFSET(TeplugDeviceInfo, host_pointers_usable, 96);
+  EXPECT_OFFSET(TeplugDeviceInfo, reserved0, 100);
+  EXPECT_SIZE(TeplugDeviceOpenArgs, 16);
+  EXPECT_OFFSET(TeplugDeviceOpenArgs, device, 8);
+  EXPECT_SIZE(TeplugAllocateArgs, 32);
+  EXPECT_OFFSET(TeplugAllocateArgs, context, 8);
+  EXPECT_OFFSET(TeplugAllocateArgs, bytes, 16);
+  EXPECT_OFFSET(TeplugAllocateArgs, alignment, 24);
+  EXPECT_SIZE(TeplugCopyArgs, 56);
+  EXPECT_OFFSET(TeplugCopyArgs, context, 8);
+  EXPECT_OFFSET(TeplugCopyArgs, kind, 16);
+  EXPECT_OFFSET(TeplugCopyArgs, reserved0, 20);
+  EXPECT_OFFSET(TeplugCopyArgs, dst, 24);
+  EXPECT_OFFSET(TeplugCopyArgs, src, 32);
+  EXPECT_OFFSET(TeplugCopyArgs, bytes, 40);
+  EXPECT_OFFSET(TeplugCopyArgs, stream, 48);
+  EXPECT_SIZE(TeplugDeviceCaps, 24);
+  EXPECT_OFFSET(TeplugDeviceCaps, devices, 8);
+  EXPECT_OFFSET(TeplugDeviceCaps, num_devices, 16);
+  EXPECT_SIZE(TeplugDeviceV1Vtbl, 120);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, base, 0);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, supports, 32);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, device_count, 40);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, device_info, 48);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, open, 56);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, close, 64);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, allocate, 72);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, deallocate, 80);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, copy, 88);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, stream_create, 96);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, stream_synchronize, 104);
+  EXPECT_OFFSET(TeplugDeviceV1Vtbl, stream_destroy, 112);
+  EXPECT_SIZE(TeplugDeviceV1, 8);
+}
+
+TEST(AbiLayoutTest, DeviceIidAndEnumValuesArePinned) {
+  const TeplugIID device = TEPLUG_IID_DEVICE_V1_INIT;
+  EXPECT_EQ(device.hi, 0x7465706c75670001ull);
+  EXPECT_EQ(device.lo, 0x6465766900000001ull);  // "devi", version 1
+  EXPECT_EQ(TEPLUG_DEVICE_OP_OPEN, 1);
+  EXPECT_EQ(TEPLUG_COPY_HOST_TO_DEVICE, 0);
+  EXPECT_EQ(TEPLUG_COPY_DEVICE_TO_HOST, 1);
+  EXPECT_EQ(TEPLUG_COPY_DEVICE_TO_DEVICE, 2);
+}
+
 TEST(AbiLayoutTest, EnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_DTYPE_FP32, 1);
   EXPECT_EQ(TEPLUG_DTYPE_FP8_E4M3, 4);

@@ -5,6 +5,7 @@
 
 #include "teplug/attention.h"
 #include "teplug/collective.h"
+#include "teplug/device.h"
 #include "teplug/gemm.h"
 #include "teplug/norm.h"
 #include "teplug/quantizer.h"
@@ -17,6 +18,7 @@ inline constexpr TeplugIID kIidAttentionV1 = TEPLUG_IID_ATTENTION_V1_INIT;
 inline constexpr TeplugIID kIidQuantizerV1 = TEPLUG_IID_QUANTIZER_V1_INIT;
 inline constexpr TeplugIID kIidCollectiveV1 = TEPLUG_IID_COLLECTIVE_V1_INIT;
 inline constexpr TeplugIID kIidNormV1 = TEPLUG_IID_NORM_V1_INIT;
+inline constexpr TeplugIID kIidDeviceV1 = TEPLUG_IID_DEVICE_V1_INIT;
 
 constexpr bool SameIid(const TeplugIID& a, const TeplugIID& b) {
   return a.hi == b.hi && a.lo == b.lo;
@@ -29,6 +31,7 @@ inline const char* IidName(const TeplugIID& iid) {
   if (SameIid(iid, kIidQuantizerV1)) return "IQuantizer/1";
   if (SameIid(iid, kIidCollectiveV1)) return "ICollective/1";
   if (SameIid(iid, kIidNormV1)) return "INorm/1";
+  if (SameIid(iid, kIidDeviceV1)) return "IDevice/1";
   if (SameIid(iid, kIidObject)) return "IObject";
   return nullptr;
 }

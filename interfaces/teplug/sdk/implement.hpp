@@ -11,11 +11,14 @@
 #ifndef TEPLUG_SDK_IMPLEMENT_HPP_
 #define TEPLUG_SDK_IMPLEMENT_HPP_
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 
 #include "teplug/attention.h"
 #include "teplug/collective.h"
+#include "teplug/device.h"
 #include "teplug/gemm.h"
 #include "teplug/norm.h"
 #include "teplug/quantizer.h"
@@ -375,6 +378,123 @@ struct CollectiveThunks {
 inline TeplugCollectiveV1* MakeCollective(std::unique_ptr<CollectiveImpl> impl) {
   return Binding<TeplugCollectiveV1>::Create(std::move(impl), kIidCollectiveV1,
                                              internal::CollectiveThunks::Table());
+}
+
+// --------------------------------------------------------------- IDevice v1
+// The devices an implementation serves, contexts (an opened device), memory
+// and streams. Throw sdk::Exception (or InvalidArgument) to fail a call.
+class DeviceImpl : public ImplementationBase {
+ public:
+  virtual bool SupportsOpen(const TeplugDeviceOpenArgs& args, std::string* reason) {
+    (void)args;
+    (void)reason;
+    return true;
+  }
+  virtual size_t DeviceCount() = 0;
+  // Fills `info` (a zeroed, full-size struct; the SDK copies what fits into
+  // the caller's). index < DeviceCount().
+  virtual void DescribeDevice(size_t index, TeplugDeviceInfo* info) = 0;
+  virtual TeplugDeviceContext* Open(const TeplugDeviceOpenArgs& args) = 0;
+  virtual void Close(TeplugDeviceContext* context) = 0;
+  virtual void* Allocate(const TeplugAllocateArgs& args) = 0;
+  virtual void Deallocate(TeplugDeviceContext* context, void* ptr) = 0;
+  virtual void Copy(const TeplugCopyArgs& args) = 0;
+  virtual TeplugStream CreateStream(TeplugDeviceContext* context) = 0;
+  virtual void SynchronizeStream(TeplugDeviceContext* context, TeplugStream stream) = 0;
+  virtual void DestroyStream(TeplugDeviceContext* context, TeplugStream stream) = 0;
+};
+
+namespace internal {
+struct DeviceThunks {
+  using B = Binding<TeplugDeviceV1>;
+  static constexpr size_t kOpen = TEPLUG_STRUCT_SIZE(TeplugDeviceOpenArgs, device);
+  static constexpr size_t kAlloc = TEPLUG_STRUCT_SIZE(TeplugAllocateArgs, alignment);
+  static constexpr size_t kCopy = TEPLUG_STRUCT_SIZE(TeplugCopyArgs, stream);
+  static DeviceImpl* Impl(TeplugDeviceV1* s) { return static_cast<DeviceImpl*>(B::From(s)->impl); }
+  static TeplugBool Supports(TeplugObject* self, int32_t op, const void* args, char* reason,
+                             size_t reason_size) noexcept {
+    auto* s = reinterpret_cast<TeplugDeviceV1*>(self);
+    return RunSupports(
+        [&](std::string* why) {
+          if (op != TEPLUG_DEVICE_OP_OPEN) {
+            *why = "IDevice decides only open";
+            return false;
+          }
+          return Impl(s)->SupportsOpen(
+              RequireArgs(static_cast<const TeplugDeviceOpenArgs*>(args), kOpen, "TeplugDeviceOpenArgs"),
+              why);
+        },
+        reason, reason_size);
+  }
+  static TeplugError* Count(TeplugDeviceV1* self, size_t* count) noexcept {
+    return Guard([&] {
+      if (count == nullptr) throw InvalidArgument("device_count: count is NULL");
+      *count = Impl(self)->DeviceCount();
+    });
+  }
+  static TeplugError* Info(TeplugDeviceV1* self, size_t index, TeplugDeviceInfo* info) noexcept {
+    return Guard([&] {
+      constexpr size_t kMin = TEPLUG_STRUCT_SIZE(TeplugDeviceInfo, struct_size);
+      if (info == nullptr || info->struct_size < kMin) {
+        throw InvalidArgument("device_info: info is NULL or its struct_size is 0");
+      }
+      if (index >= Impl(self)->DeviceCount()) {
+        throw InvalidArgument("device_info: index " + std::to_string(index) + " >= device_count");
+      }
+      TeplugDeviceInfo full = Versioned<TeplugDeviceInfo>();
+      Impl(self)->DescribeDevice(index, &full);
+      full.name[sizeof full.name - 1] = '\0';
+      const size_t n = std::min(info->struct_size, sizeof full);
+      std::memcpy(reinterpret_cast<char*>(info) + sizeof(size_t),
+                  reinterpret_cast<const char*>(&full) + sizeof(size_t), n - sizeof(size_t));
+    });
+  }
+  static TeplugError* Open(TeplugDeviceV1* self, const TeplugDeviceOpenArgs* a,
+                           TeplugDeviceContext** out) noexcept {
+    return Guard([&] {
+      if (out == nullptr) throw InvalidArgument("open: out is NULL");
+      *out = Impl(self)->Open(RequireArgs(a, kOpen, "TeplugDeviceOpenArgs"));
+    });
+  }
+  static TeplugError* Close(TeplugDeviceV1* self, TeplugDeviceContext* c) noexcept {
+    return Guard([&] { Impl(self)->Close(c); });
+  }
+  static TeplugError* Allocate(TeplugDeviceV1* self, const TeplugAllocateArgs* a, void** out) noexcept {
+    return Guard([&] {
+      if (out == nullptr) throw InvalidArgument("allocate: out is NULL");
+      *out = Impl(self)->Allocate(RequireArgs(a, kAlloc, "TeplugAllocateArgs"));
+    });
+  }
+  static TeplugError* Deallocate(TeplugDeviceV1* self, TeplugDeviceContext* c, void* p) noexcept {
+    return Guard([&] { Impl(self)->Deallocate(c, p); });
+  }
+  static TeplugError* Copy(TeplugDeviceV1* self, const TeplugCopyArgs* a) noexcept {
+    return Guard([&] { Impl(self)->Copy(RequireArgs(a, kCopy, "TeplugCopyArgs")); });
+  }
+  static TeplugError* StreamCreate(TeplugDeviceV1* self, TeplugDeviceContext* c, TeplugStream* out) noexcept {
+    return Guard([&] {
+      if (out == nullptr) throw InvalidArgument("stream_create: out is NULL");
+      *out = Impl(self)->CreateStream(c);
+    });
+  }
+  static TeplugError* StreamSync(TeplugDeviceV1* self, TeplugDeviceContext* c, TeplugStream s) noexcept {
+    return Guard([&] { Impl(self)->SynchronizeStream(c, s); });
+  }
+  static TeplugError* StreamDestroy(TeplugDeviceV1* self, TeplugDeviceContext* c, TeplugStream s) noexcept {
+    return Guard([&] { Impl(self)->DestroyStream(c, s); });
+  }
+  static const TeplugDeviceV1Vtbl* Table() {
+    static const TeplugDeviceV1Vtbl t = {B::BaseTable(sizeof(TeplugDeviceV1Vtbl)),
+                                         &Supports, &Count, &Info, &Open, &Close, &Allocate,
+                                         &Deallocate, &Copy, &StreamCreate, &StreamSync,
+                                         &StreamDestroy};
+    return &t;
+  }
+};
+}  // namespace internal
+
+inline TeplugDeviceV1* MakeDevice(std::unique_ptr<DeviceImpl> impl) {
+  return Binding<TeplugDeviceV1>::Create(std::move(impl), kIidDeviceV1, internal::DeviceThunks::Table());
 }
 
 }  // namespace teplug::sdk
