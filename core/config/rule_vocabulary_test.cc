@@ -27,12 +27,13 @@ const FactSpec& Fact(absl::string_view interface_name, absl::string_view fact) {
 
 TEST(RuleVocabularyTest, InterfacesAndOpsAreTheDocumentedOnes) {
   std::vector<absl::string_view> interfaces = InterfaceNames(RuleVocabulary());
-  EXPECT_EQ(interfaces, (std::vector<absl::string_view>{"attention", "gemm", "quantizer", "collective", "norm"}));
+  EXPECT_EQ(interfaces, (std::vector<absl::string_view>{"attention", "gemm", "quantizer", "collective", "norm", "device"}));
   EXPECT_EQ(FindInterface(RuleVocabulary(), "attention")->ops, (Names{"forward", "backward"}));
   EXPECT_EQ(FindInterface(RuleVocabulary(), "gemm")->ops, (Names{"gemm"}));
   EXPECT_EQ(FindInterface(RuleVocabulary(), "quantizer")->ops, (Names{"quantize", "dequantize"}));
   EXPECT_EQ(FindInterface(RuleVocabulary(), "collective")->display_name, "ICollective/1");
   EXPECT_EQ(FindInterface(RuleVocabulary(), "norm")->ops, (Names{"forward", "backward"}));
+  EXPECT_EQ(FindInterface(RuleVocabulary(), "device")->ops, (Names{"open"}));
   EXPECT_EQ(FindInterface(RuleVocabulary(), "attn"), nullptr);
 }
 

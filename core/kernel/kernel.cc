@@ -350,6 +350,19 @@ std::vector<std::string> Kernel::UnknownDeviceNames(const config::ValidatedConfi
 
 std::shared_ptr<const DeviceNames> Kernel::DeviceNaming() const { return core_->state().Read()->device_names; }
 
+DeviceListing Kernel::ListDevices() const {
+  auto state = core_->state().Read();
+  DeviceListing out;
+  for (const InterfaceModule* module : InterfaceModules()) {
+    for (const auto& impl : *state->impls[static_cast<size_t>(module->index())]) {
+      if (absl::Status st = module->ListDevices(*impl, &out.devices); !st.ok()) {
+        out.problems.push_back(absl::StrCat(impl->QualifiedName(), ": ", st.message()));
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<ProviderListing> Kernel::ListProviders() const {
   auto state = core_->state().Read();
   std::vector<ProviderListing> out;

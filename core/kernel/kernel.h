@@ -93,6 +93,15 @@ struct ProviderListing {
   std::vector<ImplementationListing> implementations;
 };
 
+// What `teplug list` shows under devices: every device the registered
+// device implementations (IDevice) serve, in registry order.
+struct DeviceListing {
+  std::vector<ServedDevice> devices;
+  // One line per implementation whose enumeration failed (its devices are
+  // missing from `devices`), naming it and the call.
+  std::vector<std::string> problems;
+};
+
 class KernelCore;
 class DeviceNames;
 
@@ -142,6 +151,8 @@ class Kernel {
 
   std::vector<LoadReportEntry> LoadReport() const;
   std::vector<ProviderListing> ListProviders() const;
+  // Asks every device implementation for its devices (calls into plugins).
+  DeviceListing ListDevices() const;
   // Problems found when checking the config's provider names against the
   // registered providers ("file:line:col: unknown provider ..."), if any.
   std::vector<std::string> ConfigWarnings() const;

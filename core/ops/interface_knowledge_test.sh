@@ -7,8 +7,8 @@
 #
 # Usage: interface_knowledge_test.sh FILE...   (the core sources, from Bazel)
 set -u
-pattern='Teplug(Gemm|Attention|Quantize|Quantizer|Dequantize|Collective|Comm|Norm)[A-Za-z0-9]*|kIid(Gemm|Attention|Quantizer|Collective|Norm)V1|TEPLUG_OP_[A-Z]|TEPLUG_NORM_|TEPLUG_(GEMM|ATTN|QUANT|NORM)_CAP|TEPLUG_(LAYOUT|MASK|BIAS|RECIPE|EPILOGUE|REDUCE)_'
-modules='^core/ops/(gemm|attention|quantizer|collective|norm)\.(h|cc)$'
+pattern='Teplug(Gemm|Attention|Quantize|Quantizer|Dequantize|Collective|Comm|Norm)[A-Za-z0-9]*|TeplugDevice(V1|Info|OpenArgs|Context|Caps)|Teplug(Allocate|Copy)Args|kIid(Gemm|Attention|Quantizer|Collective|Norm|Device)V1|TEPLUG_OP_[A-Z]|TEPLUG_NORM_|TEPLUG_DEVICE_OP_|TEPLUG_COPY_|TEPLUG_(GEMM|ATTN|QUANT|NORM)_CAP|TEPLUG_(LAYOUT|MASK|BIAS|RECIPE|EPILOGUE|REDUCE)_'
+modules='^core/ops/(gemm|attention|quantizer|collective|norm|device)\.(h|cc)$'
 found=0
 checked=0
 for f in "$@"; do

@@ -30,7 +30,18 @@
 namespace teplug::core {
 
 class InterfaceModule;
+struct Implementation;
 struct OpSpec;
+
+// One device an implementation serves, as a device interface (IDevice)
+// enumerates it: what `teplug list` shows and tools open.
+struct ServedDevice {
+  std::string implementation;  // "reference/cpu"
+  TeplugDevice device{};       // kind, vendor, ordinal, arch
+  std::string name;            // "host CPU (16 threads)"; the plugin's text, escaped
+  uint64_t memory_bytes = 0;   // 0: unknown
+  bool host_pointers_usable = false;
+};
 
 // A validated copy of an implementation's capability descriptor. The core
 // reads the plugin's descriptor once at registration (struct_size checked,
@@ -129,6 +140,15 @@ class InterfaceModule {
 
   // The dispatching object's function table (a TeplugXxxV1Vtbl).
   virtual const void* DispatchTable() const = 0;
+
+  // Appends the devices `impl` (an implementation of this interface) serves.
+  // Only an interface that enumerates devices (IDevice) has any; errors name
+  // the implementation and the call that failed.
+  virtual absl::Status ListDevices(const Implementation& impl, std::vector<ServedDevice>* out) const {
+    (void)impl;
+    (void)out;
+    return absl::OkStatus();
+  }
 
  protected:
   // Facts computed from several fields (GEMM's m, n, k), and ops decided

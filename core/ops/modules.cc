@@ -4,6 +4,7 @@
 
 #include "core/ops/attention.h"
 #include "core/ops/collective.h"
+#include "core/ops/device.h"
 #include "core/ops/gemm.h"
 #include "core/ops/norm.h"
 #include "core/ops/quantizer.h"
@@ -13,8 +14,8 @@ namespace teplug::core {
 
 absl::Span<const InterfaceModule* const> InterfaceModules() {
   static const auto* const kModules = [] {
-    auto* list = new std::array<const InterfaceModule*, 5>{&AttentionModule(), &GemmModule(), &QuantizerModule(),
-                                                           &CollectiveModule(), &NormModule()};
+    auto* list = new std::array<const InterfaceModule*, 6>{&AttentionModule(),  &GemmModule(), &QuantizerModule(),
+                                                           &CollectiveModule(), &NormModule(), &DeviceModule()};
     for (size_t i = 0; i < list->size(); ++i) (*list)[i]->index_ = static_cast<int>(i);
     return list;
   }();

@@ -265,7 +265,7 @@ TEST(ReferenceThroughKernelTest, BuiltInServesEveryInterface) {
   ASSERT_EQ(providers.size(), 1u);
   EXPECT_EQ(providers[0].name, "reference");
   EXPECT_TRUE(providers[0].builtin);
-  EXPECT_EQ(providers[0].implementations.size(), 5u) << "gemm, attention, quantizer, collective, norm";
+  EXPECT_EQ(providers[0].implementations.size(), 6u) << "gemm, attention, quantizer, collective, norm, device";
   {
     SCOPED_TRACE("gemm");
     GemmThrough(**k);

@@ -51,7 +51,8 @@ expect_in() {
 }
 
 normalise() {
-  sed -E 's#(^|[ ("])/[^ ()"]*/(libteplug_[a-z0-9_]+\.so)#\1<DIR>/\2#g' "$1"
+  sed -E -e 's#(^|[ ("])/[^ ()"]*/(libteplug_[a-z0-9_]+\.so)#\1<DIR>/\2#g' \
+    -e 's#"host CPU \([0-9]+ threads\)"  [0-9.]+ GiB#"host CPU (<N> threads)"  <M> GiB#' "$1"
 }
 
 # expect_golden NAME: normalised stdout equals testdata/NAME.golden.
@@ -141,7 +142,13 @@ ref = providers["reference"]
 assert ref["builtin"] is True and ref["source"] == "built-in", ref
 assert ref["abi_min"] == "1.0", ref
 interfaces = sorted(i["interface"] for i in ref["implementations"])
-assert interfaces == ["IAttention/1", "ICollective/1", "IGemm/1", "INorm/1", "IQuantizer/1"], interfaces
+assert interfaces == ["IAttention/1", "ICollective/1", "IDevice/1", "IGemm/1", "INorm/1", "IQuantizer/1"], interfaces
+devices = doc["devices"]
+assert len(devices) == 1 and doc["device_problems"] == [], doc
+cpu = devices[0]
+assert cpu["device"] == "cpu:0" and cpu["kind"] == "cpu" and cpu["ordinal"] == 0, cpu
+assert cpu["implementation"] == "reference/cpu" and cpu["name"].startswith("host CPU"), cpu
+assert cpu["memory_bytes"] > 0 and cpu["host_pointers_usable"] is True, cpu
 assert all(i["capability"] for i in ref["implementations"])
 fast = providers["fast"]
 assert fast["builtin"] is False and fast["source"].endswith("libteplug_fake_fast.so"), fast

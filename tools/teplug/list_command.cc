@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/kernel/device_names.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/sdk/plugin.hpp"
 #include "tools/teplug/command_parse.h"
@@ -22,8 +23,9 @@ constexpr char kListHelp[] =
     "\n"
     "Lists every provider this kernel loaded (name, vendor, version, ABI range,\n"
     "built-in or plugin path), its implementations per interface with priority\n"
-    "and a one-line capability summary, and every plugin that was refused, with\n"
-    "the reason. Plugins come from the config, --plugin, and the environment\n"
+    "and a one-line capability summary, every plugin that was refused, with\n"
+    "the reason, and the devices the device implementations (IDevice) serve:\n"
+    "device, implementation, name, memory, whether host pointers are usable. Plugins come from the config, --plugin, and the environment\n"
     "(TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH, NVTE_PLUGIN) unless --no-discovery.\n"
     "Text that came from a plugin or the file system (vendor, version, paths,\n"
     "reasons) is printed escaped: control characters and bytes that are not\n"
@@ -43,6 +45,51 @@ std::string AbiRange(uint32_t min, uint32_t max) {
 std::string PriorityText(const core::ImplementationListing& i) {
   if (!i.config_priority) return absl::StrCat(i.default_priority);
   return absl::StrCat(*i.config_priority, " (config; default ", i.default_priority, ")");
+}
+
+// "cpu:0  reference/cpu  "host CPU (16 threads)"  24.0 GiB  host pointers usable".
+void PrintDevices(const core::DeviceListing& devices, const core::DeviceNames& names) {
+  std::cout << "devices (" << devices.devices.size() << ")\n";
+  for (const core::ServedDevice& d : devices.devices) {
+    std::cout << absl::StrFormat("  %s  %s  \"%s\"  %s%s\n", EscapeUntrustedText(names.Label(d.device)),
+                                 d.implementation, EscapeUntrustedText(d.name),
+                                 d.memory_bytes == 0 ? std::string("memory unknown")
+                                                     : absl::StrFormat("%.1f GiB", d.memory_bytes / 1073741824.0),
+                                 d.host_pointers_usable ? "  host pointers usable" : "");
+  }
+  for (const std::string& p : devices.problems) std::cout << "  could not enumerate: " << EscapeUntrustedText(p) << "\n";
+}
+
+void WriteDevicesJson(const core::DeviceListing& devices, const core::DeviceNames& names, JsonWriter& j) {
+  j.Key("devices");
+  j.BeginArray();
+  for (const core::ServedDevice& d : devices.devices) {
+    j.BeginObject();
+    j.Key("device");
+    j.String(names.Label(d.device));
+    j.Key("kind");
+    j.String(names.KindSpelling(d.device.kind));
+    j.Key("ordinal");
+    j.Int(d.device.ordinal);
+    j.Key("vendor");
+    j.String(names.VendorSpelling(d.device.vendor_id));
+    j.Key("arch");
+    j.Int(d.device.arch);
+    j.Key("implementation");
+    j.String(d.implementation);
+    j.Key("name");
+    j.String(d.name);
+    j.Key("memory_bytes");
+    j.Int(static_cast<int64_t>(d.memory_bytes));
+    j.Key("host_pointers_usable");
+    j.Bool(d.host_pointers_usable);
+    j.EndObject();
+  }
+  j.EndArray();
+  j.Key("device_problems");
+  j.BeginArray();
+  for (const std::string& p : devices.problems) j.String(p);
+  j.EndArray();
 }
 
 void PrintTable(const std::vector<core::ProviderListing>& providers,
@@ -80,9 +127,11 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
 }
 
 void PrintJson(const std::vector<core::ProviderListing>& providers,
-               const std::vector<core::LoadReportEntry>& refused) {
+               const std::vector<core::LoadReportEntry>& refused, const core::DeviceListing& devices,
+               const core::DeviceNames& names) {
   JsonWriter j;
   j.BeginObject();
+  WriteDevicesJson(devices, names, j);
   j.Key("providers");
   j.BeginArray();
   for (const core::ProviderListing& p : providers) {
@@ -172,10 +221,13 @@ int ListCommand(const std::vector<std::string>& args) {
   for (core::LoadReportEntry& e : (*kernel)->LoadReport()) {
     if (!e.loaded) refused.push_back(std::move(e));
   }
+  const core::DeviceListing devices = (*kernel)->ListDevices();
+  const std::shared_ptr<const core::DeviceNames> names = (*kernel)->DeviceNaming();
   if (flags.GetBool("json")) {
-    PrintJson((*kernel)->ListProviders(), refused);
+    PrintJson((*kernel)->ListProviders(), refused, devices, *names);
   } else {
     PrintTable((*kernel)->ListProviders(), refused);
+    PrintDevices(devices, *names);
   }
   return kExitOk;
 }

@@ -92,6 +92,13 @@ TeplugNormCaps MakeNormCaps() {
   return c;
 }
 
+TeplugDeviceCaps MakeDeviceCaps() {
+  TeplugDeviceCaps c = sdk::Versioned<TeplugDeviceCaps>();
+  c.devices = kHostOnly;
+  c.num_devices = 1;
+  return c;
+}
+
 }  // namespace
 
 const TeplugGemmCaps* ReferenceGemmCaps() {
@@ -113,6 +120,11 @@ const TeplugCollectiveCaps* ReferenceCollectiveCaps() {
 
 const TeplugNormCaps* ReferenceNormCaps() {
   static const TeplugNormCaps caps = MakeNormCaps();
+  return &caps;
+}
+
+const TeplugDeviceCaps* ReferenceDeviceCaps() {
+  static const TeplugDeviceCaps caps = MakeDeviceCaps();
   return &caps;
 }
 

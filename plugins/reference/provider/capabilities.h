@@ -17,6 +17,7 @@
 //               gamma; x/dy/dx and gamma/beta/dgamma/dbeta fp32 fp16 bf16; y
 //               fp32 fp16 bf16 fp8_e4m3 fp8_e5m2 (fp8 y: per_tensor or
 //               mxfp8_1d32); any hidden size >= 1
+//   IDevice     cpu:0 (host memory, synchronous streams)
 //   ICollective every op and reduction, any world size; dtypes fp32 fp16 bf16
 //               int8 int32 int64 uint8 (the ABI's dtypes field means "accepted
 //               by every op"; fp8/e8m0/fp4 move through all_gather, broadcast
@@ -26,6 +27,7 @@
 
 #include "teplug/attention.h"
 #include "teplug/collective.h"
+#include "teplug/device.h"
 #include "teplug/gemm.h"
 #include "teplug/norm.h"
 #include "teplug/quantizer.h"
@@ -38,6 +40,7 @@ const TeplugAttentionCaps* ReferenceAttentionCaps();
 const TeplugQuantizerCaps* ReferenceQuantizerCaps();
 const TeplugCollectiveCaps* ReferenceCollectiveCaps();
 const TeplugNormCaps* ReferenceNormCaps();
+const TeplugDeviceCaps* ReferenceDeviceCaps();
 
 }  // namespace teplug::reference::provider
 

@@ -107,7 +107,7 @@ TEST_F(CapabilitiesTest, RegistrationsAreTheReferenceAtPriorityZeroOnTheCpu) {
   EXPECT_EQ(std::string(host_.info().name), "reference");
   EXPECT_EQ(std::string(host_.info().vendor), "teplug");
   EXPECT_EQ(std::string(host_.info().version), "0.1.0");
-  ASSERT_EQ(host_.recorded.size(), 5u);
+  ASSERT_EQ(host_.recorded.size(), 6u);
   for (const auto& r : host_.recorded) {
     EXPECT_EQ(r.desc.priority, 0) << r.name;
     // Every descriptor starts with struct_size and the device list.
@@ -122,7 +122,7 @@ TEST_F(CapabilitiesTest, RegistrationsAreTheReferenceAtPriorityZeroOnTheCpu) {
   }
   std::vector<std::string> names;
   for (const auto& r : host_.recorded) names.push_back(r.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "attention", "quantizer", "collective", "norm"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"gemm", "attention", "quantizer", "collective", "norm", "cpu"}));
 }
 
 TEST_F(CapabilitiesTest, GemmDeclaredBitsWorkAndOthersAreRefused) {

@@ -3,6 +3,7 @@
 #include "plugins/reference/provider/attention_provider.h"
 #include "plugins/reference/provider/capabilities.h"
 #include "plugins/reference/provider/collective_provider.h"
+#include "plugins/reference/provider/device_provider.h"
 #include "plugins/reference/provider/gemm_provider.h"
 #include "plugins/reference/provider/norm_provider.h"
 #include "plugins/reference/provider/quantizer_provider.h"
@@ -22,9 +23,12 @@ void RegisterReferenceImplementations(sdk::Registrar& r) {
              ReferenceQuantizerCaps(), "quantizer", kReferencePriority);
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(NewReferenceCollective()),
              ReferenceCollectiveCaps(), "collective", kReferencePriority);
-  // A host older than INorm/1 skips this one and still loads the other four.
+  // A host older than INorm/1 or IDevice/1 skips them and still loads the
+  // other four.
   r.RegisterIfServed(sdk::kIidNormV1, sdk::MakeNorm(NewReferenceNorm()), ReferenceNormCaps(),
                      "norm", kReferencePriority);
+  r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewReferenceDevice()), ReferenceDeviceCaps(),
+                     "cpu", kReferencePriority);
 }
 
 }  // namespace
