@@ -86,8 +86,6 @@ struct ExampleOp {
   ExampleOp(const ExampleOp&) = delete;
   ExampleOp& operator=(const ExampleOp&) = delete;
 
-  std::string interface_name;  // "gemm"
-  std::string op_name;         // "gemm"
   TeplugIID iid{};
   int32_t op = 0;              // the op's number in its interface
   const void* args = nullptr;  // the interface's args struct for `op`

@@ -63,8 +63,6 @@ absl::StatusOr<std::unique_ptr<ExampleOp>> BuildExampleOp(absl::string_view inte
       ExampleValues::Check(*params, values, absl::StrCat(interface, " ", op));
   if (!checked.ok()) return checked.status();
   auto example = std::make_unique<ExampleOp>();
-  example->interface_name = found->module->name();
-  example->op_name = found->op->name;
   example->iid = found->module->iid();
   example->op = found->op->op;
   example->device = device;

@@ -22,8 +22,7 @@ namespace teplug::core {
 // module's example test fails on it).
 ExampleParam FactParam(const config::InterfaceVocabulary& vocabulary, absl::string_view fact,
                        std::string default_value);
-// The same, as an integer fact in [min, max] with its own doc (when the
-// parameter is one of several inputs the fact is computed from).
+// The same for an integer fact, accepting [min, max].
 ExampleParam FactParam(const config::InterfaceVocabulary& vocabulary, absl::string_view fact,
                        std::string default_value, int64_t min, int64_t max);
 

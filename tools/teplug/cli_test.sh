@@ -536,6 +536,15 @@ test_help() {
   run_teplug explain --help
   expect_in "$OUT" "attention: key/value heads [default: --heads]"
   expect_in "$OUT" "[default: bf16; quantizer fp8_e4m3]"
+  # The help's examples run: their flags are ones the modules declare.
+  local examples="${TEST_TMPDIR:-/tmp}/explain_examples.txt"
+  sed -n '/^Examples:/,/^$/p' "$OUT" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' | grep '^  teplug explain ' >"$examples"
+  [[ $(wc -l <"$examples") -ge 4 ]] || fail "teplug explain --help: fewer than 4 examples found"
+  while read -r _ _ example; do
+    # shellcheck disable=SC2086  # each example is several arguments
+    run_teplug explain $example --no-discovery
+    [[ "$STATUS" == 2 ]] && fail "$LAST: the help's example is a usage error: $(cat "$ERR")"
+  done <"$examples"
   run_teplug run --help
   # The table is printed from OutputTolerance, the values the job checks with.
   expect_in "$OUT" "attention backward    1e-4   4e-3   3.1e-2"
