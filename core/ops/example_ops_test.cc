@@ -5,6 +5,7 @@
 // facts equal to the values given.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -180,6 +181,25 @@ TEST_P(ExampleOpsTest, ValuesRoundTripThroughTheDescription) {
 INSTANTIATE_TEST_SUITE_P(EveryInterface, ExampleOpsTest,
                          ::testing::ValuesIn(InterfaceModules().begin(), InterfaceModules().end()),
                          [](const auto& info) { return std::string(info.param->name()); });
+
+// `teplug explain` gives a parameter name one flag for every op: the name
+// must mean one kind of value in every module.
+TEST(ExampleOpsNamesTest, ANameHasOneKindAcrossInterfaces) {
+  std::map<std::string, std::pair<Kind, std::string>> seen;  // name -> kind, where first seen
+  for (const ExampleInterface& i : ExampleInterfaces()) {
+    for (const std::string& op : i.ops) {
+      absl::StatusOr<std::vector<ExampleParam>> params = ExampleParams(i.name, op);
+      ASSERT_TRUE(params.ok()) << params.status();
+      for (const ExampleParam& p : *params) {
+        const std::string where = absl::StrCat(i.name, " ", op);
+        auto [it, first] = seen.insert({p.name, {p.kind, where}});
+        EXPECT_TRUE(first || it->second.first == p.kind)
+            << p.name << " of " << where << " is another kind than in " << it->second.second;
+      }
+    }
+  }
+  EXPECT_GT(seen.size(), 10u);
+}
 
 // Values an op does not take are refused with the parameter named.
 TEST(ExampleOpsErrorsTest, NamesTheParameterAndWhatItAccepts) {

@@ -33,18 +33,19 @@ struct ParamFlag {
 std::vector<ParamFlag> CollectParamFlags() {
   std::vector<ParamFlag> flags;
   for (const core::ExampleInterface& i : core::ExampleInterfaces()) {
-    std::vector<std::pair<ExampleParam, std::vector<std::string>>>
-        taken;  // parameter, the ops taking it
+    // Each parameter of the interface's ops, with the ops that take it.
+    std::vector<std::pair<ExampleParam, std::vector<std::string>>> taken;
     for (const std::string& op : i.ops) {
       absl::StatusOr<std::vector<ExampleParam>> params = core::ExampleParams(i.name, op);
       if (!params.ok()) continue;  // not listed: ExampleInterfaces names only ops with examples
       for (const ExampleParam& p : *params) {
         auto it = std::find_if(taken.begin(), taken.end(),
                                [&](const auto& t) { return t.first.name == p.name; });
-        if (it == taken.end())
+        if (it == taken.end()) {
           taken.push_back({p, {op}});
-        else
+        } else {
           it->second.push_back(op);
+        }
       }
     }
     for (auto& [param, ops] : taken) {
@@ -80,10 +81,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> GroupBy(
     const std::string t = text(u.param);
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == t; });
-    if (it == groups.end())
+    if (it == groups.end()) {
       groups.push_back({t, {u.label}});
-    else
+    } else {
       it->second.push_back(u.label);
+    }
   }
   return groups;
 }
@@ -111,31 +113,32 @@ std::string DefaultHelp(const ParamFlag& f) {
   return absl::StrJoin(parts, "; ");
 }
 
+// One flag for every use of a parameter name: a name means one kind in
+// every module (example_ops_test), so the first use's kind is every one's.
 void AddParamFlag(const ParamFlag& f, FlagSet* flags) {
-  const ExampleParam::Kind kind = f.uses[0].param.kind;
-  const bool same_kind = std::all_of(f.uses.begin(), f.uses.end(),
-                                     [&](const ParamUse& u) { return u.param.kind == kind; });
+  const ExampleParam& first = f.uses[0].param;
   const std::string help = HelpText(f);
-  const std::string value_name = absl::AsciiStrToUpper(f.uses[0].param.name);
-  if (!same_kind) {
-    flags->AddString(f.flag, value_name, help);  // each op's builder checks its own kind
-  } else if (kind == ExampleParam::Kind::kName) {
+  if (first.kind == ExampleParam::Kind::kName) {
     std::vector<std::string> allowed;
     for (const ParamUse& u : f.uses) {
       for (const std::string& v : u.param.values) {
         if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) allowed.push_back(v);
       }
     }
-    flags->AddString(f.flag, value_name, help, "", std::move(allowed));
-  } else if (kind == ExampleParam::Kind::kInteger) {
-    int64_t min = f.uses[0].param.min, max = f.uses[0].param.max;
-    for (const ParamUse& u : f.uses)
-      min = std::min(min, u.param.min), max = std::max(max, u.param.max);
+    flags->AddString(f.flag, absl::AsciiStrToUpper(first.name), help, "", std::move(allowed));
+  } else if (first.kind == ExampleParam::Kind::kInteger) {
+    int64_t min = first.min, max = first.max;
+    for (const ParamUse& u : f.uses) {
+      min = std::min(min, u.param.min);
+      max = std::max(max, u.param.max);
+    }
     flags->AddInt(f.flag, help, 0, min, max);
-  } else if (kind == ExampleParam::Kind::kReal) {
-    double min = f.uses[0].param.real_min, max = f.uses[0].param.real_max;
-    for (const ParamUse& u : f.uses)
-      min = std::min(min, u.param.real_min), max = std::max(max, u.param.real_max);
+  } else if (first.kind == ExampleParam::Kind::kReal) {
+    double min = first.real_min, max = first.real_max;
+    for (const ParamUse& u : f.uses) {
+      min = std::min(min, u.param.real_min);
+      max = std::max(max, u.param.real_max);
+    }
     flags->AddDouble(f.flag, help, 0, min, max);
   } else {
     flags->AddBool(f.flag, help);
