@@ -296,6 +296,12 @@ class Collective final : public InterfaceModule {
     return reinterpret_cast<const TeplugCollectiveV1Vtbl*>(object->vtbl)->supports;
   }
   const void* DispatchTable() const override { return &kDispatchTable; }
+  absl::StatusOr<std::vector<ExampleParam>> ExampleParams(const OpSpec& op) const override {
+    return CollectiveExampleParams(*this, op);
+  }
+  void BuildExample(const OpSpec& op, const ExampleValues& values, ExampleOp* out) const override {
+    BuildCollectiveExample(op, values, out);
+  }
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {

@@ -10,6 +10,11 @@ namespace teplug::core {
 
 const InterfaceModule& CollectiveModule();
 
+// The parameters of an example of `op` and its builder (collective_example.cc;
+// see InterfaceModule::ExampleParams).
+absl::StatusOr<std::vector<ExampleParam>> CollectiveExampleParams(const InterfaceModule& module, const OpSpec& op);
+void BuildCollectiveExample(const OpSpec& op, const ExampleValues& values, ExampleOp* out);
+
 }  // namespace teplug::core
 
 #endif  // TEPLUG_CORE_OPS_COLLECTIVE_H_

@@ -359,6 +359,12 @@ class Device final : public InterfaceModule {
   absl::Status ListDevices(const Implementation& impl, std::vector<ServedDevice>* out) const override {
     return Enumerate(impl, out);
   }
+  absl::StatusOr<std::vector<ExampleParam>> ExampleParams(const OpSpec& op) const override {
+    return DeviceExampleParams(*this, op);
+  }
+  void BuildExample(const OpSpec& op, const ExampleValues& values, ExampleOp* out) const override {
+    BuildDeviceExample(op, values, out);
+  }
 };
 
 }  // namespace

@@ -170,6 +170,12 @@ class Gemm final : public InterfaceModule {
     return reinterpret_cast<const TeplugGemmV1Vtbl*>(object->vtbl)->supports;
   }
   const void* DispatchTable() const override { return &kDispatchTable; }
+  absl::StatusOr<std::vector<ExampleParam>> ExampleParams(const OpSpec& op) const override {
+    return GemmExampleParams(*this, op);
+  }
+  void BuildExample(const OpSpec& op, const ExampleValues& values, ExampleOp* out) const override {
+    BuildGemmExample(op, values, out);
+  }
 
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {

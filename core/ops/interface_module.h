@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "core/config/op_facts.h"
+#include "core/kernel/example_op.h"
 #include "core/ops/field_table.h"
 #include "core/ops/op_signature.h"
 #include "core/ops/refusal.h"
@@ -149,6 +150,15 @@ class InterfaceModule {
     (void)out;
     return absl::OkStatus();
   }
+
+  // The parameters an example of `op` is built from (core/kernel/examples.h,
+  // `teplug explain`): every fact the op feeds is settable, by a parameter
+  // named after it where one value sets it. FAILED_PRECONDITION with the
+  // reason for an op that is not decided per call.
+  virtual absl::StatusOr<std::vector<ExampleParam>> ExampleParams(const OpSpec& op) const = 0;
+  // Builds an example of `op` into `out` (whose device is set) from values
+  // checked against ExampleParams(op): sets out->args and what they point at.
+  virtual void BuildExample(const OpSpec& op, const ExampleValues& values, ExampleOp* out) const = 0;
 
  protected:
   // Facts computed from several fields (GEMM's m, n, k), and ops decided

@@ -208,7 +208,7 @@ PY
 
 test_explain() {
   run_teplug explain attention --dtype bf16 --layout bshd --head-dim 128 --seq-q 4096 --seq-kv 4096 \
-    --mask causal --device cpu --no-discovery
+    --mask-type causal --device cpu --no-discovery
   expect_status 0
   expect_in "$OUT" "reference/attention  chosen"
   expect_in "$OUT" "=> served by reference/attention"
@@ -265,13 +265,13 @@ PY
   expect_status 0
 
   # A prefer rule beats priorities: wide (100) over fast (200).
-  run_teplug explain attention --head-dim 64 --mask causal --config "$DATA/prefer_wide.textproto" \
+  run_teplug explain attention --head-dim 64 --mask-type causal --config "$DATA/prefer_wide.textproto" \
     --plugin "$FAKE_FAST" --plugin "$FAKE_WIDE" --no-discovery
   expect_status 0
   expect_golden explain_prefer
 
   # Capability limits with values: fast serves head_dim <= 128 only.
-  run_teplug explain attention --head-dim 192 --mask causal --plugin "$FAKE_FAST" --no-discovery
+  run_teplug explain attention --head-dim 192 --mask-type causal --plugin "$FAKE_FAST" --no-discovery
   expect_status 0
   expect_in "$OUT" "head_dim_qk 192 > max 128"
 
@@ -292,7 +292,7 @@ PY
   expect_in "$OUT" "=> served by reference/gemm"
 
   # Every interface can be explained; quantizer and collective too.
-  run_teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
+  run_teplug explain quantizer --op quantize --scaling-mode mxfp8_1d32 --dtype fp8_e4m3 --no-discovery
   expect_status 0
   expect_in "$OUT" "reference/quantizer  chosen"
   # Collectives are decided at comm_create, so that is what explain shows;
@@ -301,17 +301,17 @@ PY
   expect_status 0
   expect_in "$OUT" "ICollective/1 comm_create rank 0 of 4 on cpu:0"
   expect_in "$OUT" "reference/collective  chosen"
-  run_teplug explain norm --norm-type rmsnorm --rows 8 --hidden 4096 --dtype bf16 --output-dtype fp8_e4m3 \
-    --mode mxfp8_1d32 --zero-centered-gamma --no-discovery
+  run_teplug explain norm --norm-type rmsnorm --rows 8 --hidden-size 4096 --dtype bf16 --output-dtype fp8_e4m3 \
+    --scaling-mode mxfp8_1d32 --zero-centered-gamma --no-discovery
   expect_status 0
   expect_in "$OUT" "INorm/1 rmsnorm_forward bf16[8,4096] hidden=4096 zero_centered_gamma on cpu:0"
   expect_in "$OUT" "reference/norm  chosen"
-  run_teplug explain norm --op backward --hidden 8192 --no-discovery \
+  run_teplug explain norm --op backward --hidden-size 8192 --no-discovery \
     --config "$DATA/norm_rules.textproto"
   expect_status 1
   expect_in "$OUT" "[config] denied"
   expect_in "$OUT" "config rule \"no-wide-layernorm-backward\""
-  run_teplug explain norm --op backward --hidden 4096 --no-discovery --config "$DATA/norm_rules.textproto"
+  run_teplug explain norm --op backward --hidden-size 4096 --no-discovery --config "$DATA/norm_rules.textproto"
   expect_status 0
   run_teplug explain collective --op all_reduce --no-discovery
   expect_status 2
@@ -327,6 +327,30 @@ PY
   run_teplug explain attention --op gemm
   expect_status 2
   expect_in "$ERR" "use forward or backward"
+  # A parameter of another op is refused, not ignored.
+  run_teplug explain attention --m 64 --no-discovery
+  expect_status 2
+  expect_in "$ERR" "--m is not a parameter of attention forward; its parameters: --dtype, --layout, --mask-type,"
+
+  # The flags of fact parameters accept exactly what a config rule on the
+  # fact accepts: both lists come from the interface's vocabulary.
+  local rule="${TEST_TMPDIR:-/tmp}/bogus_fact.textproto"
+  for case in "gemm dtype" "attention layout" "attention mask_type" "norm norm_type" "quantizer scaling_mode"; do
+    local interface="${case% *}" fact="${case#* }"
+    printf 'rules {\n  name: "r"\n  match { interfaces: "%s" facts { fact: "%s" values: "bogus" } }\n  deny: "reference"\n}\n' \
+      "$interface" "$fact" >"$rule"
+    run_teplug validate "$rule" --no-discovery
+    expect_status 1
+    local from_config
+    from_config=$(cat "$OUT" "$ERR" | grep -o 'expected one of: .*' | head -1 | sed 's/^expected one of: //')
+    run_teplug explain "$interface" "--${fact//_/-}" bogus --no-discovery
+    expect_status 2
+    local from_flag
+    from_flag=$(grep -o 'expected one of [^(]*' "$ERR" | sed 's/^expected one of //; s/ $//')
+    if [[ -z "$from_flag" || "$from_flag" != "$from_config" ]]; then
+      fail "$LAST: --${fact//_/-} accepts \"$from_flag\", a rule's $fact accepts \"$from_config\""
+    fi
+  done
   run_teplug explain
   expect_status 2
   expect_in "$ERR" "name the interface"
@@ -517,8 +541,17 @@ test_help() {
     if grep -n "\[default.*\[default" "$OUT"; then fail "$LAST: a flag shows two defaults (above)"; fi
   done
   run_teplug explain --help
-  expect_in "$OUT" "attention key/value heads [default: --heads]"
-  expect_in "$OUT" "[default: bf16; quantizer fp8_e4m3, collective fp32]"
+  expect_in "$OUT" "attention: key/value heads [default: --heads]"
+  expect_in "$OUT" "[default: bf16; quantizer fp8_e4m3]"
+  # The help's examples run: their flags are ones the modules declare.
+  local examples="${TEST_TMPDIR:-/tmp}/explain_examples.txt"
+  sed -n '/^Examples:/,/^$/p' "$OUT" | sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' | grep '^  teplug explain ' >"$examples"
+  [[ $(wc -l <"$examples") -ge 4 ]] || fail "teplug explain --help: fewer than 4 examples found"
+  while read -r _ _ example; do
+    # shellcheck disable=SC2086  # each example is several arguments
+    run_teplug explain $example --no-discovery
+    [[ "$STATUS" == 2 ]] && fail "$LAST: the help's example is a usage error: $(cat "$ERR")"
+  done <"$examples"
   run_teplug run --help
   # The table is printed from OutputTolerance, the values the job checks with.
   expect_in "$OUT" "attention backward    1e-4   4e-3   3.1e-2"

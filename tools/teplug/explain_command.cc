@@ -8,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/kernel/examples.h"
 #include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
@@ -20,23 +22,37 @@ namespace {
 using core::EscapeUntrustedLines;
 using core::EscapeUntrustedText;
 
-constexpr char kExplainHelp[] =
-    "Usage: teplug explain <attention|gemm|quantizer|collective> [op fields] [--config FILE]\n"
-    "\n"
-    "Shows which provider would serve one op and why: every candidate\n"
-    "implementation with its verdict (chosen, outranked, rejected), priority,\n"
-    "the reason (capability limits with the values that failed), and the config\n"
-    "rule (file:line) that applied. Nothing runs: the op is described by its\n"
-    "shapes and types only.\n"
-    "\n"
-    "Examples:\n"
-    "  teplug explain attention --dtype bf16 --layout bshd --head-dim 128 --seq-q 4096 \\\n"
-    "      --seq-kv 4096 --mask causal --device cpu\n"
-    "  teplug explain gemm --m 4096 --n 4096 --k 4096 --dtype fp8_e4m3 --mode mxfp8_1d32\n"
-    "  teplug explain quantizer --op quantize --mode mxfp8_1d32 --dtype fp8_e4m3\n"
-    "  teplug explain collective --world-size 8 --device cuda:0\n"
-    "\n"
-    "Exit status: 0 a provider can serve the op, 1 none can, 2 usage error.\n";
+// "attention|gemm|...": the interfaces, from the kernel's module list.
+std::string InterfaceChoice() {
+  std::vector<std::string> names;
+  for (const core::ExampleInterface& i : core::ExampleInterfaces()) names.push_back(i.name);
+  return absl::StrJoin(names, "|");
+}
+
+std::string ExplainHelp() {
+  return absl::StrCat(
+      "Usage: teplug explain <", InterfaceChoice(), "> [--op OP] [op parameters] [--config FILE]\n"
+      "\n"
+      "Shows which provider would serve one op and why: every candidate\n"
+      "implementation with its verdict (chosen, outranked, rejected), priority,\n"
+      "the reason (capability limits with the values that failed), and the config\n"
+      "rule (file:line) that applied. Nothing runs: the op is described by its\n"
+      "shapes and types only.\n"
+      "\n"
+      "The op parameters are the interface modules' own: a parameter that alone sets a\n"
+      "config fact is named after it (--mask-type, --b-dtype, --hidden-size) and\n"
+      "accepts the values a config rule on that fact accepts.\n"
+      "\n"
+      "Examples:\n"
+      "  teplug explain attention --dtype bf16 --layout bshd --head-dim 128 --seq-q 4096 \\\n"
+      "      --seq-kv 4096 --mask-type causal --device cpu\n"
+      "  teplug explain gemm --m 4096 --n 4096 --k 4096 --dtype fp8_e4m3 --scaling-mode mxfp8_1d32\n"
+      "  teplug explain quantizer --op quantize --scaling-mode mxfp8_1d32 --dtype fp8_e4m3\n"
+      "  teplug explain collective --world-size 8 --device cuda:0\n"
+      "  teplug explain norm --norm-type rmsnorm --hidden-size 4096 --output-dtype fp8_e4m3\n"
+      "\n"
+      "Exit status: 0 a provider can serve the op, 1 none can, 2 usage error.\n");
+}
 
 // Every text of the record that a plugin or a config file could have
 // supplied (a `supports` reason, a rule's file name) is printed escaped.
@@ -86,11 +102,11 @@ int ExplainCommand(const std::vector<std::string>& args) {
   AddOpFlags(&flags);
   flags.AddString("provider", "NAME", "explain the choice restricted to this provider");
   AddKernelFlags(&flags, ProbeDefault::kOn);
-  if (auto done = ParseCommandLine(flags, args, kExplainHelp)) return *done;
+  if (auto done = ParseCommandLine(flags, args, ExplainHelp())) return *done;
   if (flags.positionals().size() != 1) {
     return ReportUsage(
         flags, flags.positionals().empty()
-                   ? "name the interface: teplug explain <attention|gemm|quantizer|collective>"
+                   ? absl::StrCat("name the interface: teplug explain <", InterfaceChoice(), ">")
                    : absl::StrCat("one interface expected, got ", flags.positionals().size(),
                                   " arguments"));
   }
@@ -101,7 +117,7 @@ int ExplainCommand(const std::vector<std::string>& args) {
     std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
   }
-  absl::StatusOr<std::unique_ptr<ExplainedOp>> op =
+  absl::StatusOr<std::unique_ptr<core::ExampleOp>> op =
       BuildExplainedOp(flags.positionals()[0], flags, *(*kernel)->DeviceNaming());
   if (!op.ok()) {
     std::cerr << "error: " << EscapeUntrustedLines(op.status().message(), "  ") << "\n";
