@@ -93,6 +93,38 @@ struct ProviderListing {
   std::vector<ImplementationListing> implementations;
 };
 
+// Which implementation served the ops this thread calls through dispatching
+// objects: after call-time fallback that is not the first choice a decision
+// record names, so a tool that credits providers (`teplug run`) asks this.
+// While a recorder lives on a thread, every op a dispatching object serves on
+// that thread (and every collective op run on a communicator it created)
+// stores the qualified name of the implementation that returned success.
+// Recorders nest: the newest records until it ends. Create and destroy one
+// on the same thread. Without one, a dispatched call pays a thread-local
+// load and a branch not taken.
+class ServedByRecorder {
+ public:
+  ServedByRecorder();
+  ~ServedByRecorder();
+  ServedByRecorder(const ServedByRecorder&) = delete;
+  ServedByRecorder& operator=(const ServedByRecorder&) = delete;
+
+  // "provider/name" of the implementation that served the latest successful
+  // call since construction or Clear(); "" when none did.
+  const std::string& last() const { return last_; }
+  void Clear() { last_.clear(); }
+
+  // For the dispatching objects: whether a recorder is active on this
+  // thread, and recording `impl` as the one that served.
+  static bool Active() { return active_ != nullptr; }
+  static void Record(const Implementation& impl);
+
+ private:
+  static inline thread_local ServedByRecorder* active_ = nullptr;
+  ServedByRecorder* previous_;
+  std::string last_;
+};
+
 class KernelCore;
 class DeviceNames;
 

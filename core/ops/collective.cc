@@ -246,7 +246,9 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   inner.struct_size = sizeof inner;
   inner.comm = bound->inner;
   TeplugCollectiveV1* impl = Impl(bound);
-  return CallPlugin({bound->impl->QualifiedName(), "run"}, [&] { return impl->vtbl->run(impl, op, &inner); });
+  TeplugError* e = CallPlugin({bound->impl->QualifiedName(), "run"}, [&] { return impl->vtbl->run(impl, op, &inner); });
+  if (e == nullptr) ServedByRecorder::Record(*bound->impl);
+  return e;
 }
 TeplugError* GroupStart(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   TeplugError* err = nullptr;
