@@ -344,6 +344,8 @@ std::vector<LoadReportEntry> Kernel::LoadReport() const {
 
 std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
 
+std::string Kernel::ConfigSourceName() const { return core_->state().Read()->config->source_name(); }
+
 std::vector<std::string> Kernel::UnknownDeviceNames(const config::ValidatedConfig& config) const {
   return core_->state().Read()->device_names->UnknownNames(config);
 }

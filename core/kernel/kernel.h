@@ -177,6 +177,11 @@ class Kernel {
   // Problems found when checking the config's provider names against the
   // registered providers ("file:line:col: unknown provider ..."), if any.
   std::vector<std::string> ConfigWarnings() const;
+  // Where the config in use came from: its file's path (--config,
+  // $TEPLUG_CONFIG, ReloadConfigFile), KernelOptions::config_source_name or
+  // ReloadConfigText's name for text, or config::kDefaultConfigSourceName
+  // ("<default.textproto>") for the embedded default.
+  std::string ConfigSourceName() const;
   // The device kinds and vendors `config`'s rules name that are neither
   // built-in nor declared by a loaded provider, one "file:line:col: ..." line
   // each (for `teplug validate`, which checks a config the kernel does not run).
