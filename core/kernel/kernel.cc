@@ -386,6 +386,10 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
       std::optional<int> o = state->config->PriorityOverride(l.name, impl->module->name());
       if (o) il.config_priority = *o;
       il.capability_summary = state->device_names->Rename(SummarizeCapability(impl->capability));
+      il.capability_fields = CapabilityFields(impl->capability);
+      for (std::string& device : il.capability_fields.front().members) {
+        device = state->device_names->Rename(device);
+      }
       l.implementations.push_back(std::move(il));
     }
   }

@@ -25,6 +25,7 @@
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
+#include "core/ops/capability_fields.h"
 #include "core/registry/implementation.h"
 #include "core/select/decision_record.h"
 #include "core/select/selector.h"
@@ -82,6 +83,9 @@ struct ImplementationListing {
   int32_t default_priority = 0;
   std::optional<int32_t> config_priority;
   std::string capability_summary;
+  // Every field of its capability descriptor: "devices" (named as the
+  // providers declared), then the interface's fields in struct order.
+  std::vector<CapabilityField> capability_fields;
 };
 struct ProviderListing {
   std::string name, vendor, version, source;

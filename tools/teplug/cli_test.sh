@@ -128,7 +128,7 @@ test_list() {
   run_teplug list --no-discovery --plugin "$NAMED_DEVICES"
   expect_status 0
   expect_in "$OUT" "    names: device kind 1100 = gaudi, vendor 0x1da3 = habana"
-  expect_in "$OUT" "gaudi habana"
+  expect_in "$OUT" "      devices:        cpu, gaudi habana"
 
   run_teplug list --json --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE"
   expect_status 0
@@ -146,6 +146,18 @@ assert all(i["capability"] for i in ref["implementations"])
 fast = providers["fast"]
 assert fast["builtin"] is False and fast["source"].endswith("libteplug_fake_fast.so"), fast
 assert [i["default_priority"] for i in fast["implementations"]] == [200, 200], fast
+# Every field of each capability descriptor, structured: sets as lists of
+# names, limits as numbers.
+fields = {i["name"]: i["capability_fields"] for i in ref["implementations"] + fast["implementations"]}
+assert list(fields["reference/gemm"]) == ["devices", "a_dtypes", "b_dtypes", "d_dtypes", "epilogues",
+                                          "scaling_modes", "alignment", "max_dim"], fields["reference/gemm"]
+assert fields["reference/gemm"]["epilogues"] == ["bias", "gelu", "gelu_aux", "accumulate"], fields
+assert fields["reference/gemm"]["max_dim"] == 0 and fields["reference/gemm"]["devices"] == ["cpu"], fields
+assert fields["fast/attn"]["head_dim_max"] == 128 and fields["fast/attn"]["head_dim_multiple"] == 8, fields
+assert fields["fast/attn"]["mask_types"] == ["none", "causal"], fields
+assert fields["reference/norm"]["features"] == ["backward", "zero_centered_gamma"], fields
+assert "reserved0" not in fields["reference/norm"], fields
+assert fields["reference/collective"]["ops"][0] == "all_reduce", fields
 refused = doc["refused"]
 assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_mismatch.so"), refused
 assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
