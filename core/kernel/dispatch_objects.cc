@@ -92,6 +92,12 @@ TeplugError* WorkspaceMax(const void* self, const OpSpec& op, const void* args, 
 
 }  // namespace dispatch
 
+ServedByRecorder::ServedByRecorder() : previous_(active_) { active_ = this; }
+ServedByRecorder::~ServedByRecorder() { active_ = previous_; }
+void ServedByRecorder::Record(const Implementation& impl) {
+  if (active_ != nullptr) active_->last_ = impl.QualifiedName();
+}
+
 TeplugObject* MakeDispatchObject(std::shared_ptr<const KernelCore> core, const InterfaceModule& module) {
   auto* d = new DispatchObject{module.DispatchTable(), {1}, &module, std::move(core)};
   return reinterpret_cast<TeplugObject*>(d);

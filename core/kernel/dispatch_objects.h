@@ -53,7 +53,9 @@ TeplugError* Op(Object* self, const Args* args) {
   const DispatchObject* d = Self(self);
   return d->core->Dispatch<kOp>(*d->module, args, [&](const Implementation& impl) {
     auto* o = reinterpret_cast<Object*>(impl.object.get());
-    return (o->vtbl->*kMethod)(o, args);
+    TeplugError* e = (o->vtbl->*kMethod)(o, args);
+    if (ABSL_PREDICT_FALSE(ServedByRecorder::Active()) && e == nullptr) ServedByRecorder::Record(impl);
+    return e;
   });
 }
 

@@ -344,6 +344,8 @@ std::vector<LoadReportEntry> Kernel::LoadReport() const {
 
 std::vector<std::string> Kernel::ConfigWarnings() const { return core_->state().Read()->config_warnings; }
 
+std::string Kernel::ConfigSourceName() const { return core_->state().Read()->config->source_name(); }
+
 std::vector<std::string> Kernel::UnknownDeviceNames(const config::ValidatedConfig& config) const {
   return core_->state().Read()->device_names->UnknownNames(config);
 }
@@ -397,6 +399,10 @@ std::vector<ProviderListing> Kernel::ListProviders() const {
       std::optional<int> o = state->config->PriorityOverride(l.name, impl->module->name());
       if (o) il.config_priority = *o;
       il.capability_summary = state->device_names->Rename(SummarizeCapability(impl->capability));
+      il.capability_fields = CapabilityFields(impl->capability);
+      for (std::string& device : il.capability_fields.front().members) {
+        device = state->device_names->Rename(device);
+      }
       l.implementations.push_back(std::move(il));
     }
   }

@@ -25,6 +25,7 @@
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
+#include "core/ops/capability_fields.h"
 #include "core/registry/implementation.h"
 #include "core/select/decision_record.h"
 #include "core/select/selector.h"
@@ -82,6 +83,9 @@ struct ImplementationListing {
   int32_t default_priority = 0;
   std::optional<int32_t> config_priority;
   std::string capability_summary;
+  // Every field of its capability descriptor: "devices" (named as the
+  // providers declared), then the interface's fields in struct order.
+  std::vector<CapabilityField> capability_fields;
 };
 struct ProviderListing {
   std::string name, vendor, version, source;
@@ -100,6 +104,38 @@ struct DeviceListing {
   // One line per implementation whose enumeration failed (its devices are
   // missing from `devices`), naming it and the call.
   std::vector<std::string> problems;
+};
+
+// Which implementation served the ops this thread calls through dispatching
+// objects: after call-time fallback that is not the first choice a decision
+// record names, so a tool that credits providers (`teplug run`) asks this.
+// While a recorder lives on a thread, every op a dispatching object serves on
+// that thread (and every collective op run on a communicator it created)
+// stores the qualified name of the implementation that returned success.
+// Recorders nest: the newest records until it ends. Create and destroy one
+// on the same thread. Without one, a dispatched call pays a thread-local
+// load and a branch not taken.
+class ServedByRecorder {
+ public:
+  ServedByRecorder();
+  ~ServedByRecorder();
+  ServedByRecorder(const ServedByRecorder&) = delete;
+  ServedByRecorder& operator=(const ServedByRecorder&) = delete;
+
+  // "provider/name" of the implementation that served the latest successful
+  // call since construction or Clear(); "" when none did.
+  const std::string& last() const { return last_; }
+  void Clear() { last_.clear(); }
+
+  // For the dispatching objects: whether a recorder is active on this
+  // thread, and recording `impl` as the one that served.
+  static bool Active() { return active_ != nullptr; }
+  static void Record(const Implementation& impl);
+
+ private:
+  static inline thread_local ServedByRecorder* active_ = nullptr;
+  ServedByRecorder* previous_;
+  std::string last_;
 };
 
 class KernelCore;
@@ -156,6 +192,11 @@ class Kernel {
   // Problems found when checking the config's provider names against the
   // registered providers ("file:line:col: unknown provider ..."), if any.
   std::vector<std::string> ConfigWarnings() const;
+  // Where the config in use came from: its file's path (--config,
+  // $TEPLUG_CONFIG, ReloadConfigFile), KernelOptions::config_source_name or
+  // ReloadConfigText's name for text, or config::kDefaultConfigSourceName
+  // ("<default.textproto>") for the embedded default.
+  std::string ConfigSourceName() const;
   // The device kinds and vendors `config`'s rules name that are neither
   // built-in nor declared by a loaded provider, one "file:line:col: ..." line
   // each (for `teplug validate`, which checks a config the kernel does not run).

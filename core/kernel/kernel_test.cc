@@ -467,12 +467,30 @@ TEST(KernelTest, TeplugConfigNamesTheStartupConfig) {
   GemmCall g;
   ASSERT_TRUE(CallGemm(**k, g).ok());
   EXPECT_EQ(g.OutputMarker(), kWide) << "the rule in $TEPLUG_CONFIG's file denies fast";
+  EXPECT_EQ((*k)->ConfigSourceName(), good);
 
   auto refused = Kernel::Create(options(bad));
   ASSERT_FALSE(refused.ok());
   const std::string msg(refused.status().message());
   EXPECT_NE(msg.find("config named by $TEPLUG_CONFIG is unusable"), std::string::npos) << msg;
   EXPECT_NE(msg.find(bad + ":2:"), std::string::npos) << msg;
+}
+
+// ConfigSourceName says which config is in use: the embedded default, API
+// text under its name, a file reloaded later under its path.
+TEST(KernelTest, ConfigSourceNameSaysWhereTheConfigCameFrom) {
+  KernelOptions o;
+  o.use_environment = false;
+  o.load_builtins = false;
+  auto k = Kernel::Create(o);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ((*k)->ConfigSourceName(), "<default.textproto>");
+  auto text = Kernel::Create(IsolatedOptions({}));
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_EQ((*text)->ConfigSourceName(), "test.textproto");
+  const std::string file = ScratchFile("reloaded.textproto", "log_level: \"warn\"\n");
+  ASSERT_TRUE((*text)->ReloadConfigFile(file).ok());
+  EXPECT_EQ((*text)->ConfigSourceName(), file);
 }
 
 // Log level precedence: the API option, then $TEPLUG_LOG, then the config's

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
@@ -244,6 +245,24 @@ const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
                              &dispatch::Op<Object, Fwd, &Vtbl::forward, kForwardOp>,
                              &dispatch::Op<Object, Bwd, &Vtbl::backward, kBackwardOp>};
 
+// The TEPLUG_ATTN_CAP_* bits of TeplugAttentionCaps.features, by bit.
+constexpr const char* kFeatureCapNames[] = {"dropout",       "sliding_window", "gqa",
+                                            "deterministic", "backward",       "different_head_dims"};
+constexpr CapsField kAttentionCapsFields[] = {
+    DTypesCapsField("qkv_dtypes", offsetof(Caps, qkv_dtypes)),
+    BitsCapsField("layouts", offsetof(Caps, layouts), TEPLUG_LAYOUT_COUNT_, &sdk::LayoutName),
+    BitsCapsField("mask_types", offsetof(Caps, mask_types), TEPLUG_MASK_COUNT_, &sdk::MaskName),
+    BitsCapsField("bias_types", offsetof(Caps, bias_types), TEPLUG_BIAS_COUNT_, &sdk::BiasName),
+    BitsCapsField("features", offsetof(Caps, features), std::size(kFeatureCapNames), &NameIn<kFeatureCapNames>),
+    LimitCapsField("head_dim_min", offsetof(Caps, head_dim_min), "no bound"),
+    LimitCapsField("head_dim_max", offsetof(Caps, head_dim_max), "unbounded"),
+    LimitCapsField("head_dim_multiple", offsetof(Caps, head_dim_multiple), "any"),
+    LimitCapsField("max_seqlen_q", offsetof(Caps, max_seqlen_q), "unbounded"),
+    LimitCapsField("max_seqlen_kv", offsetof(Caps, max_seqlen_kv), "unbounded"),
+};
+static_assert(CoversDescriptor<Caps>(kAttentionCapsFields),
+              "kAttentionCapsFields must name every field of TeplugAttentionCaps");
+
 class Attention final : public InterfaceModule {
  public:
   const char* name() const override { return "attention"; }
@@ -264,6 +283,7 @@ class Attention final : public InterfaceModule {
     if (c.features & TEPLUG_ATTN_CAP_DROPOUT) absl::StrAppend(&out, "; dropout");
     return out;
   }
+  absl::Span<const CapsField> CapabilityFieldTable() const override { return kAttentionCapsFields; }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     return CheckFunctionTable("TeplugAttentionV1Vtbl", object, TEPLUG_STRUCT_SIZE(Vtbl, backward),
                               {{"workspace_size", offsetof(Vtbl, workspace_size)},

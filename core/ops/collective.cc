@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <iterator>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
@@ -246,7 +247,9 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
   inner.struct_size = sizeof inner;
   inner.comm = bound->inner;
   TeplugCollectiveV1* impl = Impl(bound);
-  return CallPlugin({bound->impl->QualifiedName(), "run"}, [&] { return impl->vtbl->run(impl, op, &inner); });
+  TeplugError* e = CallPlugin({bound->impl->QualifiedName(), "run"}, [&] { return impl->vtbl->run(impl, op, &inner); });
+  if (e == nullptr) ServedByRecorder::Record(*bound->impl);
+  return e;
 }
 TeplugError* GroupStart(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   TeplugError* err = nullptr;
@@ -268,6 +271,22 @@ const TeplugCollectiveV1Vtbl kDispatchTable = {dispatch::Base(sizeof(TeplugColle
                                                &CommCreate, &CommDestroy, &Run, &GroupStart, &GroupEnd};
 
 
+// TeplugCollectiveCaps.ops bits are TEPLUG_OP_BIT(op) of this module's ops.
+const char* CollectiveOpBitName(int32_t bit) {
+  for (const OpSpec* op : kOps) {
+    if (op->op == bit) return op->name;
+  }
+  return nullptr;
+}
+constexpr CapsField kCollectiveCapsFields[] = {
+    DTypesCapsField("dtypes", offsetof(Caps, dtypes)),
+    BitsCapsField("ops", offsetof(Caps, ops), TEPLUG_OP_COUNT_, &CollectiveOpBitName),
+    BitsCapsField("reductions", offsetof(Caps, reductions), TEPLUG_REDUCE_COUNT_, &sdk::ReduceName),
+    LimitCapsField("max_world_size", offsetof(Caps, max_world_size), "unbounded"),
+};
+static_assert(CoversDescriptor<Caps>(kCollectiveCapsFields),
+              "kCollectiveCapsFields must name every field of TeplugCollectiveCaps");
+
 class Collective final : public InterfaceModule {
  public:
   const char* name() const override { return "collective"; }
@@ -283,6 +302,7 @@ class Collective final : public InterfaceModule {
     if (c.max_world_size > 0) absl::StrAppend(&out, "; world <= ", c.max_world_size);
     return out;
   }
+  absl::Span<const CapsField> CapabilityFieldTable() const override { return kCollectiveCapsFields; }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     using V = TeplugCollectiveV1Vtbl;
     return CheckFunctionTable("TeplugCollectiveV1Vtbl", object, TEPLUG_STRUCT_SIZE(V, group_end),

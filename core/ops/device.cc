@@ -339,6 +339,13 @@ class Device final : public InterfaceModule {
     return ReadCaps<Caps>(*this, "TeplugDeviceCaps", raw, TEPLUG_STRUCT_SIZE(Caps, num_devices), Validate);
   }
   std::string SummarizeCapability(const Capability&) const override { return "memory, copies and streams"; }
+  // The descriptor has nothing after its device list (checked here, as
+  // CoversDescriptor does for the others).
+  absl::Span<const CapsField> CapabilityFieldTable() const override {
+    static_assert(sizeof(Caps) == offsetof(Caps, num_devices) + sizeof(size_t),
+                  "TeplugDeviceCaps grew a field: list it in a CapsField table");
+    return {};
+  }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     return CheckFunctionTable("TeplugDeviceV1Vtbl", object, TEPLUG_STRUCT_SIZE(Vtbl, stream_destroy),
                               {{"device_count", offsetof(Vtbl, device_count)},

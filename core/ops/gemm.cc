@@ -3,6 +3,7 @@
 #include "core/ops/gemm.h"
 
 #include <cstddef>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
@@ -143,6 +144,19 @@ const TeplugGemmV1Vtbl kDispatchTable = {
     &dispatch::Workspace<TeplugGemmV1, Args, &TeplugGemmV1Vtbl::workspace_size, kGemmOp>,
     &dispatch::Op<TeplugGemmV1, Args, &TeplugGemmV1Vtbl::gemm, kGemmOp>};
 
+// The TEPLUG_GEMM_CAP_* bits of TeplugGemmCaps.epilogues, by bit.
+constexpr const char* kEpilogueCapNames[] = {"bias", "gelu", "gelu_aux", "accumulate"};
+constexpr CapsField kGemmCapsFields[] = {
+    DTypesCapsField("a_dtypes", offsetof(Caps, a_dtypes)),
+    DTypesCapsField("b_dtypes", offsetof(Caps, b_dtypes)),
+    DTypesCapsField("d_dtypes", offsetof(Caps, d_dtypes)),
+    BitsCapsField("epilogues", offsetof(Caps, epilogues), std::size(kEpilogueCapNames), &NameIn<kEpilogueCapNames>),
+    BitsCapsField("scaling_modes", offsetof(Caps, scaling_modes), TEPLUG_SCALING_COUNT_, &sdk::ScalingName),
+    LimitCapsField("alignment", offsetof(Caps, alignment), "none"),
+    LimitCapsField("max_dim", offsetof(Caps, max_dim), "unbounded"),
+};
+static_assert(CoversDescriptor<Caps>(kGemmCapsFields), "kGemmCapsFields must name every field of TeplugGemmCaps");
+
 class Gemm final : public InterfaceModule {
  public:
   const char* name() const override { return "gemm"; }
@@ -161,6 +175,7 @@ class Gemm final : public InterfaceModule {
     if (c.alignment > 1) absl::StrAppend(&out, "; align ", c.alignment);
     return out;
   }
+  absl::Span<const CapsField> CapabilityFieldTable() const override { return kGemmCapsFields; }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     using V = TeplugGemmV1Vtbl;
     return CheckFunctionTable("TeplugGemmV1Vtbl", object, TEPLUG_STRUCT_SIZE(V, gemm),

@@ -23,6 +23,7 @@
 #include "absl/types/span.h"
 #include "core/config/op_facts.h"
 #include "core/kernel/example_op.h"
+#include "core/ops/capability_fields.h"
 #include "core/ops/field_table.h"
 #include "core/ops/op_signature.h"
 #include "core/ops/refusal.h"
@@ -129,8 +130,11 @@ class InterfaceModule {
   // Reads and validates a plugin's capability descriptor. Errors name the
   // struct and field ("TeplugAttentionCaps.head_dim_min 256 > head_dim_max 128").
   virtual absl::StatusOr<Capability> ReadCapability(const void* raw) const = 0;
-  // One line describing what a descriptor accepts, for `teplug list`.
+  // One line describing what a descriptor accepts, for messages.
   virtual std::string SummarizeCapability(const Capability& cap) const = 0;
+  // Every field of its descriptor after the device list, in struct order
+  // (CoversDescriptor checks it), for CapabilityFields.
+  virtual absl::Span<const CapsField> CapabilityFieldTable() const = 0;
 
   // Checks a plugin object's function table: non-NULL, at least the v1
   // size, base and mandatory functions present. A message naming the table
@@ -200,8 +204,11 @@ inline absl::StatusOr<Capability> ReadCapability(const InterfaceModule& module, 
 std::optional<Refusal> CheckCapability(const Capability& cap, const OpDescription& op);
 
 // "devices {cpu}; A {fp32} B {fp32} D {fp32}; bias": what a descriptor
-// accepts, for `teplug list`.
+// accepts, in one line.
 std::string SummarizeCapability(const Capability& cap);
+// Every field of the descriptor, "devices" (the device list) first, then its
+// module's CapabilityFieldTable: what `teplug list` shows.
+std::vector<CapabilityField> CapabilityFields(const Capability& cap);
 
 // Every interface this core serves, in a fixed order (modules.cc).
 absl::Span<const InterfaceModule* const> InterfaceModules();

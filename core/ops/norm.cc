@@ -4,6 +4,7 @@
 #include "core/ops/norm.h"
 
 #include <cstddef>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
@@ -143,6 +144,22 @@ const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
                              &dispatch::Op<Object, Fwd, &Vtbl::forward, kForwardOp>,
                              &dispatch::Op<Object, Bwd, &Vtbl::backward, kBackwardOp>};
 
+// The TEPLUG_NORM_CAP_* bits of TeplugNormCaps.features, by bit.
+constexpr const char* kFeatureCapNames[] = {"backward", "zero_centered_gamma"};
+constexpr CapsField kNormCapsFields[] = {
+    DTypesCapsField("input_dtypes", offsetof(Caps, input_dtypes)),
+    DTypesCapsField("weight_dtypes", offsetof(Caps, weight_dtypes)),
+    DTypesCapsField("output_dtypes", offsetof(Caps, output_dtypes)),
+    BitsCapsField("norm_types", offsetof(Caps, norm_types), TEPLUG_NORM_TYPE_COUNT_, &sdk::NormTypeName),
+    BitsCapsField("scaling_modes", offsetof(Caps, scaling_modes), TEPLUG_SCALING_COUNT_, &sdk::ScalingName),
+    BitsCapsField("features", offsetof(Caps, features), std::size(kFeatureCapNames), &NameIn<kFeatureCapNames>),
+    ReservedCapsField("reserved0", offsetof(Caps, reserved0)),
+    LimitCapsField("hidden_min", offsetof(Caps, hidden_min), "no bound"),
+    LimitCapsField("hidden_max", offsetof(Caps, hidden_max), "unbounded"),
+    LimitCapsField("hidden_multiple", offsetof(Caps, hidden_multiple), "any"),
+};
+static_assert(CoversDescriptor<Caps>(kNormCapsFields), "kNormCapsFields must name every field of TeplugNormCaps");
+
 class Norm final : public InterfaceModule {
  public:
   const char* name() const override { return "norm"; }
@@ -160,6 +177,7 @@ class Norm final : public InterfaceModule {
     if (c.features & TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA) absl::StrAppend(&out, "; zero-centered gamma");
     return out;
   }
+  absl::Span<const CapsField> CapabilityFieldTable() const override { return kNormCapsFields; }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     return CheckFunctionTable("TeplugNormV1Vtbl", object, TEPLUG_STRUCT_SIZE(Vtbl, backward),
                               {{"workspace_size", offsetof(Vtbl, workspace_size)},

@@ -4,6 +4,7 @@
 #include "core/ops/quantizer.h"
 
 #include <cstddef>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "core/kernel/dispatch_objects.h"
@@ -143,6 +144,17 @@ const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
                              &dispatch::Op<Object, Quantize, &Vtbl::quantize, kQuantizeOp>,
                              &dispatch::Op<Object, Dequantize, &Vtbl::dequantize, kDequantizeOp>};
 
+// The TEPLUG_QUANT_CAP_* bits of TeplugQuantizerCaps.features, by bit.
+constexpr const char* kFeatureCapNames[] = {"columnwise", "dequantize", "current_scaling", "delayed_scaling"};
+constexpr CapsField kQuantizerCapsFields[] = {
+    DTypesCapsField("input_dtypes", offsetof(Caps, input_dtypes)),
+    DTypesCapsField("output_dtypes", offsetof(Caps, output_dtypes)),
+    BitsCapsField("scaling_modes", offsetof(Caps, scaling_modes), TEPLUG_SCALING_COUNT_, &sdk::ScalingName),
+    BitsCapsField("features", offsetof(Caps, features), std::size(kFeatureCapNames), &NameIn<kFeatureCapNames>),
+};
+static_assert(CoversDescriptor<Caps>(kQuantizerCapsFields),
+              "kQuantizerCapsFields must name every field of TeplugQuantizerCaps");
+
 class Quantizer final : public InterfaceModule {
  public:
   const char* name() const override { return "quantizer"; }
@@ -157,6 +169,7 @@ class Quantizer final : public InterfaceModule {
     return absl::StrCat(DTypeSet(c.input_dtypes), " -> ", DTypeSet(c.output_dtypes), "; modes ",
                         NameSet(c.scaling_modes, TEPLUG_SCALING_COUNT_, &sdk::ScalingName));
   }
+  absl::Span<const CapsField> CapabilityFieldTable() const override { return kQuantizerCapsFields; }
   std::optional<std::string> CheckTable(const TeplugObject* object) const override {
     return CheckFunctionTable("TeplugQuantizerV1Vtbl", object, TEPLUG_STRUCT_SIZE(Vtbl, dequantize),
                               {{"quantize", offsetof(Vtbl, quantize)}, {"dequantize", offsetof(Vtbl, dequantize)}});

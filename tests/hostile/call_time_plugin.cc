@@ -7,6 +7,8 @@
 //   CALL_CONTROL_MESSAGE  gemm returns UNSUPPORTED with a newline, an escape
 //                         sequence and a 0xFF byte in its message
 //   CALL_THROW_GEMM       gemm throws a std::runtime_error
+//   CALL_UNAVAILABLE_GEMM gemm returns UNAVAILABLE in a well-formed error (a
+//                         busy device: the call falls back, the plugin is fine)
 //   CALL_THROW_SUPPORTS   supports throws a std::runtime_error
 //   CALL_THROW_WORKSPACE  workspace_size throws a std::runtime_error
 //   CALL_THROW_NON_STD    gemm throws an int
@@ -110,6 +112,8 @@ TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs*) {
   return HandMade(TEPLUG_UNSUPPORTED, "no\nWARN teplug: plugin other refused\x1b[2J\xff", &FreeError);
 #elif defined(CALL_THROW_GEMM)
   throw std::runtime_error("gemm exploded");
+#elif defined(CALL_UNAVAILABLE_GEMM)
+  return HandMade(TEPLUG_UNAVAILABLE, "device busy", &FreeError);
 #elif defined(CALL_THROW_NON_STD)
   throw 42;
 #else

@@ -1,11 +1,14 @@
 // Runs one op of the main job the way a framework would — through the
-// kernel's dispatching object, which selects the provider — and, unless the
-// chosen provider is the reference, once more through the reference provider
-// (Kernel::Select(..., "reference")) on the same inputs into separate
-// outputs, measuring the difference. The caller adds the independent check.
+// kernel's dispatching object, which selects the provider and falls back at
+// call time — crediting the implementation that served it, and, unless the
+// reference served it or the job does not compare, once more through the
+// reference provider (Kernel::Select(..., "reference")) on the same inputs
+// into separate outputs, measuring the difference. The caller adds the
+// independent check. Timing an op (TimeOp) is a separate step.
 #ifndef TEPLUG_TOOLS_TEPLUG_CHECKED_OP_H_
 #define TEPLUG_TOOLS_TEPLUG_CHECKED_OP_H_
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +22,10 @@ namespace teplug::cli {
 
 // The name of the provider every result is compared against.
 inline constexpr char kReferenceProvider[] = "reference";
+
+// Whether the job compares each op with the reference provider (errors and
+// speedup) or not at all (`teplug run --compare none`: a pure benchmark).
+enum class Compare { kReference, kNone };
 
 struct OpCall {
   std::string step;   // "fwd", "bwd"
@@ -41,10 +48,32 @@ OpCall MakeOpCall(std::string step, std::string label, const TeplugIID& iid, int
                   const void* args, std::vector<HostTensor*> outputs,
                   double tolerance_vs_reference);
 
-// Explains, runs through `dispatcher`, times, and compares with the
-// reference. Errors name the op label and the provider that failed.
+// Explains, runs through `dispatcher` (crediting the implementation that
+// served, core::ServedByRecorder), and with Compare::kReference compares
+// with the reference. Errors name the op label and the provider that failed.
 absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* dispatcher,
-                                      const OpCall& call);
+                                      const OpCall& call, Compare compare);
+
+// Times `call` (OpTiming): after one untimed call of each, OpTiming::kTimedReps
+// calls through `dispatcher` and, with Compare::kReference, as many through
+// the reference provider's implementation, alternating, all writing into copies of the outputs (the
+// job's tensors keep the checked call's results). The caller makes sure
+// nothing else of the job runs meanwhile.
+absl::StatusOr<OpTiming> TimeOp(const core::Kernel& kernel, TeplugObject* dispatcher,
+                                const OpCall& call, Compare compare);
+
+// Milliseconds from `start` to now (steady clock).
+double MillisSince(std::chrono::steady_clock::time_point start);
+
+// "the warm-up call" for rep -1, "timed call N" for rep N-1: how an error
+// of TimeOp's loop (and the all-reduce's) names the call that failed.
+std::string TimedCallName(int rep);
+
+// The reference provider's implementation for `op` with `args` (requested by
+// name, so exempt from config allow lists); errors name `label`.
+absl::StatusOr<core::Selection> SelectReference(const core::Kernel& kernel, const TeplugIID& iid,
+                                                int32_t op, const void* args,
+                                                const std::string& label);
 
 // The provider part of "provider/name".
 std::string ProviderOf(const std::string& implementation);

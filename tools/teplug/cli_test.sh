@@ -129,7 +129,7 @@ test_list() {
   run_teplug list --no-discovery --plugin "$NAMED_DEVICES"
   expect_status 0
   expect_in "$OUT" "    names: device kind 1100 = gaudi, vendor 0x1da3 = habana"
-  expect_in "$OUT" "gaudi habana"
+  expect_in "$OUT" "      devices:        cpu, gaudi habana"
 
   run_teplug list --json --no-discovery --plugin "$FAKE_FAST" --plugin "$HOSTILE"
   expect_status 0
@@ -153,6 +153,18 @@ assert all(i["capability"] for i in ref["implementations"])
 fast = providers["fast"]
 assert fast["builtin"] is False and fast["source"].endswith("libteplug_fake_fast.so"), fast
 assert [i["default_priority"] for i in fast["implementations"]] == [200, 200], fast
+# Every field of each capability descriptor, structured: sets as lists of
+# names, limits as numbers.
+fields = {i["name"]: i["capability_fields"] for i in ref["implementations"] + fast["implementations"]}
+assert list(fields["reference/gemm"]) == ["devices", "a_dtypes", "b_dtypes", "d_dtypes", "epilogues",
+                                          "scaling_modes", "alignment", "max_dim"], fields["reference/gemm"]
+assert fields["reference/gemm"]["epilogues"] == ["bias", "gelu", "gelu_aux", "accumulate"], fields
+assert fields["reference/gemm"]["max_dim"] == 0 and fields["reference/gemm"]["devices"] == ["cpu"], fields
+assert fields["fast/attn"]["head_dim_max"] == 128 and fields["fast/attn"]["head_dim_multiple"] == 8, fields
+assert fields["fast/attn"]["mask_types"] == ["none", "causal"], fields
+assert fields["reference/norm"]["features"] == ["backward", "zero_centered_gamma"], fields
+assert "reserved0" not in fields["reference/norm"], fields
+assert fields["reference/collective"]["ops"][0] == "all_reduce", fields
 refused = doc["refused"]
 assert len(refused) == 1 and refused[0]["path"].endswith("libteplug_hostile_abi_mismatch.so"), refused
 assert "ABI mismatch" in refused[0]["reason"] and refused[0]["origin"] == "api", refused
@@ -446,6 +458,25 @@ PY
   expect_in "$ERR" "teplug validate FILE"
 }
 
+# check_run_speedups reference|none: every op line of the run report in $OUT
+# has a time in ms above 0 and, comparing with the reference, a speedup above
+# 0 ("1.02x"), or "-" with --compare none. Times are never compared.
+check_run_speedups() {
+  python3 - "$OUT" "$1" <<'PY' || fail "$LAST: time or speedup column wrong (see above)"
+import re, sys
+lines = [l for l in open(sys.argv[1]) if re.match(r"(fwd|bwd|comm) ", l)]
+assert lines, "no op lines"
+for line in lines:
+    m = re.search(r'" +([0-9.]+) ms +(\S+) ', line)
+    assert m, line
+    assert float(m.group(1)) > 0, line
+    if sys.argv[2] == "none":
+        assert m.group(2) == "-", line
+    else:
+        assert re.fullmatch(r"[0-9]+\.[0-9]+x", m.group(2)) and float(m.group(2)[:-1]) > 0, line
+PY
+}
+
 # Every op line of a run report names an interface, a provider and a quoted reason.
 check_run_lines() {
   local ops
@@ -464,8 +495,11 @@ test_run() {
   run_teplug run --layers 2 --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 2 --no-discovery
   expect_status 0
   check_run_lines 15
+  check_run_speedups reference
+  expect_in "$OUT" "config: embedded default"
+  expect_in "$OUT" "compare: every op against the reference provider"
   expect_in "$OUT" "all within tolerance"
-  expect_in "$OUT" "chosen = reference, error 0 by construction"
+  expect_in "$OUT" "served by reference, error 0 by construction"
   expect_in "$OUT" "naive attention backward"
   expect_in "$ERR" "progress: layer 2/2 forward done"
 
@@ -481,17 +515,47 @@ test_run() {
   expect_in "$OUT" "FAILED:"
   expect_in "$OUT" "gemm out_proj wgrad (fp32 out)"
 
-  # A GEMM provider ranked first that returns an error object with a NULL
-  # destroy, or throws a C++ exception: the run falls back to the reference,
-  # says so once, and finishes.
-  for c in null_destroy throw_gemm; do
+  # A GEMM provider ranked first that answers UNAVAILABLE, returns an error
+  # object with a NULL destroy, or throws a C++ exception: the run falls back
+  # to the reference, says so once, finishes, and credits the provider that
+  # served each op (the reference), naming the first choice that failed.
+  for c in unavailable_gemm null_destroy throw_gemm; do
     run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 1 --no-discovery \
       --plugin "tests/hostile/libteplug_call_$c.so"
     expect_status 0
     expect_in "$OUT" "all within tolerance"
     expect_in "$ERR" "call_$c/gemm"
     expect_in "$ERR" "falling back to reference/"
+    if ! grep -qE "^bwd +gemm qkv_proj wgrad \(fp32 out\) +IGemm/1 +reference/gemm +\"fallback: the first choice, call_$c/gemm, failed at call time\"" "$OUT"; then
+      fail "$LAST: the fp32 wgrad GEMM is not credited to reference/gemm after the fallback"
+      cat "$OUT"
+    fi
+    if grep -E '^(fwd|bwd|comm) ' "$OUT" | grep -q "call_$c/gemm  "; then
+      fail "$LAST: an op is credited to call_$c/gemm, which served none"
+      cat "$OUT"
+    fi
   done
+
+  # --compare none: no reference comparison and no speedup; the header says
+  # so. The GEMMs pinned to minimal_c are served by it and not compared.
+  run_teplug run --dtype fp32 --batch 1 --seq 8 --heads 1 --head-dim 32 --ranks 2 --no-discovery \
+    --compare none --plugin "$MINIMAL_C" --config "$DATA/pin_fp32_gemm.textproto"
+  expect_status 0
+  check_run_lines 15
+  check_run_speedups none
+  expect_in "$OUT" "config: $DATA/pin_fp32_gemm.textproto"
+  expect_in "$OUT" "compare: none (--compare none): no op runs through the reference provider"
+  if grep -E '^(fwd|bwd|comm) ' "$OUT" | grep -q "max_err"; then
+    fail "$LAST: an op was compared with the reference under --compare none"
+    cat "$OUT"
+  fi
+  # The header names the config $TEPLUG_CONFIG chose.
+  TEPLUG_CONFIG="$DATA/clean.textproto" "$TEPLUG" run --dtype fp32 --batch 1 --seq 8 --heads 1 \
+    --head-dim 32 --ranks 1 --no-discovery >"$OUT" 2>"$ERR"
+  STATUS=$?
+  LAST="TEPLUG_CONFIG=$DATA/clean.textproto teplug run"
+  expect_status 0
+  expect_in "$OUT" "config: $DATA/clean.textproto"
 
   # An allow list that pins fp32 GEMMs to another provider does not stop the
   # run's own comparison with the reference (requested by name, so exempt).
@@ -501,6 +565,7 @@ test_run() {
   expect_in "$OUT" "all within tolerance"
   expect_in "$OUT" "gemm qkv_proj wgrad (fp32 out)"
   expect_in "$OUT" "minimal_c/naive-fp32"
+  check_run_speedups reference
 
   # A config rule reaches the run: denying the only GEMM provider stops it.
   run_teplug run --batch 1 --seq 16 --heads 2 --head-dim 32 --ranks 1 --no-discovery \
@@ -512,6 +577,9 @@ test_run() {
   run_teplug run --hed-dim 3
   expect_status 2
   expect_in "$ERR" "unknown flag --hed-dim for \`teplug run\`; did you mean --head-dim? (see teplug run --help)"
+  run_teplug run --compare nothing
+  expect_status 2
+  expect_in "$ERR" "bad value \"nothing\" for --compare of \`teplug run\`: expected one of reference, none"
   run_teplug run --dtype fp9
   expect_status 2
   expect_in "$ERR" "bad value \"fp9\" for --dtype of \`teplug run\`: expected one of fp32, fp16, bf16"

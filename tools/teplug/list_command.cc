@@ -23,9 +23,14 @@ constexpr char kListHelp[] =
     "\n"
     "Lists every provider this kernel loaded (name, vendor, version, ABI range,\n"
     "built-in or plugin path), its implementations per interface with priority\n"
-    "and a one-line capability summary, every plugin that was refused, with\n"
-    "the reason, and the devices the device implementations (IDevice) serve:\n"
-    "device, implementation, name, memory, whether host pointers are usable. Plugins come from the config, --plugin, and the environment\n"
+    "and every field of their capability descriptors (devices, dtypes, layouts,\n"
+    "masks, epilogues, features, limits such as max_dim: one line each, named as\n"
+    "in the interface's header; a limit of 0 says what 0 means), every plugin\n"
+    "that was refused, with the reason, and the devices the device\n"
+    "implementations (IDevice) serve: device, implementation, name, memory, and\n"
+    "whether host pointers are usable. --json gives each descriptor as\n"
+    "\"capability_fields\": {field: [names] for a set, a number for a limit}, and\n"
+    "the devices as \"devices\". Plugins come from the config, --plugin, and the environment\n"
     "(TEPLUG_PLUGINS, TEPLUG_PLUGIN_PATH, NVTE_PLUGIN) unless --no-discovery.\n"
     "Text that came from a plugin or the file system (vendor, version, paths,\n"
     "reasons) is printed escaped: control characters and bytes that are not\n"
@@ -105,17 +110,20 @@ void PrintTable(const std::vector<core::ProviderListing>& providers,
     if (!p.declared_names.empty()) {
       std::cout << "    names: " << EscapeUntrustedText(absl::StrJoin(p.declared_names, ", ")) << "\n";
     }
-    size_t wi = 0, wn = 0, wp = 0;
+    size_t wi = 0, wn = 0;
     for (const auto& i : p.implementations) {
       wi = std::max(wi, i.interface_name.size());
       wn = std::max(wn, i.name.size());
-      wp = std::max(wp, PriorityText(i).size());
     }
     for (const auto& i : p.implementations) {
-      std::cout << absl::StrFormat("    %-*s  %-*s  priority %-*s  %s\n", static_cast<int>(wi),
-                                   i.interface_name, static_cast<int>(wn), i.name,
-                                   static_cast<int>(wp), PriorityText(i),
-                                   EscapeUntrustedText(i.capability_summary));
+      std::cout << absl::StrFormat("    %-*s  %-*s  priority %s\n", static_cast<int>(wi),
+                                   i.interface_name, static_cast<int>(wn), i.name, PriorityText(i));
+      size_t wf = 0;
+      for (const core::CapabilityField& f : i.capability_fields) wf = std::max(wf, f.name.size());
+      for (const core::CapabilityField& f : i.capability_fields) {
+        std::cout << absl::StrFormat("      %-*s  %s\n", static_cast<int>(wf + 1), f.name + ":",
+                                     EscapeUntrustedText(f.Text()));
+      }
     }
     if (p.implementations.empty()) std::cout << "    (no implementations)\n";
   }
@@ -174,6 +182,19 @@ void PrintJson(const std::vector<core::ProviderListing>& providers,
       }
       j.Key("capability");
       j.String(i.capability_summary);
+      j.Key("capability_fields");
+      j.BeginObject();
+      for (const core::CapabilityField& f : i.capability_fields) {
+        j.Key(f.name);
+        if (f.is_set) {
+          j.BeginArray();
+          for (const std::string& m : f.members) j.String(m);
+          j.EndArray();
+        } else {
+          j.Int(f.number);
+        }
+      }
+      j.EndObject();
       j.EndObject();
     }
     j.EndArray();

@@ -32,6 +32,15 @@ std::string CheckText(const ErrorCheck& c) {
 
 std::string FormatError(double e) { return e == 0 ? "0" : absl::StrFormat("%.1e", e); }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  if (values.size() % 2 == 1) return values[mid];
+  const double upper = values[mid];
+  return (*std::max_element(values.begin(), values.begin() + mid) + upper) / 2;
+}
+
 std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
   std::vector<OpSummary> out;
   std::map<std::string, size_t> index;
@@ -46,7 +55,8 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
     if (!inserted) {
       MergeCheck(r.vs_reference, &s.worst.vs_reference);
       MergeCheck(r.independent, &s.worst.independent);
-      s.worst.chosen_is_reference = s.worst.chosen_is_reference && r.chosen_is_reference;
+      s.worst.served_by_reference = s.worst.served_by_reference && r.served_by_reference;
+      if (!s.worst.timing.timed) s.worst.timing = r.timing;
     }
     ++s.calls;
     s.total_millis += r.millis;
@@ -63,15 +73,16 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
 // each is escaped before the widths are measured.
 std::string FormatOpTable(const std::vector<OpSummary>& ops) {
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"step", "op", "interface", "provider", "why", "time", "vs reference",
-                  "independent check", ""});
+  rows.push_back({"step", "op", "interface", "provider", "why", "time", "speedup",
+                  "vs reference", "independent check", ""});
   for (const OpSummary& s : ops) {
     const OpResult& r = s.worst;
-    const std::string vs_ref = r.chosen_is_reference ? "chosen = reference, error 0 by construction"
+    const std::string vs_ref = r.served_by_reference ? "served by reference, error 0 by construction"
                                                      : CheckText(r.vs_reference);
+    const double millis = r.timing.timed ? r.timing.provider_millis : s.total_millis / s.calls;
     rows.push_back({r.step, r.label, r.interface_name, absl::StrJoin(s.implementations, "+"),
-                    absl::StrCat("\"", r.why, "\""),
-                    absl::StrFormat("%.2f ms", s.total_millis / s.calls), vs_ref,
+                    absl::StrCat("\"", r.why, "\""), absl::StrFormat("%.3f ms", millis),
+                    r.timing.compared ? absl::StrFormat("%.2fx", r.timing.Speedup()) : "-", vs_ref,
                     CheckText(r.independent), s.ok ? "OK" : "FAIL"});
     for (std::string& cell : rows.back()) cell = core::EscapeUntrustedText(cell);
   }

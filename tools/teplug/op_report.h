@@ -1,7 +1,7 @@
 // What the main job measured for each op call, and the per-op table it
-// prints: interface, chosen provider, why, time, the error against the
-// reference provider and against the tool's independent oracle, each with
-// its tolerance, and OK/FAIL.
+// prints: interface, the provider that served it, why, time, speedup over
+// the reference provider, the error against the reference provider and
+// against the tool's independent oracle, each with its tolerance, and OK/FAIL.
 #ifndef TEPLUG_TOOLS_TEPLUG_OP_REPORT_H_
 #define TEPLUG_TOOLS_TEPLUG_OP_REPORT_H_
 
@@ -19,22 +19,45 @@ struct ErrorCheck {
   bool ok() const { return oracle.empty() || !skipped.empty() || error <= tolerance; }
 };
 
+// The op timed apart from its checked call (nothing else of the job runs
+// meanwhile): the median of kTimedReps calls through the dispatching object,
+// and, when the job compares with the reference, of as many calls through the
+// reference provider, the two kinds of call alternating so that a change in
+// the machine's load touches both alike.
+struct OpTiming {
+  static constexpr int kTimedReps = 5;
+  bool timed = false;
+  bool compared = false;  // reference_millis was measured
+  double provider_millis = 0;
+  double reference_millis = 0;
+  // reference / provider: above 1, the provider is faster. Only when compared.
+  double Speedup() const { return reference_millis / provider_millis; }
+};
+
+// The median of `values` (the mean of the middle two for an even count); 0
+// for none.
+double Median(std::vector<double> values);
+
 // One op call on one rank in one layer.
 struct OpResult {
   std::string step;            // "fwd", "bwd", "comm"
   std::string label;           // "gemm qkv_proj (fp8 per_tensor)"
   std::string interface_name;  // "IGemm/1"
-  std::string implementation;  // "reference/gemm"
-  std::string why;             // the decision record's reason for the chosen one
-  double millis = 0;
-  bool chosen_is_reference = false;
-  ErrorCheck vs_reference;  // measured only when the chosen provider is not the reference
+  // The implementation that served the call ("reference/gemm"): the first
+  // choice, or the one the dispatcher fell back to when that one failed.
+  std::string implementation;
+  std::string why;  // the decision record's reason, or which first choice it fell back from
+  double millis = 0;  // the checked call
+  bool served_by_reference = false;
+  OpTiming timing;  // measured on one rank, for the first call of each label
+  ErrorCheck vs_reference;  // measured only when the reference did not serve the call
   ErrorCheck independent;
   bool ok() const { return vs_reference.ok() && independent.ok(); }
 };
 
 // All calls of one op label, merged over layers and ranks: worst errors,
-// mean time, every implementation that served it.
+// the timing, mean time of the checked calls, every implementation that
+// served it.
 struct OpSummary {
   OpResult worst;  // label/interface/why of the first call; errors are the maxima
   int calls = 0;
@@ -46,7 +69,9 @@ struct OpSummary {
 // Merges results by label, in order of first appearance.
 std::vector<OpSummary> Summarize(const std::vector<OpResult>& results);
 
-// The table, one line per op label, columns aligned.
+// The table, one line per op label, columns aligned. "time" is the timed
+// median when the op was timed (else the checked calls' mean); "speedup" is
+// reference time / provider time, "-" when the op was not compared.
 std::string FormatOpTable(const std::vector<OpSummary>& ops);
 
 // "1.2e-03" style, "0" for exactly zero.

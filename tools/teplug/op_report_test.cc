@@ -1,5 +1,6 @@
 // FormatOpTable prints what a plugin chose (the selection's reason, its
-// implementation name) escaped: one table line per op, no control byte.
+// implementation name) escaped: one table line per op, no control byte; its
+// time and speedup columns; Summarize keeps the timing; Median.
 #include "tools/teplug/op_report.h"
 
 #include <string>
@@ -27,6 +28,52 @@ TEST(FormatOpTableTest, PluginTextStaysOnItsLineEscaped) {
   EXPECT_THAT(lines[1], ::testing::HasSubstr("acme/gemm\\x1b[2J"));
   EXPECT_THAT(lines[1], ::testing::HasSubstr(
                             "\"fast\\x0afwd  forged  IGemm/1  reference/gemm  \"x\"  OK\\x0d\\xff\""));
+}
+
+OpResult Timed(const std::string& label, bool compared) {
+  OpResult r;
+  r.step = "fwd";
+  r.label = label;
+  r.interface_name = "IGemm/1";
+  r.implementation = "acme/gemm";
+  r.timing.timed = true;
+  r.timing.compared = compared;
+  r.timing.provider_millis = 2.0;
+  r.timing.reference_millis = compared ? 5.0 : 0.0;
+  return r;
+}
+
+// The time column shows the timed median, the speedup column reference /
+// provider, or "-" when the op was not compared with the reference.
+TEST(FormatOpTableTest, TimeAndSpeedupColumns) {
+  OpResult untimed = Timed("gemm b", false);
+  untimed.timing = {};
+  untimed.millis = 7.0;  // the checked call's time: shown only when not timed
+  const std::string table =
+      FormatOpTable(Summarize({Timed("gemm a", true), Timed("gemm c", false), untimed}));
+  const std::vector<std::string> lines = absl::StrSplit(table, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 4u) << table;
+  EXPECT_THAT(lines[0], ::testing::ContainsRegex("time +speedup +vs reference"));
+  EXPECT_THAT(lines[1], ::testing::ContainsRegex("2.000 ms +2.50x "));
+  EXPECT_THAT(lines[2], ::testing::ContainsRegex("2.000 ms +- "));
+  EXPECT_THAT(lines[3], ::testing::ContainsRegex("7.000 ms +- "));
+}
+
+// Merging the ranks' calls of one label keeps the one timing taken (on
+// rank 0, or on whichever rank timed it).
+TEST(SummarizeTest, KeepsTheTimingOfTheCallThatWasTimed) {
+  OpResult first = Timed("gemm a", true);
+  first.timing = {};
+  const std::vector<OpSummary> ops = Summarize({first, Timed("gemm a", true)});
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_TRUE(ops[0].worst.timing.timed);
+  EXPECT_DOUBLE_EQ(ops[0].worst.timing.Speedup(), 2.5);
+}
+
+TEST(MedianTest, MiddleValueOrMeanOfTheMiddleTwo) {
+  EXPECT_DOUBLE_EQ(Median({}), 0);
+  EXPECT_DOUBLE_EQ(Median({5, 1, 4, 2, 3}), 3);
+  EXPECT_DOUBLE_EQ(Median({9, 1, 3, 2}), 2.5);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// `teplug run`: the main job. Runs a small transformer block forward and
-// backward through the kernel on --ranks ranks (threads), prints per op the
-// interface, chosen provider, why, time, and the error against the reference
+// `teplug run`: the main job and a benchmark. Runs a small transformer block
+// forward and backward through the kernel on --ranks ranks (threads), prints
+// per op the interface, the provider that served it, why, its time, its
+// speedup over the reference provider, and the error against the reference
 // provider and against the tool's independent oracle, then a summary. Exit 0
 // when every op is within its tolerance, 1 otherwise (or when an op fails),
 // 2 for usage errors.
@@ -10,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "core/config/default_config.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/sdk/names.hpp"
 #include "tools/teplug/command_parse.h"
@@ -28,7 +31,8 @@ using core::EscapeUntrustedText;
 
 constexpr char kRunHelp[] =
     "Usage: teplug run [--layers N] [--batch N] [--seq N] [--heads N] [--head-dim N]\n"
-    "                  [--dtype fp32|fp16|bf16] [--ranks N] [--config FILE] [--plugin PATH]...\n"
+    "                  [--dtype fp32|fp16|bf16] [--ranks N] [--compare reference|none]\n"
+    "                  [--config FILE] [--plugin PATH]...\n"
     "\n"
     "The main job: a transformer attention block, forward and backward, every op\n"
     "through the kernel, on --ranks data-parallel ranks (threads):\n"
@@ -39,16 +43,28 @@ constexpr char kRunHelp[] =
     "  backward: output projection dgrad/wgrad GEMMs, attention backward, QKV\n"
     "            projection dgrad/wgrad GEMMs (weight gradients in fp32)\n"
     "  then:     all-reduce (sum) of every weight gradient across the ranks\n"
-    "Uses the embedded default config unless --config or $TEPLUG_CONFIG names one.\n"
+    "Uses the embedded default config unless --config or $TEPLUG_CONFIG names one;\n"
+    "the header says which (its path, or \"embedded default\").\n"
     "\n"
-    "Per op it prints: interface, chosen provider, the selection's reason, mean\n"
-    "time per call, and two errors with their tolerances:\n"
+    "Per op it prints: interface, the provider that served it (after any call-time\n"
+    "fallback; the reason then names the first choice that failed), the selection's\n"
+    "reason, and:\n"
+    "  time               the median of 5 calls through the kernel, timed after the\n"
+    "                     op's checked call while nothing else of the job runs\n"
+    "                     (compute ops on rank 0, all-reduces on every rank)\n"
+    "  speedup            reference time / time, the reference's median of 5 calls\n"
+    "                     taken alternately with those 5; above 1 the provider is\n"
+    "                     faster; \"-\" with --compare none\n"
     "  vs reference       the same op on the same inputs through the reference\n"
-    "                     provider (when the reference was chosen: 0 by construction)\n"
+    "                     provider (when the reference served it: 0 by construction;\n"
+    "                     \"-\" with --compare none)\n"
     "  independent check  the tool's own naive double-precision loops: GEMM on\n"
     "                     sampled entries, attention forward and backward, quantize\n"
     "                     round trip, decoding of fp8 codes, sum of the ranks' gradients\n"
-    "Errors and ops are merged over layers and ranks (worst error shown).\n"
+    "Errors and ops are merged over layers and ranks (worst error shown); each op\n"
+    "is timed at its first call.\n"
+    "--compare none runs no op through the reference provider: no vs-reference\n"
+    "errors and no speedup, a pure benchmark (the independent checks still run).\n"
     "\n"
     "Exit status: 0 every op within tolerance, 1 an op exceeded its tolerance or\n"
     "failed, 2 usage error.\n"
@@ -67,6 +83,9 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddString("dtype", "DTYPE", "activations and weights", "bf16", {"fp32", "fp16", "bf16"});
   flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
   flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
+  flags.AddString("compare", "reference|none",
+                  "compare every op with the reference provider (errors, speedup), or not",
+                  "reference", {"reference", "none"});
   AddKernelFlags(&flags);
   if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable())) return *done;
   if (!flags.positionals().empty()) {
@@ -83,6 +102,10 @@ int RunCommand(const std::vector<std::string>& args) {
   shape.seed = static_cast<uint64_t>(flags.GetInt("seed"));
   sdk::ParseDType(flags.GetString("dtype"), &shape.dtype);
   const int ranks = static_cast<int>(flags.GetInt("ranks"));
+  absl::Mutex timing_gate;
+  JobOptions job;
+  job.compare = flags.GetString("compare") == "none" ? Compare::kNone : Compare::kReference;
+  job.timing_gate = &timing_gate;
 
   absl::StatusOr<std::unique_ptr<core::Kernel>> kernel = CreateKernelFromFlags(flags);
   if (!kernel.ok()) {
@@ -95,10 +118,15 @@ int RunCommand(const std::vector<std::string>& args) {
       "(threads)\n",
       shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads,
       shape.head_dim, hidden, flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
+  const std::string config = (*kernel)->ConfigSourceName();
   std::cout << "config: "
-            << (flags.IsSet("config") ? EscapeUntrustedText(flags.GetString("config"))
-                                      : "the embedded default (or $TEPLUG_CONFIG when set)")
+            << (config == config::kDefaultConfigSourceName ? "embedded default"
+                                                           : EscapeUntrustedText(config))
             << "\n";
+  std::cout << (job.compare == Compare::kReference
+                    ? "compare: every op against the reference provider (vs reference, speedup)\n"
+                    : "compare: none (--compare none): no op runs through the reference "
+                      "provider; no vs-reference errors, no speedup\n");
   std::vector<std::string> providers;
   for (const core::ProviderListing& p : (*kernel)->ListProviders()) {
     providers.push_back(
@@ -129,7 +157,7 @@ int RunCommand(const std::vector<std::string>& args) {
   RankGroup group(ranks);
   std::vector<std::vector<OpResult>> per_rank(static_cast<size_t>(ranks));
   const absl::Status status = group.Run([&](int rank) {
-    return RunTransformerBlock(**kernel, shape, &group, rank, progress,
+    return RunTransformerBlock(**kernel, shape, job, &group, rank, progress,
                                &per_rank[static_cast<size_t>(rank)]);
   });
   std::vector<OpResult> all;
@@ -137,14 +165,14 @@ int RunCommand(const std::vector<std::string>& args) {
   const std::vector<OpSummary> ops = Summarize(all);
   std::cout << FormatOpTable(ops);
 
-  int failed = 0, chosen_reference = 0;
+  int failed = 0, served_by_reference = 0;
   std::vector<std::string> failed_names;
   for (const OpSummary& s : ops) {
     if (!s.ok) {
       ++failed;
       failed_names.push_back(s.worst.label);
     }
-    chosen_reference += s.worst.chosen_is_reference ? 1 : 0;
+    served_by_reference += s.worst.served_by_reference ? 1 : 0;
   }
   std::cout << "\n";
   if (!status.ok()) {
@@ -161,7 +189,7 @@ int RunCommand(const std::vector<std::string>& args) {
     return kExitNo;
   }
   std::cout << "all within tolerance";
-  if (chosen_reference == static_cast<int>(ops.size())) {
+  if (served_by_reference == static_cast<int>(ops.size())) {
     std::cout << " (every op was served by the reference provider, so the independent checks are "
                  "what was "
                  "measured)";

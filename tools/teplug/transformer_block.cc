@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
@@ -25,6 +27,11 @@ int32_t CommCreateOp() {
   return op;
 }
 
+
+// How long a rank waits at the end of its compute ops for the others (which
+// may be timing theirs) before the all-reduces; a day: the wait ends early
+// with an error when another rank fails.
+constexpr int64_t kComputeDoneTimeoutMs = 24ll * 3600 * 1000;
 
 // Uniform values in [-scale, scale], never exactly zero in practice.
 std::vector<double> RandomValues(int64_t n, double scale, uint64_t seed) {
@@ -57,9 +64,15 @@ struct LayerState {
 
 class BlockRunner {
  public:
-  BlockRunner(const core::Kernel& kernel, const BlockShape& s, RankGroup* group, int rank,
-              std::vector<OpResult>* results)
-      : kernel_(kernel), s_(s), group_(group), rank_(rank), results_(results) {
+  BlockRunner(const core::Kernel& kernel, const BlockShape& s, const JobOptions& options,
+              RankGroup* group, int rank, std::vector<OpResult>* results)
+      : kernel_(kernel),
+        s_(s),
+        compare_(options.compare),
+        gate_(options.timing_gate != nullptr ? options.timing_gate : &own_gate_),
+        group_(group),
+        rank_(rank),
+        results_(results) {
     gemm_ = kernel.Query<TeplugGemmV1>(sdk::kIidGemmV1);
     attention_ = kernel.Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
     quantizer_ = kernel.Query<TeplugQuantizerV1>(sdk::kIidQuantizerV1);
@@ -74,9 +87,23 @@ class BlockRunner {
   HostTensor NewTensor(const std::string& name, int32_t dtype, std::vector<int64_t> shape) {
     return HostTensor(absl::StrCat(name, ".rank", rank_), dtype, std::move(shape));
   }
-  absl::Status Record(absl::StatusOr<OpResult> r, ErrorCheck independent) {
+  // Whether this rank times the op `label` now: its first call, on rank 0
+  // for compute ops, on every rank for collectives.
+  bool TimesNow(const std::string& label, bool collective) {
+    return (collective || rank_ == 0) && timed_labels_.insert(label).second;
+  }
+  // Records a compute op's checked result (run under the gate, shared) and,
+  // when it is this rank's to time, times it holding the gate exclusively.
+  absl::Status Finish(TeplugObject* dispatcher, const OpCall& call, absl::StatusOr<OpResult> r,
+                      ErrorCheck independent) {
     if (!r.ok()) return r.status();
     r->independent = std::move(independent);
+    if (TimesNow(call.label, /*collective=*/false)) {
+      absl::MutexLock quiet(gate_);
+      absl::StatusOr<OpTiming> timing = TimeOp(kernel_, dispatcher, call, compare_);
+      if (!timing.ok()) return timing.status();
+      r->timing = *timing;
+    }
     results_->push_back(*std::move(r));
     return absl::OkStatus();
   }
@@ -96,6 +123,10 @@ class BlockRunner {
 
   const core::Kernel& kernel_;
   const BlockShape& s_;
+  const Compare compare_;
+  absl::Mutex own_gate_;  // the gate when the caller gives none (one rank)
+  absl::Mutex* const gate_;
+  std::set<std::string> timed_labels_;
   RankGroup* group_;
   const int rank_;
   std::vector<OpResult>* results_;
@@ -129,10 +160,15 @@ absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const 
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
   };
-  absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
-  ErrorCheck check{"round trip", NormalizedMaxError(out.Values(), input.Values()),
-                   QuantizeRoundTripTolerance(mode), ""};
-  if (absl::Status st = Record(std::move(r), check); !st.ok()) return st;
+  absl::StatusOr<OpResult> r;
+  ErrorCheck check;
+  {
+    absl::ReaderMutexLock work(gate_);
+    r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c, compare_);
+    check = {"round trip", NormalizedMaxError(out.Values(), input.Values()),
+             QuantizeRoundTripTolerance(mode), ""};
+  }
+  if (absl::Status st = Finish(Obj(quantizer_.get()), c, std::move(r), check); !st.ok()) return st;
   return out;
 }
 
@@ -153,10 +189,15 @@ absl::Status BlockRunner::Dequantize(const std::string& step, const std::string&
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
   };
-  absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c);
-  // Independent: the tool decodes the codes itself (code * scale_inv in double).
-  return Record(std::move(r), {"decode codes", NormalizedMaxError(out.Values(), q.Values()),
-                               kDequantizeTolerance, ""});
+  absl::StatusOr<OpResult> r;
+  ErrorCheck check;
+  {
+    absl::ReaderMutexLock work(gate_);
+    r = RunCheckedOp(kernel_, Obj(quantizer_.get()), c, compare_);
+    // Independent: the tool decodes the codes itself (code * scale_inv in double).
+    check = {"decode codes", NormalizedMaxError(out.Values(), q.Values()), kDequantizeTolerance, ""};
+  }
+  return Finish(Obj(quantizer_.get()), c, std::move(r), check);
 }
 
 absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label,
@@ -186,20 +227,26 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
     ref_args->d = ref_d.get();
     return ref_args.get();
   };
-  absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(gemm_.get()), c);
-  if (!r.ok()) return r.status();
-  // Independent: a naive double loop on up to 256 spread-out output entries.
-  std::vector<int64_t> sample;
-  const int64_t total = m * n, stride = std::max<int64_t>(1, total / 256);
-  for (int64_t i = (rank_ * 7) % stride; i < total; i += stride) sample.push_back(i);
-  const std::vector<double> expected =
-      NaiveGemmEntries(a.Values(), b.Values(), m, n, k, trans_a, trans_b, sample);
-  const std::vector<double> all = d->Values();
-  std::vector<double> got;
-  for (int64_t i : sample) got.push_back(all[static_cast<size_t>(i)]);
-  return Record(std::move(r), {absl::StrCat("naive gemm (", sample.size(), " entries)"),
-                               NormalizedMaxError(got, expected),
-                               OutputTolerance(ToleranceKind::kGemm, d->dtype()), ""});
+  absl::StatusOr<OpResult> r;
+  ErrorCheck check;
+  {
+    absl::ReaderMutexLock work(gate_);
+    r = RunCheckedOp(kernel_, Obj(gemm_.get()), c, compare_);
+    if (!r.ok()) return r.status();
+    // Independent: a naive double loop on up to 256 spread-out output entries.
+    std::vector<int64_t> sample;
+    const int64_t total = m * n, stride = std::max<int64_t>(1, total / 256);
+    for (int64_t i = (rank_ * 7) % stride; i < total; i += stride) sample.push_back(i);
+    const std::vector<double> expected =
+        NaiveGemmEntries(a.Values(), b.Values(), m, n, k, trans_a, trans_b, sample);
+    const std::vector<double> all = d->Values();
+    std::vector<double> got;
+    for (int64_t i : sample) got.push_back(all[static_cast<size_t>(i)]);
+    check = {absl::StrCat("naive gemm (", sample.size(), " entries)"),
+             NormalizedMaxError(got, expected), OutputTolerance(ToleranceKind::kGemm, d->dtype()),
+             ""};
+  }
+  return Finish(Obj(gemm_.get()), c, std::move(r), check);
 }
 
 TeplugAttentionParams BlockRunner::Params() const {
@@ -238,19 +285,23 @@ absl::Status BlockRunner::AttentionForward(LayerState* l) {
     ref_args->softmax_lse = outs[1]->tensor();
     return ref_args.get();
   };
-  absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(attention_.get()), c);
-  if (!r.ok()) return r.status();
+  absl::StatusOr<OpResult> r;
   ErrorCheck check{"naive attention", 0, tol, ""};
-  const NaiveAttentionShape ns{s_.batch, s_.seq, s_.heads, s_.head_dim, params->softmax_scale};
-  if (s_.batch * s_.heads * s_.seq * s_.seq * s_.head_dim > s_.naive_attention_limit) {
-    check.skipped = "too large for the naive oracle";
-  } else {
-    std::vector<double> o, lse;
-    NaiveAttentionForward(ns, l->qkv.Values(), &o, &lse);
-    check.error =
-        std::max(NormalizedMaxError(l->o.Values(), o), NormalizedMaxError(l->lse.Values(), lse));
+  {
+    absl::ReaderMutexLock work(gate_);
+    r = RunCheckedOp(kernel_, Obj(attention_.get()), c, compare_);
+    if (!r.ok()) return r.status();
+    const NaiveAttentionShape ns{s_.batch, s_.seq, s_.heads, s_.head_dim, params->softmax_scale};
+    if (s_.batch * s_.heads * s_.seq * s_.seq * s_.head_dim > s_.naive_attention_limit) {
+      check.skipped = "too large for the naive oracle";
+    } else {
+      std::vector<double> o, lse;
+      NaiveAttentionForward(ns, l->qkv.Values(), &o, &lse);
+      check.error =
+          std::max(NormalizedMaxError(l->o.Values(), o), NormalizedMaxError(l->lse.Values(), lse));
+    }
   }
-  return Record(std::move(r), check);
+  return Finish(Obj(attention_.get()), c, std::move(r), check);
 }
 
 absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTensor& d_o,
@@ -278,17 +329,21 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
     ref_args->dq = ref_args->dk = ref_args->dv = outs[0]->tensor();
     return ref_args.get();
   };
-  absl::StatusOr<OpResult> r = RunCheckedOp(kernel_, Obj(attention_.get()), c);
-  if (!r.ok()) return r.status();
+  absl::StatusOr<OpResult> r;
   ErrorCheck check{"naive attention backward", 0, tol, ""};
-  if (s_.batch * s_.heads * s_.seq * s_.seq * s_.head_dim > s_.naive_attention_limit) {
-    check.skipped = "too large for the naive oracle";
-  } else {
-    const NaiveAttentionShape ns{s_.batch, s_.seq, s_.heads, s_.head_dim, params->softmax_scale};
-    check.error = NormalizedMaxError(
-        dqkv->Values(), NaiveAttentionBackward(ns, l.qkv.Values(), l.o.Values(), d_o.Values()));
+  {
+    absl::ReaderMutexLock work(gate_);
+    r = RunCheckedOp(kernel_, Obj(attention_.get()), c, compare_);
+    if (!r.ok()) return r.status();
+    if (s_.batch * s_.heads * s_.seq * s_.seq * s_.head_dim > s_.naive_attention_limit) {
+      check.skipped = "too large for the naive oracle";
+    } else {
+      const NaiveAttentionShape ns{s_.batch, s_.seq, s_.heads, s_.head_dim, params->softmax_scale};
+      check.error = NormalizedMaxError(
+          dqkv->Values(), NaiveAttentionBackward(ns, l.qkv.Values(), l.o.Values(), d_o.Values()));
+    }
   }
-  return Record(std::move(r), check);
+  return Finish(Obj(attention_.get()), c, std::move(r), check);
 }
 
 absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& grad,
@@ -326,50 +381,112 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   r.label = absl::StrCat("all_reduce sum ", label, " (", sdk::DTypeName(grad.dtype()), ", ",
                          group_->world_size(), group_->world_size() == 1 ? " rank)" : " ranks)");
   r.interface_name = record->interface_name;
-  r.implementation = record->chosen()->implementation;
+  // Collectives do not fall back (the ranks must agree on one
+  // implementation): the first choice is the communicator's.
   r.why = record->chosen()->reason;
-  r.chosen_is_reference = ProviderOf(r.implementation) == kReferenceProvider;
+  core::ServedByRecorder served;
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError run_err(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &a));
-  r.millis =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  sdk::OwnedError destroy_err(collective_->vtbl->comm_destroy(collective_.get(), comm));
-  if (!run_err.ok())
-    return absl::InternalError(
+  r.millis = MillisSince(start);
+  r.implementation = served.last().empty() ? record->chosen()->implementation : served.last();
+  r.served_by_reference = ProviderOf(r.implementation) == kReferenceProvider;
+  const bool timed = TimesNow(r.label, /*collective=*/true);
+  absl::Status status;
+  if (!run_err.ok()) {
+    status = absl::InternalError(
         absl::StrCat(r.label, ": ", r.implementation, " failed: ", run_err.message()));
-  if (!destroy_err.ok())
-    return absl::InternalError(
-        absl::StrCat(r.label, ": comm_destroy failed: ", destroy_err.message()));
-  if (!r.chosen_is_reference) {
-    // Same inputs through the reference provider's own communicator.
-    absl::StatusOr<core::Selection> ref =
-        kernel_.Select(sdk::kIidCollectiveV1, CommCreateOp(), &create, kReferenceProvider);
-    if (!ref.ok()) return ref.status();
-    auto* impl = ref->as<TeplugCollectiveV1>();
-    const std::string ref_prefix = prefix + "/reference";
-    rv.kv_prefix = ref_prefix.c_str();
-    TeplugCommunicator* ref_comm = nullptr;
-    // Direct calls into the reference implementation: through the plugin
-    // call boundary like every call into a provider.
-    const std::string& who = ref->implementation->QualifiedName();
-    if (sdk::OwnedError e(core::CallPlugin({who, "comm_create"},
-                                           [&] { return impl->vtbl->comm_create(impl, &create, &ref_comm); }));
-        !e.ok()) {
-      return absl::InternalError(
-          absl::StrCat(r.label, ": reference comm_create failed: ", e.message()));
-    }
-    HostTensor ref_out = out.Clone(out.name() + ".reference");
-    a.comm = ref_comm;
-    a.recv = ref_out.tensor();
-    sdk::OwnedError e(core::CallPlugin({who, "run"}, [&] { return impl->vtbl->run(impl, TEPLUG_OP_ALL_REDUCE, &a); }));
-    sdk::OwnedError d(
-        core::CallPlugin({who, "comm_destroy"}, [&] { return impl->vtbl->comm_destroy(impl, ref_comm); }));
-    if (!e.ok())
-      return absl::InternalError(
-          absl::StrCat(r.label, ": the reference provider failed: ", e.message()));
-    r.vs_reference = {"max_err", NormalizedMaxError(out.Values(), ref_out.Values()),
-                      kAllReduceTolerance, ""};
   }
+
+  // The same inputs through the reference provider's own communicator, for
+  // the comparison and the timed calls. Direct calls into the reference
+  // implementation go through the plugin call boundary like every call into
+  // a provider.
+  const bool use_reference =
+      compare_ == Compare::kReference && (!r.served_by_reference || timed);
+  std::optional<core::Selection> ref;
+  TeplugCommunicator* ref_comm = nullptr;
+  TeplugCollectiveV1* ref_impl = nullptr;
+  const std::string ref_prefix = prefix + "/reference";
+  if (status.ok() && use_reference) {
+    absl::StatusOr<core::Selection> selected =
+        SelectReference(kernel_, sdk::kIidCollectiveV1, CommCreateOp(), &create, r.label);
+    if (selected.ok()) {
+      ref = *std::move(selected);
+      ref_impl = ref->as<TeplugCollectiveV1>();
+      rv.kv_prefix = ref_prefix.c_str();
+      sdk::OwnedError e(core::CallPlugin({ref->implementation->QualifiedName(), "comm_create"}, [&] {
+        return ref_impl->vtbl->comm_create(ref_impl, &create, &ref_comm);
+      }));
+      if (!e.ok()) {
+        status = absl::InternalError(
+            absl::StrCat(r.label, ": reference comm_create failed: ", e.message()));
+      }
+    } else {
+      status = selected.status();
+    }
+  }
+  TeplugCollectiveArgs ref_args = a;
+  ref_args.comm = ref_comm;
+  auto run_reference = [&](TeplugTensor* recv) {
+    ref_args.recv = recv;
+    return core::CallPlugin({ref->implementation->QualifiedName(), "run"}, [&] {
+      return ref_impl->vtbl->run(ref_impl, TEPLUG_OP_ALL_REDUCE, &ref_args);
+    });
+  };
+  if (status.ok() && ref_comm != nullptr && !r.served_by_reference) {
+    HostTensor ref_out = out.Clone(out.name() + ".reference");
+    if (sdk::OwnedError e(run_reference(ref_out.tensor())); !e.ok()) {
+      status = absl::InternalError(
+          absl::StrCat(r.label, ": the reference provider failed: ", e.message()));
+    } else {
+      r.vs_reference = {"max_err", NormalizedMaxError(out.Values(), ref_out.Values()),
+                        kAllReduceTolerance, ""};
+    }
+  }
+  // Timed on every rank together: the ranks are all past their compute ops
+  // (the job's barrier before the all-reduces), and each call waits for all.
+  if (status.ok() && timed) {
+    HostTensor timed_out = out.Clone(out.name() + ".timed");
+    TeplugCollectiveArgs timed_args = a;
+    timed_args.recv = timed_out.tensor();
+    std::vector<double> provider_millis, reference_millis;
+    for (int rep = -1; rep < OpTiming::kTimedReps && status.ok(); ++rep) {  // -1: warm-up
+      auto t0 = std::chrono::steady_clock::now();
+      sdk::OwnedError e(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &timed_args));
+      if (rep >= 0) provider_millis.push_back(MillisSince(t0));
+      if (!e.ok()) {
+        status = absl::InternalError(
+            absl::StrCat(r.label, ": ", TimedCallName(rep), " failed: ", e.message()));
+        break;
+      }
+      if (ref_comm == nullptr) continue;
+      t0 = std::chrono::steady_clock::now();
+      sdk::OwnedError re(run_reference(timed_out.tensor()));
+      if (rep >= 0) reference_millis.push_back(MillisSince(t0));
+      if (!re.ok()) {
+        status = absl::InternalError(absl::StrCat(r.label, ": ", TimedCallName(rep),
+                                                  " of the reference provider failed: ", re.message()));
+      }
+    }
+    r.timing.timed = status.ok();
+    r.timing.compared = status.ok() && ref_comm != nullptr;
+    r.timing.provider_millis = Median(provider_millis);
+    r.timing.reference_millis = Median(reference_millis);
+  }
+  sdk::OwnedError destroy_err(collective_->vtbl->comm_destroy(collective_.get(), comm));
+  if (ref_comm != nullptr) {
+    sdk::OwnedError e(core::CallPlugin({ref->implementation->QualifiedName(), "comm_destroy"},
+                                       [&] { return ref_impl->vtbl->comm_destroy(ref_impl, ref_comm); }));
+    if (status.ok() && !e.ok()) {
+      status = absl::InternalError(
+          absl::StrCat(r.label, ": reference comm_destroy failed: ", e.message()));
+    }
+  }
+  if (status.ok() && !destroy_err.ok()) {
+    status = absl::InternalError(
+        absl::StrCat(r.label, ": comm_destroy failed: ", destroy_err.message()));
+  }
+  if (!status.ok()) return status;
   // Independent: the tool sums every rank's gradient in double.
   absl::StatusOr<std::vector<std::vector<double>>> all = group_->Exchange(rank_, grad.Values());
   if (!all.ok()) return all.status();
@@ -469,7 +586,14 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
     dy = std::move(dx);
     if (rank_ == 0 && progress) progress("backward", li);
   }
-  // Data-parallel gradient reduction.
+  // Data-parallel gradient reduction, once every rank is past its compute
+  // ops (rank 0 may still be timing them; without the wait, a rank's
+  // comm_create could give up on it).
+  if (absl::StatusOr<std::vector<std::vector<double>>> all_here =
+          group_->Exchange(rank_, {}, kComputeDoneTimeoutMs);
+      !all_here.ok()) {
+    return all_here.status();
+  }
   for (size_t i = 0; i < grads.size(); ++i) {
     if (absl::Status st = AllReduce(grad_names[i], grads[i], absl::StrCat(grad_names[i], "/", i));
         !st.ok()) {
@@ -482,9 +606,9 @@ absl::Status BlockRunner::Run(const ProgressFn& progress) {
 }  // namespace
 
 absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape,
-                                 RankGroup* group, int rank, const ProgressFn& progress,
-                                 std::vector<OpResult>* results) {
-  BlockRunner runner(kernel, shape, group, rank, results);
+                                 const JobOptions& options, RankGroup* group, int rank,
+                                 const ProgressFn& progress, std::vector<OpResult>* results) {
+  BlockRunner runner(kernel, shape, options, group, rank, results);
   return runner.Run(progress);
 }
 

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "core/kernel/kernel.h"
+#include "tools/teplug/checked_op.h"
 #include "tools/teplug/op_report.h"
 #include "tools/teplug/rank_group.h"
 
@@ -38,10 +40,21 @@ struct BlockShape {
 // Called by rank 0 after each layer's forward or backward ("forward", layer).
 using ProgressFn = std::function<void(const std::string& phase, int64_t layer)>;
 
+// How the job checks and times its ops. Each op label is timed once
+// (TimeOp), at its first call: compute ops on rank 0 alone, all-reduces on
+// every rank together (a collective needs them all).
+struct JobOptions {
+  Compare compare = Compare::kReference;
+  // One for all ranks: a rank holds it shared while it runs and checks a
+  // compute op, and rank 0 holds it exclusively while it times one, so no
+  // other work of the job runs during a timed call.
+  absl::Mutex* timing_gate = nullptr;
+};
+
 // Runs the block on `rank` of `group`, appending one OpResult per op call.
 absl::Status RunTransformerBlock(const core::Kernel& kernel, const BlockShape& shape,
-                                 RankGroup* group, int rank, const ProgressFn& progress,
-                                 std::vector<OpResult>* results);
+                                 const JobOptions& options, RankGroup* group, int rank,
+                                 const ProgressFn& progress, std::vector<OpResult>* results);
 
 }  // namespace teplug::cli
 
