@@ -76,7 +76,7 @@ TEST(KernelDeviceNamesTest, RecordsShowTheDeclaredNames) {
   auto refused = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(refused.ok());
   ASSERT_EQ(refused->candidates.size(), 1u);
-  EXPECT_THAT(refused->candidates[0].reason, HasSubstr("gaudi habana")) << refused->Format();
+  EXPECT_THAT(refused->Reason(refused->candidates[0]), HasSubstr("gaudi habana")) << refused->Format();
 }
 
 TEST(KernelDeviceNamesTest, ADispatchedCallNoProviderServesNamesTheDevicesToo) {
@@ -91,6 +91,32 @@ TEST(KernelDeviceNamesTest, ADispatchedCallNoProviderServesNamesTheDevicesToo) {
   sdk::OwnedError err(gemm->vtbl->gemm(gemm.get(), c.args()));
   EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
   EXPECT_THAT(err.message(), HasSubstr("not in {cpu, gaudi habana}")) << err.message();
+}
+
+// Every way a record is read names the declared devices: the record of the
+// selection Select returns and the reason the dispatching object's
+// supports() writes, not only Explain's record and the dispatch error.
+TEST(KernelDeviceNamesTest, EveryRecordOfADecisionNamesTheDevices) {
+  auto k = MakeKernel({Named(), testing::FakePlugin("fast")}, "");
+  ASSERT_TRUE(k);
+  GaudiGemm g;
+  auto served = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
+  ASSERT_TRUE(served.ok()) << served.status();
+  const DecisionRecord& rec = served->record();
+  ASSERT_EQ(rec.candidates.size(), 2u) << rec.Format();
+  EXPECT_EQ(rec.Reason(rec.candidates[1]), "device gaudi:0 (habana) not in {cpu}");
+
+  TeplugDevice other = sdk::Versioned<TeplugDevice>();
+  other.kind = 1101;
+  GemmCall c;
+  PutOn(c.args(), &other);
+  auto gemm = k->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  ASSERT_TRUE(gemm);
+  char reason[1024] = "";
+  EXPECT_EQ(gemm->vtbl->supports(reinterpret_cast<TeplugObject*>(gemm.get()), TEPLUG_OP_GEMM, c.args(), reason,
+                                 sizeof reason),
+            0);
+  EXPECT_THAT(std::string(reason), HasSubstr("not in {cpu, gaudi habana}"));
 }
 
 TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
@@ -108,7 +134,7 @@ TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
       ASSERT_TRUE(rec.ok());
       ASSERT_EQ(rec->candidates.size(), 1u);
       EXPECT_EQ(rec->candidates[0].verdict, Verdict::kRejected) << rec->Format();
-      EXPECT_THAT(rec->candidates[0].rule, HasSubstr("no-gaudi"));
+      EXPECT_THAT(rec->Rule(rec->candidates[0]), HasSubstr("no-gaudi"));
       // The rule does not touch an op on the host CPU.
       GemmCall cpu;
       auto on_cpu = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, cpu.args());

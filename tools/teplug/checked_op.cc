@@ -40,8 +40,8 @@ absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* 
   r.step = call.step;
   r.label = call.label;
   r.interface_name = record->interface_name;
-  r.implementation = record->chosen()->implementation;
-  r.why = record->chosen()->reason;
+  r.implementation = record->chosen()->implementation();
+  r.why = record->Reason(*record->chosen());
   r.chosen_is_reference = ProviderOf(r.implementation) == kReferenceProvider;
 
   // The reference run writes into copies taken before the chosen provider runs.

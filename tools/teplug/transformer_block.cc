@@ -326,8 +326,8 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   r.label = absl::StrCat("all_reduce sum ", label, " (", sdk::DTypeName(grad.dtype()), ", ",
                          group_->world_size(), group_->world_size() == 1 ? " rank)" : " ranks)");
   r.interface_name = record->interface_name;
-  r.implementation = record->chosen()->implementation;
-  r.why = record->chosen()->reason;
+  r.implementation = record->chosen()->implementation();
+  r.why = record->Reason(*record->chosen());
   r.chosen_is_reference = ProviderOf(r.implementation) == kReferenceProvider;
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError run_err(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &a));
