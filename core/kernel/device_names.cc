@@ -157,12 +157,6 @@ std::string DeviceNames::Rename(absl::string_view text) const {
   return out;
 }
 
-DecisionRecord DeviceNames::Named(DecisionRecord record) const {
-  if (empty()) return record;
-  for (CandidateVerdict& c : record.candidates) c.reason = Rename(c.reason);
-  return record;
-}
-
 config::ValidatedConfig DeviceNames::Canonical(config::ValidatedConfig config) const {
   for (config::Rule& rule : *config.proto.mutable_rules()) {
     config::Match* match = rule.mutable_match();

@@ -22,7 +22,7 @@
 
 namespace teplug::core {
 
-class DeviceNames {
+class DeviceNames : public ReasonSpelling {
  public:
   // Merges `provider`'s declarations. The first declaration of an id or a
   // name wins: a later provider naming the same id differently, or giving
@@ -54,11 +54,10 @@ class DeviceNames {
   // label. A no-op when nothing is declared.
   void Apply(OpDescription* op) const;
   // `text` with each whole word that is the ABI's spelling of a declared id
-  // ("vendor1100", "0x1da3") replaced by its name: for the capability and
-  // refusal texts the selector formats from numbers.
-  std::string Rename(absl::string_view text) const;
-  // `record` with Rename applied to every candidate's reason.
-  DecisionRecord Named(DecisionRecord record) const;
+  // ("vendor1100", "0x1da3") replaced by its name: for the capability
+  // summaries and the decision records' reasons (the kernel passes these
+  // names to Decide as the record's spelling).
+  std::string Rename(absl::string_view text) const override;
 
   // `config` with every rule's device_kinds / vendors entry that resolves
   // rewritten to its spelling in facts (KindSpelling / VendorSpelling), so a

@@ -249,7 +249,7 @@ absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op,
                                                absl::string_view provider) const {
   absl::StatusOr<Decision> d = Decide(iid, op, args, provider);
   if (!d.ok()) return d.status();
-  return core_->state().Read()->device_names->Named(d->record());
+  return d->record();
 }
 
 absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const void* args,
@@ -260,7 +260,7 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
     return absl::NotFoundError(absl::StrCat("teplug: no provider",
                                             provider.empty() ? "" : absl::StrCat(" named \"", provider, "\""),
                                             " can serve ", d->op_summary(), "\n",
-                                            core_->state().Read()->device_names->Named(d->record()).Format()));
+                                            d->record().Format()));
   }
   Selection s;
   s.implementation = d->ranked[0];

@@ -67,7 +67,7 @@ struct KernelOptions {
 struct Selection {
   std::shared_ptr<const Implementation> implementation;  // keeps its library loaded
   std::shared_ptr<const Decision> decision;
-  // Why: every candidate's verdict (built on first use).
+  // Why: every candidate's verdict (its text formatted when read).
   const DecisionRecord& record() const;
   // The implementation's object, add_ref'd; cast to the interface struct.
   template <class T>

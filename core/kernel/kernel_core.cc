@@ -53,16 +53,21 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const I
   req.config = state.config;
   req.provider = std::string(provider);
   req.api_strict = options_.strict;
+  req.spelling = state.device_names;
   Decision d = Decide(req);
-  for (const Decision::SupportsException& x : d.supports_exceptions()) {
-    logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", x.impl->QualifiedName()), LogLevel::kWarn,
-                     absl::StrCat(x.what, " (asked about ", d.op_summary(), "); treated as a refusal"));
+  const DecisionRecord& rec = d.record();
+  for (const CandidateVerdict& v : rec.candidates) {
+    if (!v.supports_threw) continue;
+    logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", v.implementation()), LogLevel::kWarn,
+                     absl::StrCat(v.explanation, " (asked about ", d.op_summary(), "); treated as a refusal"));
   }
   if (logger_->Enabled(LogLevel::kDebug)) {
-    for (const CandidateVerdict& v : d.record().candidates) {
+    for (const CandidateVerdict& v : rec.candidates) {
       if (v.verdict == Verdict::kRejected) {
-        logger_->Log(LogLevel::kDebug, absl::StrCat(d.op_summary(), ": ", v.implementation, " rejected [",
-                                                    v.stage, "] ", v.reason, v.rule.empty() ? "" : " by ", v.rule));
+        const std::string rule = rec.Rule(v);
+        logger_->Log(LogLevel::kDebug, absl::StrCat(d.op_summary(), ": ", v.implementation(), " rejected [",
+                                                    StageName(v.stage), "] ", rec.Reason(v),
+                                                    rule.empty() ? "" : " by ", rule));
       }
     }
   }
@@ -97,9 +102,8 @@ void KernelCore::LogServedOnce(const Decision& d) const {
                        [&d] { return absl::StrCat("serving ", d.record().OneLine()); });
 }
 
-TeplugError* KernelCore::NoProvider(const Decision& d, const DeviceNames& names) const {
-  std::string msg =
-      absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", names.Named(d.record()).Format());
+TeplugError* KernelCore::NoProvider(const Decision& d) const {
+  std::string msg = absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", d.record().Format());
   return teplug_error_create(TEPLUG_UNSUPPORTED, msg.c_str());
 }
 

@@ -89,8 +89,8 @@ class KernelCore {
   }
 
   // The INFO line for the first time a signature is served (per kernel):
-  // where it goes and why. The decision record is built only when the line
-  // is printed.
+  // where it goes and why. The record's text is formatted only when the
+  // line is printed.
   void LogServedOnce(const Decision& d) const;
 
   // Selection outside the cache (Select/Explain, comm_create).
@@ -128,7 +128,7 @@ class KernelCore {
   // goes back to the caller. An exception also marks the candidate broken
   // for the signature (`c.MarkBroken`), so later calls skip it.
   TeplugError* OnCallError(const CachedDecision& c, size_t index, TeplugError* e, bool threw) const;
-  TeplugError* NoProvider(const Decision& d, const DeviceNames& names) const;
+  TeplugError* NoProvider(const Decision& d) const;
   // The call found no candidate it may use that is not marked broken for
   // the signature (every one is, or strict mode and the first choice is).
   TeplugError* BrokenCandidates(const CachedDecision& c) const;
@@ -175,7 +175,7 @@ ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchMiss(const KernelState&
     next = 1;
   }
   const Decision& d = c->decision;
-  if (d.ranked.empty()) return NoProvider(d, *state.device_names);
+  if (d.ranked.empty()) return NoProvider(d);
   size_t i = c->NextUsable(next);
   // Strict mode serves with the first choice or not at all, also when it
   // is marked broken.

@@ -34,13 +34,15 @@ void PutOn(const TeplugGemmArgs* args, const TeplugDevice* device) {
   const_cast<TeplugTensor*>(static_cast<const TeplugTensor*>(args->d))->device = device;
 }
 
-// A GEMM whose tensors live on device 0 of kind 1100, vendor 0x1da3.
-class GaudiGemm {
+// A GEMM whose tensors live on device 0 of `kind` and `vendor`: by default
+// kind 1100, vendor 0x1da3 (named "gaudi" and "habana" by the named-devices
+// plugin).
+class GemmOnDevice {
  public:
-  GaudiGemm() {
+  explicit GemmOnDevice(int32_t kind = 1100, uint32_t vendor = 0x1da3) {
     device_ = sdk::Versioned<TeplugDevice>();
-    device_.kind = 1100;
-    device_.vendor_id = 0x1da3;
+    device_.kind = kind;
+    device_.vendor_id = vendor;
     PutOn(call_.args(), &device_);
   }
   const TeplugGemmArgs* args() const { return call_.args(); }
@@ -62,35 +64,52 @@ std::unique_ptr<Kernel> MakeKernel(std::vector<std::string> plugins, const std::
 TEST(KernelDeviceNamesTest, RecordsShowTheDeclaredNames) {
   auto k = MakeKernel({Named()}, "");
   ASSERT_TRUE(k);
-  GaudiGemm g;
+  GemmOnDevice g;
   auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
   ASSERT_TRUE(rec.ok()) << rec.status();
   EXPECT_THAT(rec->op_summary, ::testing::EndsWith(" on gaudi:0 (habana)")) << rec->Format();
   ASSERT_NE(rec->chosen(), nullptr) << rec->Format();
 
   // Another kind's refusal lists the provider's devices by name.
-  TeplugDevice other = sdk::Versioned<TeplugDevice>();
-  other.kind = 1101;
-  GemmCall c;
-  PutOn(c.args(), &other);
+  GemmOnDevice c(1101, TEPLUG_VENDOR_ANY);  // a kind no provider declares
   auto refused = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(refused.ok());
   ASSERT_EQ(refused->candidates.size(), 1u);
-  EXPECT_THAT(refused->candidates[0].reason, HasSubstr("gaudi habana")) << refused->Format();
+  EXPECT_THAT(refused->Reason(refused->candidates[0]), HasSubstr("gaudi habana")) << refused->Format();
 }
 
 TEST(KernelDeviceNamesTest, ADispatchedCallNoProviderServesNamesTheDevicesToo) {
   auto k = MakeKernel({Named()}, "");
   ASSERT_TRUE(k);
-  TeplugDevice other = sdk::Versioned<TeplugDevice>();
-  other.kind = 1101;
-  GemmCall c;
-  PutOn(c.args(), &other);
+  GemmOnDevice c(1101, TEPLUG_VENDOR_ANY);  // a kind no provider declares
   auto gemm = k->Query<TeplugGemmV1>(sdk::kIidGemmV1);
   ASSERT_TRUE(gemm);
   sdk::OwnedError err(gemm->vtbl->gemm(gemm.get(), c.args()));
   EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
   EXPECT_THAT(err.message(), HasSubstr("not in {cpu, gaudi habana}")) << err.message();
+}
+
+// Every way a record is read names the declared devices: the record of the
+// selection Select returns and the reason the dispatching object's
+// supports() writes, not only Explain's record and the dispatch error.
+TEST(KernelDeviceNamesTest, EveryRecordOfADecisionNamesTheDevices) {
+  auto k = MakeKernel({Named(), testing::FakePlugin("fast")}, "");
+  ASSERT_TRUE(k);
+  GemmOnDevice g;
+  auto served = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
+  ASSERT_TRUE(served.ok()) << served.status();
+  const DecisionRecord& rec = served->record();
+  ASSERT_EQ(rec.candidates.size(), 2u) << rec.Format();
+  EXPECT_EQ(rec.Reason(rec.candidates[1]), "device gaudi:0 (habana) not in {cpu}");
+
+  GemmOnDevice c(1101, TEPLUG_VENDOR_ANY);  // a kind no provider declares
+  auto gemm = k->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  ASSERT_TRUE(gemm);
+  char reason[1024] = "";
+  EXPECT_EQ(gemm->vtbl->supports(reinterpret_cast<TeplugObject*>(gemm.get()), TEPLUG_OP_GEMM, c.args(), reason,
+                                 sizeof reason),
+            0);
+  EXPECT_THAT(std::string(reason), HasSubstr("not in {cpu, gaudi habana}"));
 }
 
 TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
@@ -103,12 +122,12 @@ TEST(KernelDeviceNamesTest, ConfigRulesMatchByNameAndByNumber) {
       auto k = MakeKernel({Named()}, config);
       ASSERT_TRUE(k);
       EXPECT_THAT(k->ConfigWarnings(), ::testing::IsEmpty());
-      GaudiGemm g;
+      GemmOnDevice g;
       auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
       ASSERT_TRUE(rec.ok());
       ASSERT_EQ(rec->candidates.size(), 1u);
       EXPECT_EQ(rec->candidates[0].verdict, Verdict::kRejected) << rec->Format();
-      EXPECT_THAT(rec->candidates[0].rule, HasSubstr("no-gaudi"));
+      EXPECT_THAT(rec->Rule(rec->candidates[0]), HasSubstr("no-gaudi"));
       // The rule does not touch an op on the host CPU.
       GemmCall cpu;
       auto on_cpu = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, cpu.args());
@@ -179,7 +198,7 @@ TEST(KernelDeviceNamesTest, APluginLoadedLaterNamesWhatTheRunningConfigSays) {
   ASSERT_TRUE(k);
   ASSERT_TRUE(k->LoadPlugin(Named()).ok());
   EXPECT_THAT(k->ConfigWarnings(), ::testing::IsEmpty());
-  GaudiGemm g;
+  GemmOnDevice g;
   auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
   ASSERT_TRUE(rec.ok());
   EXPECT_EQ(rec->candidates.at(0).verdict, Verdict::kRejected) << rec->Format();

@@ -41,7 +41,7 @@ TEST(KernelRequestedProviderTest, ARequestedProviderIsExemptFromAllowListsAndThe
   EXPECT_EQ(fast->implementation->QualifiedName(), "fast/gemm");
   const DecisionRecord& rec = fast->decision->record();
   ASSERT_NE(rec.chosen(), nullptr);
-  EXPECT_EQ(rec.chosen()->reason,
+  EXPECT_EQ(rec.Reason(*rec.chosen()),
             "priority 200 (the only candidate that accepts the op); allowed because requested "
             "explicitly (config rule \"pin-gemm\" (test.textproto:1) allows only twin)")
       << rec.Format();
@@ -52,7 +52,7 @@ TEST(KernelRequestedProviderTest, ARequestedProviderIsExemptFromAllowListsAndThe
   // A provider the allow list names gets no such remark.
   auto twin = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), "twin");
   ASSERT_TRUE(twin.ok()) << twin.status();
-  EXPECT_EQ(twin->chosen()->reason.find("requested explicitly"), std::string::npos)
+  EXPECT_EQ(twin->Reason(*twin->chosen()).find("requested explicitly"), std::string::npos)
       << twin->Format();
   GemmCall t;
   auto twin_selected = k->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, t.args(), "twin");

@@ -42,7 +42,7 @@ TEST(ServedByRecorderTest, NamesTheImplementationThatServedAfterFallback) {
   auto record = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(record.ok()) << record.status();
   ASSERT_TRUE(record->served());
-  EXPECT_EQ(record->chosen()->implementation, "fast/gemm");  // what the record credits
+  EXPECT_EQ(record->chosen()->implementation(), "fast/gemm");  // what the record credits
 
   ServedByRecorder served;
   for (int call = 0; call < 2; ++call) {  // the miss, then the cached decision

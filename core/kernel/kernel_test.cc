@@ -52,7 +52,7 @@ sdk::OwnedError CallAttention(const Kernel& k, AttentionCall& c) {
 
 const CandidateVerdict* Find(const DecisionRecord& r, const std::string& impl) {
   for (const auto& c : r.candidates) {
-    if (c.implementation == impl) return &c;
+    if (c.implementation() == impl) return &c;
   }
   return nullptr;
 }
@@ -67,12 +67,12 @@ TEST(KernelTest, HighestDefaultPriorityServesAndTheRecordSaysWhy) {
   auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
   ASSERT_TRUE(rec.ok()) << rec.status();
   ASSERT_TRUE(rec->served());
-  EXPECT_EQ(rec->chosen()->implementation, "fast/gemm");
-  EXPECT_EQ(rec->chosen()->reason, "priority 200");
+  EXPECT_EQ(rec->chosen()->implementation(), "fast/gemm");
+  EXPECT_EQ(rec->Reason(*rec->chosen()), "priority 200");
   const CandidateVerdict* wide = Find(*rec, "wide/gemm");
   ASSERT_NE(wide, nullptr);
   EXPECT_EQ(wide->verdict, Verdict::kOutranked);
-  EXPECT_EQ(wide->reason, "outranked by fast/gemm (priority 200 > 100)");
+  EXPECT_EQ(rec->Reason(*wide), "outranked by fast/gemm (priority 200 > 100)");
   EXPECT_NE(rec->Format().find("fast/gemm"), std::string::npos);
 }
 
@@ -88,7 +88,7 @@ TEST(KernelTest, ConfigPriorityOverridePerInterfaceBeatsPerProvider) {
   ASSERT_TRUE(CallAttention(*k, a).ok());
   EXPECT_EQ(a.OutputMarker(), kFast) << "per-interface override 50 applies to attention";
   auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
-  EXPECT_EQ(rec->chosen()->reason, "priority 500 (config override)");
+  EXPECT_EQ(rec->Reason(*rec->chosen()), "priority 500 (config override)");
 }
 
 TEST(KernelTest, DenyRuleRejectsWithRuleNameAndLocation) {
@@ -108,8 +108,8 @@ TEST(KernelTest, DenyRuleRejectsWithRuleNameAndLocation) {
   const CandidateVerdict* fast = Find(*rec, "fast/gemm");
   ASSERT_NE(fast, nullptr);
   EXPECT_EQ(fast->verdict, Verdict::kRejected);
-  EXPECT_EQ(fast->stage, "config");
-  EXPECT_EQ(fast->rule, "config rule \"no-fast-gemm\" (test.textproto:2)");
+  EXPECT_EQ(fast->stage, Stage::kConfig);
+  EXPECT_EQ(rec->Rule(*fast), "config rule \"no-fast-gemm\" (test.textproto:2)");
   EXPECT_NE(rec->Format().find("no-fast-gemm"), std::string::npos);
   AttentionCall a;
   ASSERT_TRUE(CallAttention(*k, a).ok());
@@ -128,15 +128,15 @@ TEST(KernelTest, PreferAndAllowRulesWithMatchOnHeadDimRange) {
   ASSERT_TRUE(CallAttention(*k, big).ok());
   EXPECT_EQ(big.OutputMarker(), kWide);
   auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, big.args());
-  EXPECT_NE(rec->chosen()->reason.find("preferred (#1) by config rule \"big-heads\""), std::string::npos)
+  EXPECT_NE(rec->Reason(*rec->chosen()).find("preferred (#1) by config rule \"big-heads\""), std::string::npos)
       << rec->Format();
-  EXPECT_EQ(Find(*rec, "fast/attn")->reason,
+  EXPECT_EQ(rec->Reason(*Find(*rec, "fast/attn")),
             "outranked by wide/attn (preferred by config rule \"big-heads\" (test.textproto:1))");
   GemmCall g;
   ASSERT_TRUE(CallGemm(*k, g).ok());
   EXPECT_EQ(g.OutputMarker(), kTwin);
   auto grec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
-  EXPECT_EQ(Find(*grec, "fast/gemm")->reason, "not in the allow list");
+  EXPECT_EQ(grec->Reason(*Find(*grec, "fast/gemm")), "not in the allow list");
 }
 
 TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
@@ -147,22 +147,22 @@ TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
   EXPECT_EQ(big.OutputMarker(), kWide);
   auto rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, big.args());
   const CandidateVerdict* fast = Find(*rec, "fast/attn");
-  EXPECT_EQ(fast->stage, "capability");
-  EXPECT_EQ(fast->reason, "head_dim_qk 192 > max 128");
+  EXPECT_EQ(fast->stage, Stage::kCapability);
+  EXPECT_EQ(rec->Reason(*fast), "head_dim_qk 192 > max 128");
 
   AttentionCall odd(96);
   ASSERT_TRUE(CallAttention(*k, odd).ok());
   EXPECT_EQ(odd.OutputMarker(), kWide);
   rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, odd.args());
   fast = Find(*rec, "fast/attn");
-  EXPECT_EQ(fast->stage, "supports");
-  EXPECT_EQ(fast->reason, "head_dim_qk 96 has no tuned kernel (test)");
+  EXPECT_EQ(fast->stage, Stage::kSupports);
+  EXPECT_EQ(rec->Reason(*fast), "head_dim_qk 96 has no tuned kernel (test)");
 
   AttentionCall fp8(64);
   fp8.q().dtype = fp8.k().dtype = fp8.v().dtype = TEPLUG_DTYPE_FP8_E4M3;
   rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, fp8.args());
   EXPECT_FALSE(rec->served());
-  EXPECT_EQ(Find(*rec, "wide/attn")->reason, "q dtype fp8_e4m3 not in {fp32, bf16}");
+  EXPECT_EQ(rec->Reason(*Find(*rec, "wide/attn")), "q dtype fp8_e4m3 not in {fp32, bf16}");
   auto err = CallAttention(*k, fp8);
   EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
   EXPECT_NE(err.message().find("no provider can serve attention_forward fp8_e4m3"), std::string::npos)
@@ -172,8 +172,8 @@ TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
   AttentionCall on_gpu(64);
   on_gpu.q().device = on_gpu.k().device = on_gpu.v().device = on_gpu.o().device = &cuda;
   rec = k->Explain(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, on_gpu.args());
-  EXPECT_EQ(Find(*rec, "fast/attn")->stage, "device");
-  EXPECT_EQ(Find(*rec, "fast/attn")->reason, "device cuda:0 (nvidia, arch 90) not in {cpu}");
+  EXPECT_EQ(Find(*rec, "fast/attn")->stage, Stage::kDevice);
+  EXPECT_EQ(rec->Reason(*Find(*rec, "fast/attn")), "device cuda:0 (nvidia, arch 90) not in {cpu}");
 }
 
 TEST(KernelTest, FallbackOnUnavailableIsLoggedOncePerSignature) {
@@ -337,7 +337,7 @@ TEST(KernelTest, TiesBreakByNameWhateverTheLoadOrder) {
     ASSERT_TRUE(CallGemm(*k, c).ok());
     EXPECT_EQ(c.OutputMarker(), kTwin) << "twin < wide by name at equal priority";
     auto rec = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
-    EXPECT_EQ(Find(*rec, "wide/gemm")->reason, "outranked by twin/gemm (same priority 100, name order)");
+    EXPECT_EQ(rec->Reason(*Find(*rec, "wide/gemm")), "outranked by twin/gemm (same priority 100, name order)");
   }
 }
 

@@ -1,6 +1,9 @@
 // Why a capability descriptor refuses an op, kept as values and formatted
 // only when a decision record is printed (selection runs on every cache miss
-// and among many implementations; most refusals are never read). The checks
+// and among many implementations; most refusals are never read). A Refusal
+// is a reason, not a verdict: it is what a rejected candidate's verdict
+// (CandidateVerdict in core/select/decision_record.h) holds as the reason
+// when the device or capability stage refused it. The checks
 // every interface shares (device, dtype, scaling mode, alignment, limits)
 // live here; an interface module adds its own through kNamed (an enum value
 // and its names) or kCustom (its own formatter).

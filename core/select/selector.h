@@ -3,33 +3,24 @@
 // then rank the survivors. The result never depends on load order: ties are
 // broken by provider name, then implementation name.
 //
-// Deciding is on the dispatch slow path and in Select/Explain, so it works on
-// numbers and pointers; the human-readable DecisionRecord (strings for every
-// candidate) is built only when someone asks for it, once per decision.
+// Deciding is on the dispatch slow path and in Select/Explain, so it builds
+// the decision record's verdicts from numbers and pointers and formats no
+// text (decision_record.h): the record's text is produced when it is read.
 #ifndef TEPLUG_CORE_SELECT_SELECTOR_H_
 #define TEPLUG_CORE_SELECT_SELECTOR_H_
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/config/config_snapshot.h"
 #include "core/registry/implementation.h"
 #include "core/ops/interface_module.h"
-#include "core/ops/refusal.h"
 #include "core/select/decision_record.h"
 
 namespace teplug::core {
-
-// The implementations of one interface, sorted by provider then name.
-using ImplementationList = std::vector<std::shared_ptr<const Implementation>>;
-
-// Which filter decided about a candidate.
-enum class Stage : uint8_t { kRequest, kConfig, kDevice, kCapability, kSupports, kRanking };
 
 struct SelectRequest;
 
@@ -44,15 +35,16 @@ class Decision {
   std::vector<std::shared_ptr<const Implementation>> ranked;
 
   bool served() const { return !ranked.empty(); }
-  bool strict() const { return strict_; }
-  const std::string& strict_source() const { return strict_source_; }
-  const std::string& op_summary() const { return op_summary_; }
-  uint64_t config_generation() const { return config_generation_; }
-  size_t candidate_count() const { return verdicts_.size(); }
+  bool strict() const { return record_.strict; }
+  std::string strict_source() const { return record_.StrictSource(); }
+  const std::string& op_summary() const { return record_.op_summary; }
+  uint64_t config_generation() const { return record_.config_generation; }
+  size_t candidate_count() const { return record_.candidates.size(); }
 
-  // Every candidate's verdict with its reason, built on first use (thread
-  // safe; the decision may be shared through the decision cache).
-  const DecisionRecord& record() const;
+  // Every candidate's verdict; its text is formatted when read. Immutable,
+  // so safe to read from every thread sharing the decision through the
+  // decision cache.
+  const DecisionRecord& record() const { return record_; }
 
   // True the first time it is called for `index` on this decision (always
   // true past index 63). Lets call-time fallback skip building its warning,
@@ -61,56 +53,13 @@ class Decision {
   // log-once key stays the authority across decisions.
   bool FirstFallbackFrom(size_t index) const;
 
-  // The candidates whose supports() let a C++ exception escape (each is
-  // rejected at the supports stage with that text as its reason), for the
-  // kernel's warning. Usually empty.
-  struct SupportsException {
-    const Implementation* impl;  // alive through the decision's pool
-    std::string what;            // "C++ exception escaped <impl> supports: ..."
-  };
-  const std::vector<SupportsException>& supports_exceptions() const { return supports_exceptions_; }
-
  private:
   friend Decision Decide(const SelectRequest& request);
 
-  enum class Why : uint8_t { kNone, kNotRequested, kDisabled, kDenied, kNotAllowed, kRefused, kExplained };
-  struct CompactVerdict {
-    const Implementation* impl = nullptr;  // alive through pool_
-    size_t index = 0;                      // in *pool_
-    Verdict verdict = Verdict::kRejected;
-    Stage stage = Stage::kRanking;
-    Why why = Why::kNone;
-    bool priority_from_config = false;
-    int32_t priority = 0;
-    std::optional<int> prefer_rank;
-    const config::CompiledRule* rule = nullptr;  // alive through config_
-    // The allow rule a requested provider was exempted from, or null.
-    const config::CompiledRule* allow_exempted_by = nullptr;
-    Refusal refusal;     // kRefused: the device/capability refusal, as values
-    std::string reason;  // kExplained: what supports() said
-  };
-  // Heap state shared by the cached decision's readers (and kept at a stable
-  // address, so Decision stays movable).
-  struct LazyRecord {
-    std::once_flag once;
-    DecisionRecord record;
-    std::atomic<uint64_t> fallbacks_announced{0};  // bit i: FirstFallbackFrom(i) was called
-  };
-
-  DecisionRecord Materialize() const;
-
-  std::vector<CompactVerdict> verdicts_;  // survivors in rank order, then rejections
-  std::shared_ptr<const ImplementationList> pool_;
-  std::shared_ptr<const config::ConfigSnapshot> config_;
-  const char* interface_name_ = "";
-  std::string op_summary_;
-  std::string requested_provider_;
-  uint64_t config_generation_ = 0;
-  bool strict_ = false;
-  std::string strict_source_;
-  const config::CompiledRule* prefer_rule_ = nullptr;
-  std::vector<SupportsException> supports_exceptions_;
-  std::unique_ptr<LazyRecord> lazy_ = std::make_unique<LazyRecord>();
+  DecisionRecord record_;
+  // Bit i: FirstFallbackFrom(i) was called. On the heap so that Decision
+  // stays movable.
+  std::unique_ptr<std::atomic<uint64_t>> fallbacks_announced_ = std::make_unique<std::atomic<uint64_t>>(0);
 };
 
 struct SelectRequest {
@@ -124,6 +73,8 @@ struct SelectRequest {
   std::string provider;
   // Strict because the API says so, regardless of config.
   bool api_strict = false;
+  // How the record spells device kinds and vendors in reasons; null: the ABI's spellings.
+  std::shared_ptr<const ReasonSpelling> spelling;
 };
 
 Decision Decide(const SelectRequest& request);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "core/config/config_loader.h"
 #include "core/select/selector.h"
+#include "core/select/testing/gemm_implementation.h"
 #include "core/ops/attention.h"
 #include "core/ops/collective.h"
 #include "core/ops/gemm.h"
@@ -83,23 +84,7 @@ TeplugBool SupportsNo(TeplugObject*, int32_t, const void*, char* reason, size_t 
 std::shared_ptr<Implementation> MutableGemm(const std::string& provider, std::vector<TeplugDeviceSupport> devices,
                                             uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
                                             TeplugSupportsFn supports = &SupportsYes, int32_t priority = 0) {
-  auto p = std::make_shared<Provider>();
-  p->name = provider;
-  auto impl = std::make_shared<Implementation>();
-  impl->provider = p;
-  impl->module = &GemmModule();
-  impl->name = "gemm";
-  impl->qualified_name = provider + "/gemm";
-  impl->default_priority = priority;
-  impl->supports = supports;
-  Capability cap;
-  cap.module = &GemmModule();
-  cap.devices = std::move(devices);
-  TeplugGemmCaps c = sdk::Versioned<TeplugGemmCaps>();
-  c.a_dtypes = c.b_dtypes = c.d_dtypes = dtypes;
-  cap.Set(c);
-  impl->capability = cap;
-  return impl;
+  return TestGemmImplementation(provider, std::move(devices), dtypes, supports, priority);
 }
 std::shared_ptr<const Implementation> Gemm(const std::string& provider, std::vector<TeplugDeviceSupport> devices,
                                            uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
@@ -118,7 +103,7 @@ struct Outcome {
   DecisionRecord record;
   const CandidateVerdict* Of(const std::string& provider) const {
     for (const CandidateVerdict& c : record.candidates) {
-      if (c.provider == provider) return &c;
+      if (c.provider() == provider) return &c;
     }
     return nullptr;
   }
@@ -136,28 +121,28 @@ Outcome Select(const OpDescription& op, ImplementationList pool, const std::stri
 }
 
 // "odd" is rejected at `stage` with a reason containing `reason`; "good" is chosen.
-void ExpectOnlyStageRejects(const Outcome& out, const std::string& stage, const std::string& reason) {
+void ExpectOnlyStageRejects(const Outcome& out, Stage stage, const std::string& reason) {
   const CandidateVerdict* odd = out.Of("odd");
   const CandidateVerdict* good = out.Of("good");
   ASSERT_NE(odd, nullptr);
   ASSERT_NE(good, nullptr);
   EXPECT_EQ(odd->verdict, Verdict::kRejected) << out.record.Format();
   EXPECT_EQ(odd->stage, stage) << out.record.Format();
-  EXPECT_TRUE(absl::StrContains(odd->reason, reason)) << odd->reason;
+  EXPECT_TRUE(absl::StrContains(out.record.Reason(*odd), reason)) << out.record.Reason(*odd);
   EXPECT_EQ(good->verdict, Verdict::kChosen) << out.record.Format();
 }
 
 TEST(SelectorStagesTest, RequestStageRejectsOnlyTheProvidersNotAsked) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly})}, "", "good");
-  ExpectOnlyStageRejects(out, "request", "not the requested provider \"good\"");
+  ExpectOnlyStageRejects(out, Stage::kRequest, "not the requested provider \"good\"");
 }
 
 TEST(SelectorStagesTest, ConfigStageRejectsADisabledProvider) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly})},
                     "providers { name: \"odd\" enabled: false }");
-  ExpectOnlyStageRejects(out, "config", "provider disabled");
+  ExpectOnlyStageRejects(out, Stage::kConfig, "provider disabled");
 }
 
 TEST(SelectorStagesTest, ConfigStageKeepsAProviderExplicitlyEnabled) {
@@ -171,26 +156,26 @@ TEST(SelectorStagesTest, ConfigStageKeepsAProviderExplicitlyEnabled) {
 TEST(SelectorStagesTest, DeviceStageRejectsAHostOpForADeviceOnlyImplementation) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {Support(TEPLUG_DEVICE_CUDA)})});
-  ExpectOnlyStageRejects(out, "device", "device cpu:0 not in {cuda}");
+  ExpectOnlyStageRejects(out, Stage::kDevice, "device cpu:0 not in {cuda}");
 }
 
 TEST(SelectorStagesTest, DeviceStageRejectsADeviceOpForAHostOnlyImplementation) {
   GemmOp cuda(Device(TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA, 90));
   Outcome out = Select(cuda.op(), {Gemm("good", {Support(TEPLUG_DEVICE_CUDA)}), Gemm("odd", {kCpuOnly})});
-  ExpectOnlyStageRejects(out, "device", "not in {cpu}");
+  ExpectOnlyStageRejects(out, Stage::kDevice, "not in {cpu}");
 }
 
 TEST(SelectorStagesTest, DeviceStageRejectsAnotherDeviceKind) {
   GemmOp opencl(Device(TEPLUG_DEVICE_OPENCL));
   Outcome out = Select(opencl.op(), {Gemm("good", {Support(TEPLUG_DEVICE_ANY)}), Gemm("odd", {Support(TEPLUG_DEVICE_CUDA)})});
-  ExpectOnlyStageRejects(out, "device", "not in {cuda}");
+  ExpectOnlyStageRejects(out, Stage::kDevice, "not in {cuda}");
 }
 
 TEST(SelectorStagesTest, DeviceStageRejectsAnotherVendor) {
   GemmOp cuda(Device(TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA, 90));
   Outcome out = Select(cuda.op(), {Gemm("good", {Support(TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA)}),
                                 Gemm("odd", {Support(TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_AMD)})});
-  ExpectOnlyStageRejects(out, "device", "not in {cuda amd}");
+  ExpectOnlyStageRejects(out, Stage::kDevice, "not in {cuda amd}");
 }
 
 TEST(SelectorStagesTest, DeviceStageAcceptsAnyLaterListedDevice) {
@@ -215,7 +200,7 @@ TEST(SelectorStagesTest, DeviceStageArchBoundsAreInclusive) {
     EXPECT_EQ(out.Of("odd")->verdict == Verdict::kChosen, c.served)
         << "arch " << c.arch << " against [" << c.arch_min << ", " << c.arch_max << "]: " << out.record.Format();
     if (!c.served) {
-      EXPECT_EQ(out.Of("odd")->stage, "device");
+      EXPECT_EQ(out.Of("odd")->stage, Stage::kDevice);
     }
   }
 }
@@ -223,22 +208,22 @@ TEST(SelectorStagesTest, DeviceStageArchBoundsAreInclusive) {
 TEST(SelectorStagesTest, CapabilityStageRejectsAnUnservedDType) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly}, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16))});
-  ExpectOnlyStageRejects(out, "capability", "A dtype fp32 not in {bf16}");
+  ExpectOnlyStageRejects(out, Stage::kCapability, "A dtype fp32 not in {bf16}");
 }
 
 TEST(SelectorStagesTest, SupportsStageRejectsWhatTheHookDeclines) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}),
                                 Gemm("odd", {kCpuOnly}, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32), &SupportsNo)});
-  ExpectOnlyStageRejects(out, "supports", "no tuned kernel (test)");
+  ExpectOnlyStageRejects(out, Stage::kSupports, "no tuned kernel (test)");
 }
 
 TEST(SelectorStagesTest, ConfigStageRejectsADeniedProvider) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly})},
                     "rules { name: \"no-odd\" deny: \"odd\" }");
-  ExpectOnlyStageRejects(out, "config", "denied");
-  EXPECT_TRUE(absl::StrContains(out.Of("odd")->rule, "no-odd")) << out.Of("odd")->rule;
+  ExpectOnlyStageRejects(out, Stage::kConfig, "denied");
+  EXPECT_TRUE(absl::StrContains(out.record.Rule(*out.Of("odd")), "no-odd")) << out.record.Rule(*out.Of("odd"));
 }
 
 // A rule may deny some providers and rank others: the deny still applies.
@@ -247,8 +232,8 @@ TEST(SelectorStagesTest, ConfigStageDeniesEvenWhenTheSameRulePrefers) {
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly}, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
                                                                  &SupportsYes, 100)},
                     "rules { name: \"mixed\" prefer: \"good\" deny: \"odd\" }");
-  ExpectOnlyStageRejects(out, "config", "denied");
-  EXPECT_TRUE(absl::StrContains(out.Of("odd")->rule, "mixed")) << out.Of("odd")->rule;
+  ExpectOnlyStageRejects(out, Stage::kConfig, "denied");
+  EXPECT_TRUE(absl::StrContains(out.record.Rule(*out.Of("odd")), "mixed")) << out.record.Rule(*out.Of("odd"));
 }
 
 TEST(SelectorStagesTest, ConfigStageDeniesWhatAnEarlierRuleAllows) {
@@ -256,14 +241,14 @@ TEST(SelectorStagesTest, ConfigStageDeniesWhatAnEarlierRuleAllows) {
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly})},
                        "rules { name: \"both\" allow: [\"good\", \"odd\"] }\n"
                        "rules { name: \"not-odd\" deny: \"odd\" }");
-  ExpectOnlyStageRejects(out, "config", "denied");
+  ExpectOnlyStageRejects(out, Stage::kConfig, "denied");
 }
 
 TEST(SelectorStagesTest, ConfigStageRejectsAProviderOutsideTheAllowList) {
   GemmOp host;
   Outcome out = Select(host.op(), {Gemm("good", {kCpuOnly}), Gemm("odd", {kCpuOnly})},
                     "rules { name: \"only-good\" allow: \"good\" }");
-  ExpectOnlyStageRejects(out, "config", "not in the allow list");
+  ExpectOnlyStageRejects(out, Stage::kConfig, "not in the allow list");
 }
 
 // A rule whose match does not fit the op applies to nothing.
@@ -283,20 +268,20 @@ TEST(SelectorStagesTest, RankingStageOrdersByPreferThenPriorityThenName) {
                              Gemm("c", {kCpuOnly}, fp32, &SupportsYes, 9), Gemm("d", {kCpuOnly}, fp32, &SupportsYes, 1)};
   Outcome by_priority = Select(host.op(), pool);
   std::vector<std::string> order;
-  for (const CandidateVerdict& c : by_priority.record.candidates) order.push_back(c.provider);
+  for (const CandidateVerdict& c : by_priority.record.candidates) order.push_back(c.provider());
   EXPECT_EQ(order, (std::vector<std::string>{"c", "a", "b", "d"}));
-  EXPECT_EQ(by_priority.Of("c")->stage, "ranking");
+  EXPECT_EQ(by_priority.Of("c")->stage, Stage::kRanking);
   EXPECT_EQ(by_priority.Of("a")->verdict, Verdict::kOutranked);
-  EXPECT_TRUE(absl::StrContains(by_priority.Of("a")->reason, "priority 9 > 5")) << by_priority.Of("a")->reason;
+  EXPECT_TRUE(absl::StrContains(by_priority.record.Reason(*by_priority.Of("a")), "priority 9 > 5")) << by_priority.record.Reason(*by_priority.Of("a"));
   Outcome tied = Select(host.op(), {pool[0], pool[1]});
   EXPECT_EQ(tied.Of("a")->verdict, Verdict::kChosen);
-  EXPECT_TRUE(absl::StrContains(tied.Of("b")->reason, "same priority 5, name order")) << tied.Of("b")->reason;
+  EXPECT_TRUE(absl::StrContains(tied.record.Reason(*tied.Of("b")), "same priority 5, name order")) << tied.record.Reason(*tied.Of("b"));
 
   Outcome preferred = Select(host.op(), pool, "rules { name: \"p\" prefer: [\"d\", \"b\"] }");
   order.clear();
-  for (const CandidateVerdict& c : preferred.record.candidates) order.push_back(c.provider);
+  for (const CandidateVerdict& c : preferred.record.candidates) order.push_back(c.provider());
   EXPECT_EQ(order, (std::vector<std::string>{"d", "b", "c", "a"}));
-  EXPECT_TRUE(absl::StrContains(preferred.Of("b")->reason, "earlier in the prefer list")) << preferred.Of("b")->reason;
+  EXPECT_TRUE(absl::StrContains(preferred.record.Reason(*preferred.Of("b")), "earlier in the prefer list")) << preferred.record.Reason(*preferred.Of("b"));
 }
 
 // Past 65535 survivors ranking takes a slower path; it must order exactly

@@ -231,12 +231,12 @@ TEST(CallTimeBoundaryTest, ThrowingSupportsIsARefusalWithItsReason) {
     ASSERT_TRUE(r.ok()) << r.status();
     const CandidateVerdict* refused = nullptr;
     for (const CandidateVerdict& v : r->candidates) {
-      if (v.implementation == "call_throw_supports/gemm") refused = &v;
+      if (v.implementation() == "call_throw_supports/gemm") refused = &v;
     }
     ASSERT_NE(refused, nullptr) << r->Format();
     EXPECT_EQ(refused->verdict, Verdict::kRejected);
-    EXPECT_EQ(refused->stage, "supports");
-    EXPECT_EQ(refused->reason, "C++ exception escaped call_throw_supports/gemm supports: supports exploded");
+    EXPECT_EQ(refused->stage, Stage::kSupports);
+    EXPECT_EQ(r->Reason(*refused), "C++ exception escaped call_throw_supports/gemm supports: supports exploded");
     EXPECT_EQ(log.Count("C++ exception escaped call_throw_supports/gemm supports: supports exploded (asked about"), 1)
         << log.All();
 

@@ -361,7 +361,7 @@ class Worker {
           absl::StrCat("worker ", id_, ": Explain failed: ", r.status().ToString()));
     const int index = static_cast<int>(r->config_generation) - 1;
     if (!r->served() ||
-        LegalForFastCall(KindOfIndex(index)).count(MarkerOfProvider(r->chosen()->provider)) == 0) {
+        LegalForFastCall(KindOfIndex(index)).count(MarkerOfProvider(r->chosen()->provider())) == 0) {
       problems_->Add(
           absl::StrCat("worker ", id_, ": Explain under config ", index, ":\n", r->Format()));
     }

@@ -82,7 +82,7 @@ absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* 
   r.step = call.step;
   r.label = call.label;
   r.interface_name = record->interface_name;
-  const std::string& first_choice = record->chosen()->implementation;
+  const std::string& first_choice = record->chosen()->implementation();
 
   // The reference run writes into copies taken before the provider runs.
   std::vector<HostTensor> copies;
@@ -98,7 +98,7 @@ absl::StatusOr<OpResult> RunCheckedOp(const core::Kernel& kernel, TeplugObject* 
   }
   r.implementation = served.last().empty() ? first_choice : served.last();
   r.why = r.implementation == first_choice
-              ? record->chosen()->reason
+              ? record->Reason(*record->chosen())
               : absl::StrCat("fallback: the first choice, ", first_choice, ", failed at call time");
   r.served_by_reference = ProviderOf(r.implementation) == kReferenceProvider;
   if (r.served_by_reference || compare == Compare::kNone) return r;

@@ -61,7 +61,7 @@ void PrintRecord(const core::DecisionRecord& r) {
   if (!r.requested_provider.empty())
     std::cout << "requested provider: " << EscapeUntrustedText(r.requested_provider) << "\n";
   std::cout << "strict: "
-            << (r.strict ? absl::StrCat("yes (", EscapeUntrustedText(r.strict_source), ")")
+            << (r.strict ? absl::StrCat("yes (", EscapeUntrustedText(r.StrictSource()), ")")
                          : "no (may fall back)")
             << "\n";
   struct Row {
@@ -70,10 +70,10 @@ void PrintRecord(const core::DecisionRecord& r) {
   std::vector<Row> rows;
   size_t wc = 9, wr = 6;
   for (const auto& c : r.candidates) {
-    Row row{EscapeUntrustedText(c.implementation),
-            EscapeUntrustedText(c.stage.empty() ? c.reason
-                                                : absl::StrCat("[", c.stage, "] ", c.reason)),
-            c.rule.empty() ? "-" : EscapeUntrustedText(c.rule)};
+    const std::string rule = r.Rule(c);
+    Row row{EscapeUntrustedText(c.implementation()),
+            EscapeUntrustedText(absl::StrCat("[", core::StageName(c.stage), "] ", r.Reason(c))),
+            rule.empty() ? "-" : EscapeUntrustedText(rule)};
     wc = std::max(wc, row.implementation.size());
     wr = std::max(wr, row.reason.size());
     rows.push_back(std::move(row));
@@ -89,7 +89,7 @@ void PrintRecord(const core::DecisionRecord& r) {
   }
   if (r.candidates.empty()) std::cout << "  (no implementation of this interface is registered)\n";
   if (r.served()) {
-    std::cout << "=> served by " << EscapeUntrustedText(r.chosen()->implementation) << "\n";
+    std::cout << "=> served by " << EscapeUntrustedText(r.chosen()->implementation()) << "\n";
   } else {
     std::cout << "=> no provider can serve this op\n";
   }

@@ -383,12 +383,12 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   r.interface_name = record->interface_name;
   // Collectives do not fall back (the ranks must agree on one
   // implementation): the first choice is the communicator's.
-  r.why = record->chosen()->reason;
+  r.why = record->Reason(*record->chosen());
   core::ServedByRecorder served;
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError run_err(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &a));
   r.millis = MillisSince(start);
-  r.implementation = served.last().empty() ? record->chosen()->implementation : served.last();
+  r.implementation = served.last().empty() ? record->chosen()->implementation() : served.last();
   r.served_by_reference = ProviderOf(r.implementation) == kReferenceProvider;
   const bool timed = TimesNow(r.label, /*collective=*/true);
   absl::Status status;
