@@ -6,7 +6,8 @@
 #     installed binary's dependencies resolve (ldd);
 #   - plain CMake (find_package(teplug)) builds the installed examples: the C and C++
 #     plugins through teplug_add_plugin and host_gemm, a C host on teplug_kernel.h;
-#     a request for a newer major version is refused;
+#     a request for a newer or (while the major version is 0) another minor version
+#     is refused;
 #   - pkg-config + gcc/g++ build the same plugins and host_gemm as a C++ host;
 #   - host_gemm loads each plugin (and the installed reference plugin) into a kernel,
 #     dispatches a GEMM with a bias and checks every element; the decision record
@@ -100,18 +101,30 @@ output="$("$host" "$prefix/lib/teplug/libteplug_reference.so")" || fail "host_ge
 must_contain "$output" "gemm: 22.5 27 49.5 63" "host_gemm on the installed reference plugin"
 must_contain "$output" "reference/gemm" "host_gemm on the installed reference plugin (decision record)"
 
-step "checking that find_package(teplug) refuses a newer major version"
+step "checking which versions find_package(teplug VERSION) accepts"
 version="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion teplug)"
-mkdir -p "$tmp/newer"
-cat > "$tmp/newer/CMakeLists.txt" <<'CMAKE'
-cmake_minimum_required(VERSION 3.17)
-project(wants_newer LANGUAGES C)
-find_package(teplug 99.0 REQUIRED)
-CMAKE
-if cmake -S "$tmp/newer" -B "$tmp/newer/build" -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/newer.log" 2>&1; then
-  fail "find_package(teplug 99.0) succeeded against teplug $version"
+IFS=. read -r major minor patch <<<"$version"
+# find_package_status VERSION: whether a CMake project asking for teplug VERSION
+# configures (0) or not (1, with CMake's reason in $tmp/find_VERSION.log).
+find_package_status() {
+  local project="$tmp/find_$1"
+  mkdir -p "$project"
+  printf 'cmake_minimum_required(VERSION 3.17)\nproject(wants LANGUAGES NONE)\nfind_package(teplug %s REQUIRED)\n' \
+    "$1" > "$project/CMakeLists.txt"
+  cmake -S "$project" -B "$project/build" -DCMAKE_PREFIX_PATH="$prefix" > "$project.log" 2>&1
+}
+find_package_status "$major.$minor" || { cat "$tmp/find_$major.$minor.log" >&2; fail "find_package(teplug $major.$minor) failed against teplug $version"; }
+# Refused: a newer major, minor or patch; while the major is 0, an older minor.
+refused=("$((major + 1)).0" "$major.$((minor + 1))" "$major.$minor.$((patch + 1))")
+if ((major == 0 && minor > 0)); then
+  refused+=("$major.$((minor - 1))")
 fi
-must_contain "$(cat "$tmp/newer.log")" "version: $version" "find_package(teplug 99.0)"
+for request in "${refused[@]}"; do
+  if find_package_status "$request"; then
+    fail "find_package(teplug $request) accepted teplug $version"
+  fi
+  must_contain "$(cat "$tmp/find_$request.log")" "version: $version" "find_package(teplug $request)"
+done
 
 step "building the same sources with pkg-config"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
