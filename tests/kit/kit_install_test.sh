@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs the teplug kit into a temporary PREFIX, moves the tree elsewhere (the kit
-# must be relocatable), and then uses only the moved tree, as a vendor without our
-# source would:
+# must be relocatable; a relative PREFIX is taken from where `bazel run` started),
+# and then uses only the moved tree, as a vendor without our source would:
 #   - libteplug.so exports exactly the functions teplug_kernel.h declares, and every
 #     installed binary's dependencies resolve (ldd);
 #   - plain CMake (find_package(teplug)) builds the installed examples: the C and C++
 #     plugins through teplug_add_plugin and host_gemm, a C host on teplug_kernel.h;
 #     a request for a newer or (while the major version is 0) another minor version
-#     is refused;
+#     is refused; teplug::cli and TEPLUG_PLUGIN_DIR point into the moved tree;
 #   - pkg-config + gcc/g++ build the same plugins and host_gemm as a C++ host;
 #   - host_gemm loads each plugin (and the installed reference plugin) into a kernel,
 #     dispatches a GEMM with a bias and checks every element; the decision record
@@ -21,6 +21,8 @@ set -euo pipefail
 umask 022  # the plugin loader refuses group- or other-writable plugin files
 
 install_kit="$1"
+# Absolute: one install below runs from another directory.
+[[ "$install_kit" == /* ]] || install_kit="$PWD/$install_kit"
 tmp="${TEST_TMPDIR:?run this under bazel test}"
 
 fail() {
@@ -36,6 +38,10 @@ must_contain() {
   fi
 }
 
+for tool in cmake make gcc g++ pkg-config nm readelf ldd; do
+  command -v "$tool" > /dev/null || fail "$tool is not installed (tools/setup.sh installs it)"
+done
+
 step "installing into a staging prefix, then moving the tree"
 staging="$tmp/staging/prefix"
 "$install_kit" "$staging"
@@ -45,6 +51,12 @@ prefix="$tmp/moved/kit"
 if grep -rl "$tmp/staging" "$prefix"; then
   fail "the files above name the prefix they were installed into: the tree is not relocatable"
 fi
+# `bazel run` passes the directory it was started from: a relative PREFIX is below it.
+mkdir -p "$tmp/started_here"
+(cd / && BUILD_WORKING_DIRECTORY="$tmp/started_here" "$install_kit" relative/prefix > /dev/null) ||
+  fail "install with the relative PREFIX relative/prefix failed"
+[[ -f "$tmp/started_here/relative/prefix/lib/pkgconfig/teplug.pc" ]] ||
+  fail "install with the relative PREFIX relative/prefix did not install below BUILD_WORKING_DIRECTORY"
 
 for file in include/teplug/teplug.h include/teplug/teplug_kernel.h include/teplug/sdk/plugin.hpp \
   lib/libteplug.so lib/pkgconfig/teplug.pc lib/cmake/teplug/teplugConfig.cmake \
@@ -109,11 +121,19 @@ IFS=. read -r major minor patch <<<"$version"
 find_package_status() {
   local project="$tmp/find_$1"
   mkdir -p "$project"
-  printf 'cmake_minimum_required(VERSION 3.17)\nproject(wants LANGUAGES NONE)\nfind_package(teplug %s REQUIRED)\n' \
-    "$1" > "$project/CMakeLists.txt"
+  cat > "$project/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.17)
+project(wants LANGUAGES NONE)
+find_package(teplug $1 REQUIRED)
+get_target_property(cli teplug::cli IMPORTED_LOCATION)
+message(STATUS "found: \${teplug_VERSION} cli=\${cli} plugins=\${TEPLUG_PLUGIN_DIR}")
+CMAKE
   cmake -S "$project" -B "$project/build" -DCMAKE_PREFIX_PATH="$prefix" > "$project.log" 2>&1
 }
 find_package_status "$major.$minor" || { cat "$tmp/find_$major.$minor.log" >&2; fail "find_package(teplug $major.$minor) failed against teplug $version"; }
+# What the config file says, with paths as the moved tree has them.
+must_contain "$(cat "$tmp/find_$major.$minor.log")" \
+  "found: $version cli=$prefix/bin/teplug plugins=$prefix/lib/teplug" "find_package(teplug $major.$minor)"
 # Refused: a newer major, minor or patch; while the major is 0, an older minor.
 refused=("$((major + 1)).0" "$major.$((minor + 1))" "$major.$minor.$((patch + 1))")
 if ((major == 0 && minor > 0)); then
@@ -135,7 +155,7 @@ include_dir="$(sed -n 's/^-I\([^ ]*\) *$/\1/p' <<<"$cflags")"
 examples="$prefix/share/teplug/examples"
 version_script="$(pkg-config --variable=plugin_version_script teplug)"
 plugin_flags=(-O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror
-  "-Wl,--version-script=$version_script" -Wl,--no-undefined)
+  "-Wl,--version-script=$version_script" "-Wl,--no-undefined")
 pc_build="$tmp/pkg-config-build"
 mkdir -p "$pc_build"
 # shellcheck disable=SC2046,SC2086  # pkg-config's and the sanitizer's flags are word lists

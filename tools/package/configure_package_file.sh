@@ -34,7 +34,8 @@ while read -r needed; do
   case "$needed" in
     libc.so.* | libm.so.* | libstdc++.so.* | libgcc_s.so.* | ld-linux*) continue ;;
   esac
-  libs_private+="${libs_private:+ }-l$(sed 's/^lib\(.*\)\.so.*$/\1/' <<<"$needed")"
+  name="${needed#lib}"
+  libs_private+="${libs_private:+ }-l${name%%.so*}"
 done < <(sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' <<<"$dynamic")
 
 IFS=. read -r major minor _ <<<"$version"
