@@ -24,6 +24,8 @@ PACKAGES=(
   libopenblas-dev     # @teplug_system//:openblas
   clang-15            # tools/fuzz.sh: the compiler of the libFuzzer builds (--config=fuzz)
   libfuzzer-15-dev    # tools/fuzz.sh: libFuzzer for clang-15 (-fsanitize=fuzzer)
+  cmake               # tests/kit: builds plugins and a host against the installed kit
+  make                # tests/kit: the build tool of CMake's default generator
 )
 
 missing=()
