@@ -92,6 +92,7 @@ TeplugError* WorkspaceMax(const void* self, const OpSpec& op, const void* args, 
 
 }  // namespace dispatch
 
+__thread ServedByRecorder* ServedByRecorder::active_ = nullptr;
 ServedByRecorder::ServedByRecorder() : previous_(active_) { active_ = this; }
 ServedByRecorder::~ServedByRecorder() { active_ = previous_; }
 void ServedByRecorder::Record(const Implementation& impl) {

@@ -133,7 +133,11 @@ class ServedByRecorder {
   static void Record(const Implementation& impl);
 
  private:
-  static inline thread_local ServedByRecorder* active_ = nullptr;
+  // Defined once, in dispatch_objects.cc, not `inline`: an inline variable is a
+  // GNU-unique symbol, which libteplug.so's version script cannot keep
+  // private. `__thread` (constant-initialised, no destructor) needs no TLS
+  // wrapper call on the dispatch path.
+  static __thread ServedByRecorder* active_;
   ServedByRecorder* previous_;
   std::string last_;
 };
