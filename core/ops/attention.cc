@@ -112,7 +112,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   d.facts.AddName("dtype", dtype);
   d.facts.AddInteger("head_dim", Clamp(std::max(p.head_dim_qk, p.head_dim_v)));
   d.facts.AddInteger("seq_len", Clamp(std::max(p.max_seqlen_q, p.max_seqlen_kv)));
-  std::string text = absl::StrCat("attention_", spec.name, " ", dtype, " ", sdk::LayoutName(p.layout), " b=", p.batch,
+  std::string text = absl::StrCat(dtype, " ", sdk::LayoutName(p.layout), " b=", p.batch,
                                   " hq=", p.num_heads_q, " hkv=", p.num_heads_kv, " d=", p.head_dim_qk, "/",
                                   p.head_dim_v, " sq=", p.max_seqlen_q, " skv=", p.max_seqlen_kv,
                                   " mask=", sdk::MaskName(p.mask_type));

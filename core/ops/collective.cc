@@ -52,7 +52,7 @@ absl::StatusOr<OpDescription> DescribeCall(const InterfaceModule& module, const 
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Args*>(raw);
   const TeplugTensor* t = a.send != nullptr ? a.send : a.recv;
-  FinishDescription(absl::StrCat(spec.name, " ", t != nullptr ? ShapeText(t) : "",
+  FinishDescription(absl::StrCat(t != nullptr ? ShapeText(t) : "",
                                  Reduces(spec.op) ? absl::StrCat(" ", sdk::ReduceName(a.reduce_op)) : ""),
                     &d);
   return d;
@@ -76,7 +76,7 @@ absl::StatusOr<OpDescription> DescribeCommCreate(const InterfaceModule& module, 
   }
   d.world_size = a.world_size;
   d.facts.AddInteger("world_size", a.world_size);
-  FinishDescription(absl::StrCat("comm_create rank ", a.rank, " of ", a.world_size), &d);
+  FinishDescription(absl::StrCat("rank ", a.rank, " of ", a.world_size), &d);
   return d;
 }
 

@@ -66,7 +66,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   d.facts.AddInteger("n", dims.n);
   d.facts.AddInteger("k", dims.k);
   FinishDescription(
-      absl::StrCat("gemm ", ShapeText(a.a), a.trans_a ? "^T" : "", " x ", ShapeText(a.b), a.trans_b ? "^T" : "",
+      absl::StrCat(ShapeText(a.a), a.trans_a ? "^T" : "", " x ", ShapeText(a.b), a.trans_b ? "^T" : "",
                    " -> ", ShapeText(a.d), " M=", dims.m, " N=", dims.n, " K=", dims.k, a.bias ? " +bias" : "",
                    a.epilogue == TEPLUG_EPILOGUE_GELU ? " gelu" : "", a.accumulate ? " accumulate" : ""),
       &d);

@@ -71,7 +71,7 @@ struct OpDescription {
   config::OpFacts facts;
   std::string device_kind;     // "cpu", "cuda", ...
   std::string vendor;          // "nvidia", "0x1234", or ""
-  std::string summary;         // "gemm fp32[64,32] x fp32[32,16] -> fp32[64,16] M=64 N=16 K=32 on cpu:0"
+  std::string summary;         // "gemm gemm fp32[64,32] x fp32[32,16] -> fp32[64,16] M=64 N=16 K=32 on cpu:0"
   int64_t world_size = 0;      // comm_create: the communicator's size
 
   int32_t op() const;

@@ -72,7 +72,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   const Args& a = *static_cast<const Args*>(raw);
   const int64_t hidden = HiddenOf(*a.x);
   d.facts.AddInteger("hidden_size", hidden);
-  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), "_", spec.name, " ", ShapeText(a.x),
+  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), " ", ShapeText(a.x),
                                  " hidden=", hidden, a.zero_centered_gamma ? " zero_centered_gamma" : ""),
                     &d);
   return d;

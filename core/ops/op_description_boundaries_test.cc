@@ -204,7 +204,7 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   a.params.num_heads_kv = 4;
   absl::StatusOr<OpDescription> d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal on cpu:0");
+  EXPECT_EQ(d->summary, "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal on cpu:0");
   a.params.bias_type = TEPLUG_BIAS_POST_SCALE;
   a.params.is_training = 1;
   a.params.dropout = 0.25f;
@@ -214,7 +214,7 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale dropout=0.25 window=(4,0) deterministic on cpu:0");
   a.params.is_training = 0;  // dropout only applies to training
   a.params.window_left = -1;
@@ -222,13 +222,13 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale window=(-1,2) deterministic on cpu:0");
   a.params.window_right = 0;  // a right bound of 0 is a window too (each side is checked from 0)
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale window=(-1,0) deterministic on cpu:0");
 }
 
@@ -316,7 +316,7 @@ TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
   q.rowwise = q.columnwise = 1;
   absl::StatusOr<OpDescription> d = DescribeOp(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
+  EXPECT_EQ(d->summary, "quantizer quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
   EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
   EXPECT_EQ(std::string(d->spec->name), "quantize");
   out.quant = nullptr;
@@ -328,7 +328,7 @@ TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
   dq.output = &in;
   d = DescribeOp(QuantizerModule(), TEPLUG_OP_DEQUANTIZE, &dq);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
+  EXPECT_EQ(d->summary, "quantizer dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
   EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
   EXPECT_EQ(std::string(d->spec->name), "dequantize");
 }
@@ -369,7 +369,7 @@ TEST(OpDescriptionBoundariesTest, CommCreateCarriesWorldSizeAndDevice) {
   absl::StatusOr<OpDescription> d = DescribeOp(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->world_size, 4);
-  EXPECT_EQ(d->summary, "comm_create rank 1 of 4 on cpu:0");
+  EXPECT_EQ(d->summary, "collective comm_create rank 1 of 4 on cpu:0");
   const size_t need = TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device);
   c.struct_size = need - 1;
   EXPECT_EQ(Problem(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c),

@@ -61,7 +61,7 @@ absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, co
   }
   d.facts.AddName("dtype", sdk::DTypeName(a.output->dtype));
   d.facts.AddName("scaling_mode", sdk::ScalingName(a.output->quant->mode));
-  FinishDescription(absl::StrCat("quantize ", ShapeText(a.input), " -> ", ShapeText(a.output), " ",
+  FinishDescription(absl::StrCat(ShapeText(a.input), " -> ", ShapeText(a.output), " ",
                                  sdk::ScalingName(a.output->quant->mode),
                                  a.output->quant->mode == TEPLUG_SCALING_PER_TENSOR
                                      ? (a.recipe == TEPLUG_RECIPE_CURRENT ? " current" : " delayed")
@@ -79,7 +79,7 @@ absl::StatusOr<OpDescription> DescribeDequantize(const InterfaceModule& module, 
   const auto& a = *static_cast<const Dequantize*>(raw);
   d.facts.AddName("dtype", sdk::DTypeName(a.input->dtype));
   d.facts.AddName("scaling_mode", sdk::ScalingName(ModeOf(a.input)));
-  FinishDescription(absl::StrCat("dequantize ", ShapeText(a.input), " ", sdk::ScalingName(ModeOf(a.input)), " -> ",
+  FinishDescription(absl::StrCat(ShapeText(a.input), " ", sdk::ScalingName(ModeOf(a.input)), " -> ",
                                  ShapeText(a.output)),
                     &d);
   return d;

@@ -149,7 +149,8 @@ std::string ShapeText(const TeplugTensor* t) {
 }
 
 void FinishDescription(const std::string& text, OpDescription* d) {
-  d->summary = absl::StrCat(text, " on ", DeviceLabel(d->device));
+  d->summary = absl::StrCat(d->module->name(), " ", d->spec->name, text.empty() ? "" : " ", text, " on ",
+                            DeviceLabel(d->device));
 }
 
 config::OpFacts OpDescription::Facts() const {

@@ -31,7 +31,10 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
 const TeplugTensor* TensorAt(absl::Span<const Field> fields, const void* args, absl::string_view name);
 // "fp32[64,32]", or "-" for NULL.
 std::string ShapeText(const TeplugTensor* t);
-// Finishes a description: the summary "<text> on <device>".
+// Finishes a description (after DescribeFromTable): the summary
+// "<interface> <op> <text> on <device>", which names the op with exactly the
+// words a config rule's `interfaces` and `ops` use ("attention forward bf16
+// ..."), so a summary in a record or message is what a rule would match.
 void FinishDescription(const std::string& text, OpDescription* d);
 
 }  // namespace teplug::core
