@@ -103,9 +103,10 @@ static_assert(offsetof(Fwd, q) == offsetof(Bwd, q), "q at the same offset in bot
 int64_t Clamp(int64_t v) { return std::min<int64_t>(v, INT32_MAX); }
 
 template <size_t kArgsV1>
-absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                       const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const Params& p = ParamsOf(raw);
   const char* dtype = sdk::DTypeName(QOf(raw).dtype);
@@ -122,7 +123,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
     absl::StrAppend(&text, " window=(", p.window_left, ",", p.window_right, ")");
   }
   if (p.deterministic) absl::StrAppend(&text, " deterministic");
-  FinishDescription(text, &d);
+  FinishDescription(text, spelling, &d);
   return d;
 }
 

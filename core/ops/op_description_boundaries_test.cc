@@ -273,6 +273,37 @@ TEST(OpDescriptionBoundariesTest, TheFirstTensorWithADeviceNamesTheOpsDevice) {
   EXPECT_THAT(d->summary, HasSubstr("on cuda:0 (amd)"));
 }
 
+// The describe step spells the op's device with the spelling it is given
+// (the kernel passes the names providers declared): facts and summary carry
+// the names, built once.
+TEST(OpDescriptionBoundariesTest, TheDeviceIsSpelledAsTheDescribeStepIsTold) {
+  class Declared final : public DeviceSpelling {
+   public:
+    std::string KindSpelling(int32_t kind) const override {
+      return kind == 1100 ? "gaudi" : DeviceSpelling::KindSpelling(kind);
+    }
+    std::string VendorSpelling(uint32_t id) const override {
+      return id == 0x1da3 ? "habana" : DeviceSpelling::VendorSpelling(id);
+    }
+  };
+  TeplugDevice gaudi = sdk::Versioned<TeplugDevice>();
+  gaudi.kind = 1100;
+  gaudi.vendor_id = 0x1da3;
+  gaudi.arch = 3;
+  Gemm g;
+  g.a.device = &gaudi;
+  absl::StatusOr<OpDescription> d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args, Declared());
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device_kind, "gaudi");
+  EXPECT_EQ(d->vendor, "habana");
+  EXPECT_THAT(d->summary, ::testing::EndsWith(" on gaudi:0 (habana, arch 3)"));
+  d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device_kind, "vendor1100");
+  EXPECT_EQ(d->vendor, "0x1da3");
+  EXPECT_THAT(d->summary, ::testing::EndsWith(" on vendor1100:0 (0x1da3, arch 3)"));
+}
+
 TEST(OpDescriptionBoundariesTest, DeviceLabelsNameVendorAndArchWhenKnown) {
   TeplugDevice d = sdk::Versioned<TeplugDevice>();
   d.kind = TEPLUG_DEVICE_CUDA;
