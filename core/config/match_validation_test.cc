@@ -149,7 +149,7 @@ TEST(MatchValidationTest, ValidationFollowsTheVocabularyItIsGiven) {
   InterfaceVocabulary norm;
   norm.name = "norm";
   norm.display_name = "INorm/1";
-  norm.ops = {"layernorm_forward"};
+  norm.ops = {"forward"};
   FactSpec hidden;
   hidden.name = "hidden_size";
   hidden.kind = FactKind::kInteger;
@@ -159,7 +159,7 @@ TEST(MatchValidationTest, ValidationFollowsTheVocabularyItIsGiven) {
 
   Config config;
   const std::string text =
-      "rules { name: \"r\" deny: \"x\" match { interfaces: \"norm\" ops: \"layernorm_forward\"\n"
+      "rules { name: \"r\" deny: \"x\" match { interfaces: \"norm\" ops: \"forward\"\n"
       "  facts { fact: \"hidden_size\" range { min: 1024 } } } }\n"
       "rules { name: \"s\" deny: \"x\" match { interfaces: \"gemm\" } }\n";
   google::protobuf::TextFormat::Parser parser;

@@ -76,17 +76,6 @@ std::string DeviceNames::VendorSpelling(uint32_t vendor_id) const {
   return VendorName(vendor_id);
 }
 
-std::string DeviceNames::Label(const TeplugDevice& d) const {
-  std::string s = absl::StrCat(KindSpelling(d.kind), ":", d.ordinal);
-  const std::string vendor = VendorSpelling(d.vendor_id);
-  if (!vendor.empty() || d.arch != 0) {
-    absl::StrAppend(&s, " (", vendor.empty() ? "any vendor" : vendor);
-    if (d.arch != 0) absl::StrAppend(&s, ", arch ", d.arch);
-    absl::StrAppend(&s, ")");
-  }
-  return s;
-}
-
 std::optional<int32_t> DeviceNames::ResolveKind(absl::string_view text) const {
   for (int32_t k : {TEPLUG_DEVICE_CPU, TEPLUG_DEVICE_CUDA, TEPLUG_DEVICE_OPENCL}) {
     if (text == sdk::DeviceKindName(k)) return k;
@@ -115,18 +104,6 @@ std::optional<uint32_t> DeviceNames::ResolveVendor(absl::string_view text) const
 
 std::string DeviceNames::DeclaredKindList() const { return DeclaredList(kinds_, KindNumber); }
 std::string DeviceNames::DeclaredVendorList() const { return DeclaredList(vendors_, VendorNumber); }
-
-void DeviceNames::Apply(OpDescription* op) const {
-  if (empty()) return;
-  op->device_kind = KindSpelling(op->device.kind);
-  op->vendor = VendorSpelling(op->device.vendor_id);
-  const std::string numbered = absl::StrCat(" on ", DeviceLabel(op->device));
-  const std::string named = absl::StrCat(" on ", Label(op->device));
-  if (numbered == named) return;
-  if (const size_t at = op->summary.rfind(numbered); at != std::string::npos) {
-    op->summary.replace(at, numbered.size(), named);
-  }
-}
 
 std::string DeviceNames::Rename(absl::string_view text) const {
   if (empty()) return std::string(text);

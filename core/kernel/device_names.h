@@ -1,8 +1,9 @@
 // The names providers declared for vendor-defined device kinds and device
 // vendor ids (TeplugPluginInfo.device_kind_names / vendor_names), merged over
-// one kernel state's providers, and where the kernel uses them: the facts and
-// summary of an op, the config's device_kinds / vendors (numbers still
-// work) and the warnings for config names no provider declares.
+// one kernel state's providers, and where the kernel uses them: the device
+// spelling ops are described with (facts and summary), the config's
+// device_kinds / vendors (numbers still work) and the warnings for config
+// names no provider declares.
 #ifndef TEPLUG_CORE_KERNEL_DEVICE_NAMES_H_
 #define TEPLUG_CORE_KERNEL_DEVICE_NAMES_H_
 
@@ -16,13 +17,13 @@
 #include "core/config/validated_config.h"
 #include "core/registry/implementation.h"
 #include "core/select/decision_record.h"
-#include "core/ops/interface_module.h"
+#include "core/ops/device_spelling.h"
 #include "core/ops/refusal.h"
 #include "teplug/types.h"
 
 namespace teplug::core {
 
-class DeviceNames : public ReasonSpelling {
+class DeviceNames final : public DeviceSpelling, public ReasonSpelling {
  public:
   // Merges `provider`'s declarations. The first declaration of an id or a
   // name wins: a later provider naming the same id differently, or giving
@@ -33,11 +34,11 @@ class DeviceNames : public ReasonSpelling {
 
   // What a device kind or vendor id is called in facts, records and the
   // config: the declared name, else the ABI's spelling ("cpu",
-  // "vendor1100"; "nvidia", "0x1da3", "" for any vendor).
-  std::string KindSpelling(int32_t kind) const;
-  std::string VendorSpelling(uint32_t vendor_id) const;
-  // A device as records show it: "gaudi:0 (habana, arch 3)".
-  std::string Label(const TeplugDevice& device) const;
+  // "vendor1100"; "nvidia", "0x1da3", "" for any vendor). The kernel
+  // describes ops with these (DeviceSpelling), so a summary's device label
+  // reads "gaudi:0 (habana, arch 3)".
+  std::string KindSpelling(int32_t kind) const override;
+  std::string VendorSpelling(uint32_t vendor_id) const override;
 
   // The kind a config or command-line spelling means: a built-in name, a
   // declared name, or a vendor kind number ("1100" or "vendor1100");
@@ -50,9 +51,6 @@ class DeviceNames : public ReasonSpelling {
   std::string DeclaredKindList() const;
   std::string DeclaredVendorList() const;
 
-  // Puts the names into an op's device facts and its summary's device
-  // label. A no-op when nothing is declared.
-  void Apply(OpDescription* op) const;
   // `text` with each whole word that is the ABI's spelling of a declared id
   // ("vendor1100", "0x1da3") replaced by its name: for the capability
   // summaries and the decision records' reasons (the kernel passes these

@@ -64,7 +64,7 @@ bool ProbeFromEnvironment(const EnvLookup& env, const Logger& logger) {
 LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config::ConfigSnapshot& cfg,
                      const Logger& logger) {
   LoadPolicy p;
-  p.host_abi_min = TEPLUG_ABI_VERSION(1, 0);
+  p.host_abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
   p.host_abi_max = TEPLUG_ABI_VERSION_CURRENT;
   p.allow_insecure_permissions = o.allow_insecure_plugin_permissions || cfg.allow_insecure_plugin_permissions();
   p.probe = o.probe_plugins || cfg.probe_all_plugins() || ProbeFromEnvironment(env, logger);

@@ -44,9 +44,8 @@ KernelCore::KernelCore(KernelOptions options, std::shared_ptr<Logger> logger,
 absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const InterfaceModule& module,
                                                const OpSpec& op, const void* args,
                                                absl::string_view provider) const {
-  absl::StatusOr<OpDescription> desc = op.describe(module, op, args);
+  absl::StatusOr<OpDescription> desc = op.describe(module, op, args, *state.device_names);
   if (!desc.ok()) return desc.status();
-  state.device_names->Apply(&*desc);
   SelectRequest req;
   req.op = &*desc;
   req.candidates = state.impls[static_cast<size_t>(module.index())];

@@ -62,7 +62,7 @@ TEST(KernelDispatchEdgesTest, FallbackWarningNamesTheFailureTheOpAndTheNextImple
   GemmCall c(13.f);  // fast answers UNAVAILABLE, wide serves
   auto err = CallGemm(*k, c);
   ASSERT_TRUE(err.ok()) << err.message();
-  EXPECT_EQ(log.Count("fast/gemm returned unavailable from gemm: fast: device busy (test) (serving gemm fp32[4,4] x "
+  EXPECT_EQ(log.Count("fast/gemm returned unavailable from gemm: fast: device busy (test) (serving gemm gemm fp32[4,4] x "
                       "fp32[4,4] -> fp32[4,4] M=4 N=4 K=4 on cpu:0); falling back to wide/gemm"),
             1)
       << log.All();

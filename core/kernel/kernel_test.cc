@@ -165,7 +165,7 @@ TEST(KernelTest, StaticCapabilityAndSupportsRejectionsCarryTheirValues) {
   EXPECT_EQ(rec->Reason(*Find(*rec, "wide/attn")), "q dtype fp8_e4m3 not in {fp32, bf16}");
   auto err = CallAttention(*k, fp8);
   EXPECT_EQ(err.code(), TEPLUG_UNSUPPORTED);
-  EXPECT_NE(err.message().find("no provider can serve attention_forward fp8_e4m3"), std::string::npos)
+  EXPECT_NE(err.message().find("no provider can serve attention forward fp8_e4m3"), std::string::npos)
       << err.message();
 
   TeplugDevice cuda{sizeof(TeplugDevice), TEPLUG_DEVICE_CUDA, TEPLUG_VENDOR_NVIDIA, 0, 90};
@@ -325,7 +325,7 @@ TEST(KernelTest, RejectionsAreLoggedAtDebug) {
   auto k = MakeKernel({FakePlugin("wide"), FakePlugin("fast")}, "log_level: \"debug\"\n", &log);
   AttentionCall big(192);
   ASSERT_TRUE(CallAttention(*k, big).ok());
-  EXPECT_EQ(log.Count("DEBUG: attention_forward"), 1) << log.All();
+  EXPECT_EQ(log.Count("DEBUG: attention forward"), 1) << log.All();
   EXPECT_EQ(log.Count("fast/attn rejected [capability] head_dim_qk 192 > max 128"), 1) << log.All();
 }
 

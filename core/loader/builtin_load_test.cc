@@ -1,21 +1,33 @@
 // LoadBuiltin runs a linked-in entry through the same transaction: a good
 // built-in becomes a builtin Provider without a library; a throwing or
 // misbehaving one is refused with one WARN and its object released.
+//
+// Minor ABI versions go through the same path: the host offers
+// [TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT], so a plugin
+// built against 1.0 headers (which knows TeplugPluginInfo as 40 bytes and
+// declares no names) still loads, a 1.1 plugin's names are read, a plugin
+// whose range reaches past the host's newest minor loads, and one that needs
+// a newer minor or another major is refused naming both ranges.
 #include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/loader/plugin_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "teplug/sdk/error.hpp"
 #include "teplug/sdk/implement.hpp"
 #include "teplug/sdk/plugin.hpp"
 
 namespace teplug::core {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Pair;
 
 std::atomic<int> g_live_objects{0};
 
@@ -109,9 +121,129 @@ TEST(BuiltinLoadTest, HostAbiRangeIsOfferedAndChecked) {
   ASSERT_FALSE(loaded.ok());
   // The SDK plugin refuses itself, naming both ranges.
   EXPECT_THAT(std::string(loaded.status().message()),
-              HasSubstr("abi_mismatch: plugin good_builtin supports ABI [1.0, 1.0] but the host "
+              HasSubstr("abi_mismatch: plugin good_builtin supports ABI [1.1, 1.1] but the host "
                         "supports [2.0, 2.1]"));
   EXPECT_EQ(warnings.size(), 1u);
+}
+
+// The TeplugPluginInfo.struct_size the host passed to the last entry called.
+size_t g_info_size_seen = 0;
+
+// A plugin built against the 1.0 headers: it knows TeplugPluginInfo up to
+// abi_max (40 bytes), writes only that, and declares [1.0, 1.0].
+TeplugError* Abi10Entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  return sdk::Guard([&] {
+    g_info_size_seen = info->struct_size;
+    if (info->struct_size < TEPLUG_STRUCT_SIZE(TeplugPluginInfo, abi_max)) {
+      throw sdk::Exception(TEPLUG_ABI_MISMATCH, "info predates v1.0");
+    }
+    info->name = "abi10";
+    info->vendor = "tests";
+    info->version = "1";
+    info->abi_min = info->abi_max = TEPLUG_ABI_VERSION(1, 0);
+    sdk::Registrar r(host);  // no info: a 1.0 plugin has no names to declare
+    RegisterOne(r);
+  });
+}
+
+const TeplugNamedId kKinds[] = {{1100, "gaudi"}};
+const TeplugNamedId kVendors[] = {{0x1da3, "habana"}};
+
+// A plugin built against the 1.1 headers that needs them: [1.1, 1.1], with
+// the names 1.1 added.
+TeplugError* Abi11Entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  return sdk::RunPluginEntry(host, info, "abi11", "tests", "1", TEPLUG_ABI_VERSION(1, 1),
+                             TEPLUG_ABI_VERSION(1, 1), [](sdk::Registrar& r) {
+                               if (!r.DeclareNames(kKinds, kVendors)) {
+                                 throw sdk::Exception(TEPLUG_ABI_MISMATCH, "the host's info has no names");
+                               }
+                               RegisterOne(r);
+                             });
+}
+
+// A plugin declaring [kMin, kMax] that skips its own range check, so the
+// host's checks decide.
+template <uint32_t kMin, uint32_t kMax>
+TeplugError* EntryDeclaring(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  return sdk::Guard([&] {
+    info->name = "ranged";
+    info->vendor = "tests";
+    info->version = "1";
+    info->abi_min = kMin;
+    info->abi_max = kMax;
+    sdk::Registrar r(host, info);
+    RegisterOne(r);
+  });
+}
+
+absl::StatusOr<LoadedProvider> Load(TeplugPluginEntryFn entry, const LoadPolicy& policy = LoadPolicy{}) {
+  std::vector<std::string> warnings;
+  return LoadBuiltin({"under_test", entry}, policy, ProviderNameTaken(), Capture(&warnings));
+}
+
+TEST(BuiltinLoadTest, TheHostOffersEveryMinorOfItsMajor) {
+  const LoadPolicy policy;
+  EXPECT_EQ(policy.host_abi_min, TEPLUG_ABI_VERSION(1, 0));
+  EXPECT_EQ(policy.host_abi_max, TEPLUG_ABI_VERSION(1, 1));
+}
+
+TEST(BuiltinLoadTest, APluginBuiltAgainstAbi10LoadsAndDeclaresNoNames) {
+  g_info_size_seen = 0;
+  absl::StatusOr<LoadedProvider> loaded = Load(&Abi10Entry);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(g_info_size_seen, sizeof(TeplugPluginInfo)) << "the host passes the info it knows";
+  EXPECT_EQ(loaded->provider->abi_min, TEPLUG_ABI_VERSION(1, 0));
+  EXPECT_EQ(loaded->provider->abi_max, TEPLUG_ABI_VERSION(1, 0));
+  EXPECT_THAT(loaded->provider->device_kind_names, IsEmpty());
+  EXPECT_THAT(loaded->provider->vendor_names, IsEmpty());
+  EXPECT_EQ(loaded->implementations.size(), 1u);
+}
+
+TEST(BuiltinLoadTest, AnAbi11PluginsNamesAreRead) {
+  absl::StatusOr<LoadedProvider> loaded = Load(&Abi11Entry);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->provider->abi_min, TEPLUG_ABI_VERSION(1, 1));
+  EXPECT_THAT(loaded->provider->device_kind_names, ElementsAre(Pair(1100, "gaudi")));
+  EXPECT_THAT(loaded->provider->vendor_names, ElementsAre(Pair(0x1da3u, "habana")));
+}
+
+// A host offering only [1.0, 1.0] and a plugin declaring the range the SDK's
+// TEPLUG_SDK_PLUGIN declares, [1.0, current]: the ranges meet at 1.0.
+TEST(BuiltinLoadTest, APluginDeclaringEveryMinorOfItsMajorLoadsOnA10Host) {
+  LoadPolicy host10;
+  host10.host_abi_max = TEPLUG_ABI_VERSION(1, 0);
+  absl::StatusOr<LoadedProvider> loaded = Load(
+      [](const TeplugHostApi* host, TeplugPluginInfo* info) {
+        return sdk::RunPluginEntry(host, info, "sdk", "tests", "1", TEPLUG_ABI_VERSION_MAJOR_FIRST,
+                                   TEPLUG_ABI_VERSION_CURRENT, &RegisterOne);
+      },
+      host10);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->provider->abi_min, TEPLUG_ABI_VERSION(1, 0));
+  EXPECT_EQ(loaded->provider->abi_max, TEPLUG_ABI_VERSION(1, 1));
+}
+
+TEST(BuiltinLoadTest, APluginWhoseRangeReachesANewerMinorLoads) {
+  absl::StatusOr<LoadedProvider> loaded =
+      Load(&EntryDeclaring<TEPLUG_ABI_VERSION(1, 0), TEPLUG_ABI_VERSION(1, 7)>);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->provider->abi_max, TEPLUG_ABI_VERSION(1, 7));
+}
+
+TEST(BuiltinLoadTest, APluginThatNeedsANewerMinorIsRefusedNamingBothRanges) {
+  absl::StatusOr<LoadedProvider> loaded =
+      Load(&EntryDeclaring<TEPLUG_ABI_VERSION(1, 2), TEPLUG_ABI_VERSION(1, 3)>);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.1]"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.2, 1.3]"));
+}
+
+TEST(BuiltinLoadTest, ANewerMajorIsRefusedNamingBothRanges) {
+  absl::StatusOr<LoadedProvider> loaded =
+      Load(&EntryDeclaring<TEPLUG_ABI_VERSION(2, 0), TEPLUG_ABI_VERSION(2, 0)>);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.1]"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[2.0, 2.0]"));
 }
 
 TEST(BuiltinLoadTest, NullEntryIsRefused) {

@@ -45,7 +45,7 @@ namespace teplug::core {
 
 struct LoadPolicy {
   // The ABI range this host offers plugins (TeplugHostApi.abi_min/max).
-  uint32_t host_abi_min = TEPLUG_ABI_VERSION_CURRENT;
+  uint32_t host_abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
   uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT;
   // Config allow_insecure_plugin_permissions: load files that fail
   // CheckPluginFileSecurity, logging a WARN that says so.

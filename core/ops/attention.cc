@@ -104,16 +104,17 @@ static_assert(offsetof(Fwd, q) == offsetof(Bwd, q), "q at the same offset in bot
 int64_t Clamp(int64_t v) { return std::min<int64_t>(v, INT32_MAX); }
 
 template <size_t kArgsV1>
-absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                       const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const Params& p = ParamsOf(raw);
   const char* dtype = sdk::DTypeName(QOf(raw).dtype);
   d.facts.AddName("dtype", dtype);
   d.facts.AddInteger("head_dim", Clamp(std::max(p.head_dim_qk, p.head_dim_v)));
   d.facts.AddInteger("seq_len", Clamp(std::max(p.max_seqlen_q, p.max_seqlen_kv)));
-  std::string text = absl::StrCat("attention_", spec.name, " ", dtype, " ", sdk::LayoutName(p.layout), " b=", p.batch,
+  std::string text = absl::StrCat(dtype, " ", sdk::LayoutName(p.layout), " b=", p.batch,
                                   " hq=", p.num_heads_q, " hkv=", p.num_heads_kv, " d=", p.head_dim_qk, "/",
                                   p.head_dim_v, " sq=", p.max_seqlen_q, " skv=", p.max_seqlen_kv,
                                   " mask=", sdk::MaskName(p.mask_type));
@@ -123,7 +124,7 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
     absl::StrAppend(&text, " window=(", p.window_left, ",", p.window_right, ")");
   }
   if (p.deterministic) absl::StrAppend(&text, " deterministic");
-  FinishDescription(text, &d);
+  FinishDescription(text, spelling, &d);
   return d;
 }
 

@@ -47,22 +47,24 @@ constexpr size_t kCreateV1 = TEPLUG_STRUCT_SIZE(Create, device);
 
 bool Reduces(int32_t op) { return op == TEPLUG_OP_ALL_REDUCE || op == TEPLUG_OP_REDUCE_SCATTER; }
 
-absl::StatusOr<OpDescription> DescribeCall(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> DescribeCall(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                           const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Args*>(raw);
   const TeplugTensor* t = a.send != nullptr ? a.send : a.recv;
-  FinishDescription(absl::StrCat(spec.name, " ", t != nullptr ? ShapeText(t) : "",
+  FinishDescription(absl::StrCat(t != nullptr ? ShapeText(t) : "",
                                  Reduces(spec.op) ? absl::StrCat(" ", sdk::ReduceName(a.reduce_op)) : ""),
-                    &d);
+                    spelling, &d);
   return d;
 }
 
 absl::StatusOr<OpDescription> DescribeCommCreate(const InterfaceModule& module, const OpSpec& spec,
-                                                 const void* raw) {
+                                                 const void* raw,
+                                                 const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kCreateV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kCreateV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Create*>(raw);
   constexpr size_t kDeviceV1 = TEPLUG_STRUCT_SIZE(TeplugDevice, arch);
@@ -72,12 +74,12 @@ absl::StatusOr<OpDescription> DescribeCommCreate(const InterfaceModule& module, 
   }
   if (a.device != nullptr) {
     d.device = *a.device;
-    d.device_kind = sdk::DeviceKindName(d.device.kind);
-    d.vendor = VendorName(d.device.vendor_id);
+    d.device_kind = spelling.KindSpelling(d.device.kind);
+    d.vendor = spelling.VendorSpelling(d.device.vendor_id);
   }
   d.world_size = a.world_size;
   d.facts.AddInteger("world_size", a.world_size);
-  FinishDescription(absl::StrCat("comm_create rank ", a.rank, " of ", a.world_size), &d);
+  FinishDescription(absl::StrCat("rank ", a.rank, " of ", a.world_size), spelling, &d);
   return d;
 }
 
@@ -222,7 +224,7 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
     return teplug_error_create(TEPLUG_INVALID_ARGUMENT,
                                absl::StrCat("collective op ", op, " is not one of all_reduce..barrier").c_str());
   }
-  absl::StatusOr<OpDescription> desc = spec->describe(CollectiveModule(), *spec, args);
+  absl::StatusOr<OpDescription> desc = spec->describe(CollectiveModule(), *spec, args, AbiDeviceSpelling());
   if (!desc.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(desc.status().message()).c_str());
   // The communicator's implementation must accept the op; there is nothing
   // to fall back to, so a refusal is an error naming why.

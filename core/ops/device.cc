@@ -39,9 +39,10 @@ constexpr size_t kDeviceV1 = TEPLUG_STRUCT_SIZE(TeplugDevice, arch);
 constexpr size_t kInfoMin = TEPLUG_STRUCT_SIZE(TeplugDeviceInfo, struct_size);
 
 // The device to open is the op's device; it is required and names a kind.
-absl::StatusOr<OpDescription> DescribeOpen(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> DescribeOpen(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                           const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kOpenV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kOpenV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const TeplugDevice* device = static_cast<const Open*>(raw)->device;
   if (device == nullptr) return absl::InvalidArgumentError("TeplugDeviceOpenArgs.device is NULL");
@@ -54,9 +55,9 @@ absl::StatusOr<OpDescription> DescribeOpen(const InterfaceModule& module, const 
   }
   d.device = *device;
   d.device.struct_size = sizeof d.device;
-  d.device_kind = sdk::DeviceKindName(d.device.kind);
-  d.vendor = VendorName(d.device.vendor_id);
-  FinishDescription("device open", &d);
+  d.device_kind = spelling.KindSpelling(d.device.kind);
+  d.vendor = spelling.VendorSpelling(d.device.vendor_id);
+  FinishDescription("", spelling, &d);
   return d;
 }
 

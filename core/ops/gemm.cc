@@ -52,9 +52,10 @@ Dims DimsOf(const Args& a) {
           a.trans_a ? a.a->shape[0] : a.a->shape[1]};
 }
 
-absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                       const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Args*>(raw);
   if (a.a->rank != 2 || a.b->rank != 2 || a.d->rank != 2) {
@@ -67,10 +68,10 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   d.facts.AddInteger("n", dims.n);
   d.facts.AddInteger("k", dims.k);
   FinishDescription(
-      absl::StrCat("gemm ", ShapeText(a.a), a.trans_a ? "^T" : "", " x ", ShapeText(a.b), a.trans_b ? "^T" : "",
+      absl::StrCat(ShapeText(a.a), a.trans_a ? "^T" : "", " x ", ShapeText(a.b), a.trans_b ? "^T" : "",
                    " -> ", ShapeText(a.d), " M=", dims.m, " N=", dims.n, " K=", dims.k, a.bias ? " +bias" : "",
                    a.epilogue == TEPLUG_EPILOGUE_GELU ? " gelu" : "", a.accumulate ? " accumulate" : ""),
-      &d);
+      spelling, &d);
   return d;
 }
 

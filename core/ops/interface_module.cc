@@ -84,12 +84,13 @@ config::InterfaceVocabulary InterfaceModule::Vocabulary() const {
   return v;
 }
 
-absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, int32_t op, const void* args) {
+absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, int32_t op, const void* args,
+                                         const DeviceSpelling& spelling) {
   const OpSpec* spec = module.FindOp(op);
   if (spec == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("op ", op, " is not an op of ", module.display_name()));
   }
-  return spec->describe(module, *spec, args);
+  return spec->describe(module, *spec, args, spelling);
 }
 
 bool BuildSignature(const InterfaceModule& module, int32_t op, const void* args, OpSignature* sig) {

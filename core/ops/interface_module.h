@@ -24,6 +24,7 @@
 #include "core/config/op_facts.h"
 #include "core/kernel/example_op.h"
 #include "core/ops/capability_fields.h"
+#include "core/ops/device_spelling.h"
 #include "core/ops/field_table.h"
 #include "core/ops/op_signature.h"
 #include "core/ops/refusal.h"
@@ -84,7 +85,7 @@ struct OpDescription {
   config::OpFacts facts;
   std::string device_kind;     // "cpu", "cuda", ...
   std::string vendor;          // "nvidia", "0x1234", or ""
-  std::string summary;         // "gemm fp32[64,32] x fp32[32,16] -> fp32[64,16] M=64 N=16 K=32 on cpu:0"
+  std::string summary;         // "gemm gemm fp32[64,32] x fp32[32,16] -> fp32[64,16] M=64 N=16 K=32 on cpu:0"
   int64_t world_size = 0;      // comm_create: the communicator's size
 
   int32_t op() const;
@@ -100,8 +101,10 @@ struct OpSpec {
   // The args fields, each with its role (see field_table.h).
   absl::Span<const Field> fields;
   // Validates the args (sizes, required tensors, enum ranges) and describes
-  // the op. INVALID_ARGUMENT names the struct and field.
-  absl::StatusOr<OpDescription> (*describe)(const InterfaceModule& module, const OpSpec& spec, const void* args);
+  // the op, spelling its device with `spelling`. INVALID_ARGUMENT names the
+  // struct and field.
+  absl::StatusOr<OpDescription> (*describe)(const InterfaceModule& module, const OpSpec& spec, const void* args,
+                                            const DeviceSpelling& spelling);
   // The decision cache's key; false when the args cannot be keyed (then the
   // call is decided uncached and `describe` reports what is wrong).
   bool (*build_key)(const void* args, OpSignature* sig);
@@ -191,9 +194,11 @@ class InterfaceModule {
   mutable int index_ = -1;  // set once by InterfaceModules()
 };
 
-// The op numbered `op` of `module` described (its args validated);
-// INVALID_ARGUMENT for an op the interface does not have.
-absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, int32_t op, const void* args);
+// The op numbered `op` of `module` described (its args validated), its
+// device spelled by `spelling`; INVALID_ARGUMENT for an op the interface
+// does not have.
+absl::StatusOr<OpDescription> DescribeOp(const InterfaceModule& module, int32_t op, const void* args,
+                                         const DeviceSpelling& spelling = AbiDeviceSpelling());
 // The op's decision-cache key; false when it cannot be keyed (unknown op,
 // malformed args, collectives).
 bool BuildSignature(const InterfaceModule& module, int32_t op, const void* args, OpSignature* sig);

@@ -66,16 +66,17 @@ constexpr size_t kBwdV1 = TEPLUG_STRUCT_SIZE(Bwd, stream);
 int64_t HiddenOf(const TeplugTensor& x) { return x.rank > 0 ? x.shape[x.rank - 1] : 1; }
 
 template <class Args, size_t kArgsV1>
-absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                       const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const Args& a = *static_cast<const Args*>(raw);
   const int64_t hidden = HiddenOf(*a.x);
   d.facts.AddInteger("hidden_size", hidden);
-  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), "_", spec.name, " ", ShapeText(a.x),
+  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), " ", ShapeText(a.x),
                                  " hidden=", hidden, a.zero_centered_gamma ? " zero_centered_gamma" : ""),
-                    &d);
+                    spelling, &d);
   return d;
 }
 

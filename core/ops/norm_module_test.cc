@@ -78,7 +78,7 @@ TEST(NormModuleTest, DescribedWithItsFactsAndSummary) {
   n.fwd_.zero_centered_gamma = 1;
   absl::StatusOr<OpDescription> d = n.Describe(TEPLUG_NORM_OP_FORWARD);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "layernorm_forward bf16[4,256] hidden=256 zero_centered_gamma on cpu:0");
+  EXPECT_EQ(d->summary, "norm forward layernorm bf16[4,256] hidden=256 zero_centered_gamma on cpu:0");
   const config::OpFacts facts = d->Facts();
   EXPECT_EQ(facts.interface_name, "norm");
   EXPECT_EQ(facts.op, "forward");

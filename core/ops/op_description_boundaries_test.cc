@@ -204,7 +204,7 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   a.params.num_heads_kv = 4;
   absl::StatusOr<OpDescription> d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal on cpu:0");
+  EXPECT_EQ(d->summary, "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal on cpu:0");
   a.params.bias_type = TEPLUG_BIAS_POST_SCALE;
   a.params.is_training = 1;
   a.params.dropout = 0.25f;
@@ -214,7 +214,7 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale dropout=0.25 window=(4,0) deterministic on cpu:0");
   a.params.is_training = 0;  // dropout only applies to training
   a.params.window_left = -1;
@@ -222,13 +222,13 @@ TEST(OpDescriptionBoundariesTest, AttentionSummaryNamesEveryParameterThatIsSet) 
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale window=(-1,2) deterministic on cpu:0");
   a.params.window_right = 0;  // a right bound of 0 is a window too (each side is checked from 0)
   d = a.Describe();
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->summary,
-            "attention_forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
+            "attention forward fp32 bshd_bshd_bshd b=2 hq=16 hkv=4 d=64/64 sq=128 skv=128 mask=causal "
             "bias=post_scale window=(-1,0) deterministic on cpu:0");
 }
 
@@ -271,6 +271,37 @@ TEST(OpDescriptionBoundariesTest, TheFirstTensorWithADeviceNamesTheOpsDevice) {
   EXPECT_EQ(d->device_kind, "cuda");
   EXPECT_EQ(d->vendor, "amd");
   EXPECT_THAT(d->summary, HasSubstr("on cuda:0 (amd)"));
+}
+
+// The describe step spells the op's device with the spelling it is given
+// (the kernel passes the names providers declared): facts and summary carry
+// the names, built once.
+TEST(OpDescriptionBoundariesTest, TheDeviceIsSpelledAsTheDescribeStepIsTold) {
+  class Declared final : public DeviceSpelling {
+   public:
+    std::string KindSpelling(int32_t kind) const override {
+      return kind == 1100 ? "gaudi" : DeviceSpelling::KindSpelling(kind);
+    }
+    std::string VendorSpelling(uint32_t id) const override {
+      return id == 0x1da3 ? "habana" : DeviceSpelling::VendorSpelling(id);
+    }
+  };
+  TeplugDevice gaudi = sdk::Versioned<TeplugDevice>();
+  gaudi.kind = 1100;
+  gaudi.vendor_id = 0x1da3;
+  gaudi.arch = 3;
+  Gemm g;
+  g.a.device = &gaudi;
+  absl::StatusOr<OpDescription> d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args, Declared());
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device_kind, "gaudi");
+  EXPECT_EQ(d->vendor, "habana");
+  EXPECT_THAT(d->summary, ::testing::EndsWith(" on gaudi:0 (habana, arch 3)"));
+  d = DescribeOp(GemmModule(), TEPLUG_OP_GEMM, &g.args);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->device_kind, "vendor1100");
+  EXPECT_EQ(d->vendor, "0x1da3");
+  EXPECT_THAT(d->summary, ::testing::EndsWith(" on vendor1100:0 (0x1da3, arch 3)"));
 }
 
 TEST(OpDescriptionBoundariesTest, DeviceLabelsNameVendorAndArchWhenKnown) {
@@ -316,7 +347,7 @@ TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
   q.rowwise = q.columnwise = 1;
   absl::StatusOr<OpDescription> d = DescribeOp(QuantizerModule(), TEPLUG_OP_QUANTIZE, &q);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
+  EXPECT_EQ(d->summary, "quantizer quantize bf16[4,4] -> fp8_e4m3[4,4] per_tensor current rowwise columnwise on cpu:0");
   EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
   EXPECT_EQ(std::string(d->spec->name), "quantize");
   out.quant = nullptr;
@@ -328,7 +359,7 @@ TEST(OpDescriptionBoundariesTest, QuantizerSummariesAndFacts) {
   dq.output = &in;
   d = DescribeOp(QuantizerModule(), TEPLUG_OP_DEQUANTIZE, &dq);
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->summary, "dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
+  EXPECT_EQ(d->summary, "quantizer dequantize fp8_e4m3[4,4] per_tensor -> bf16[4,4] on cpu:0");
   EXPECT_EQ(FactText(*d, "dtype"), "fp8_e4m3");
   EXPECT_EQ(std::string(d->spec->name), "dequantize");
 }
@@ -369,7 +400,7 @@ TEST(OpDescriptionBoundariesTest, CommCreateCarriesWorldSizeAndDevice) {
   absl::StatusOr<OpDescription> d = DescribeOp(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c);
   ASSERT_TRUE(d.ok()) << d.status();
   EXPECT_EQ(d->world_size, 4);
-  EXPECT_EQ(d->summary, "comm_create rank 1 of 4 on cpu:0");
+  EXPECT_EQ(d->summary, "collective comm_create rank 1 of 4 on cpu:0");
   const size_t need = TEPLUG_STRUCT_SIZE(TeplugCommCreateArgs, device);
   c.struct_size = need - 1;
   EXPECT_EQ(Problem(CollectiveModule(), CollectiveModule().FindOp("comm_create")->op, &c),

@@ -51,9 +51,10 @@ constexpr size_t kDequantizeV1 = TEPLUG_STRUCT_SIZE(Dequantize, stream);
 
 int32_t ModeOf(const TeplugTensor* t) { return t->quant != nullptr ? t->quant->mode : TEPLUG_SCALING_NONE; }
 
-absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, const OpSpec& spec, const void* raw) {
+absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, const OpSpec& spec, const void* raw,
+                                               const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kQuantizeV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kQuantizeV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Quantize*>(raw);
   if (a.output->quant == nullptr) {
@@ -62,27 +63,28 @@ absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, co
   }
   d.facts.AddName("dtype", sdk::DTypeName(a.output->dtype));
   d.facts.AddName("scaling_mode", sdk::ScalingName(a.output->quant->mode));
-  FinishDescription(absl::StrCat("quantize ", ShapeText(a.input), " -> ", ShapeText(a.output), " ",
+  FinishDescription(absl::StrCat(ShapeText(a.input), " -> ", ShapeText(a.output), " ",
                                  sdk::ScalingName(a.output->quant->mode),
                                  a.output->quant->mode == TEPLUG_SCALING_PER_TENSOR
                                      ? (a.recipe == TEPLUG_RECIPE_CURRENT ? " current" : " delayed")
                                      : "",
                                  a.rowwise ? " rowwise" : "", a.columnwise ? " columnwise" : ""),
-                    &d);
+                    spelling, &d);
   return d;
 }
 
 absl::StatusOr<OpDescription> DescribeDequantize(const InterfaceModule& module, const OpSpec& spec,
-                                                 const void* raw) {
+                                                 const void* raw,
+                                                 const DeviceSpelling& spelling) {
   OpDescription d;
-  absl::Status s = DescribeFromTable(module, spec, kDequantizeV1, raw, &d);
+  absl::Status s = DescribeFromTable(module, spec, kDequantizeV1, raw, spelling, &d);
   if (!s.ok()) return s;
   const auto& a = *static_cast<const Dequantize*>(raw);
   d.facts.AddName("dtype", sdk::DTypeName(a.input->dtype));
   d.facts.AddName("scaling_mode", sdk::ScalingName(ModeOf(a.input)));
-  FinishDescription(absl::StrCat("dequantize ", ShapeText(a.input), " ", sdk::ScalingName(ModeOf(a.input)), " -> ",
+  FinishDescription(absl::StrCat(ShapeText(a.input), " ", sdk::ScalingName(ModeOf(a.input)), " -> ",
                                  ShapeText(a.output)),
-                    &d);
+                    spelling, &d);
   return d;
 }
 

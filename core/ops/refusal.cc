@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/ops/device_spelling.h"
 #include "teplug/sdk/names.hpp"
 
 namespace teplug::core {
@@ -160,16 +161,7 @@ std::string VendorName(uint32_t vendor_id) {
   }
 }
 
-std::string DeviceLabel(const TeplugDevice& d) {
-  std::string s = absl::StrCat(sdk::DeviceKindName(d.kind), ":", d.ordinal);
-  std::string vendor = VendorName(d.vendor_id);
-  if (!vendor.empty() || d.arch != 0) {
-    absl::StrAppend(&s, " (", vendor.empty() ? "any vendor" : vendor);
-    if (d.arch != 0) absl::StrAppend(&s, ", arch ", d.arch);
-    absl::StrAppend(&s, ")");
-  }
-  return s;
-}
+std::string DeviceLabel(const TeplugDevice& d) { return AbiDeviceSpelling().Label(d); }
 
 std::string DeviceSupportLabel(const TeplugDeviceSupport& s) {
   std::string out = sdk::DeviceKindName(s.kind);

@@ -70,7 +70,7 @@ std::string DTypeSet(uint64_t mask);
 
 // The op's device from a tensor (host when it names none or a short struct).
 TeplugDevice DeviceOf(const TeplugTensor* t);
-// "cpu:0", "cuda:1 (nvidia, arch 90)".
+// "cpu:0", "cuda:1 (nvidia, arch 90)": AbiDeviceSpelling's label.
 std::string DeviceLabel(const TeplugDevice& d);
 // "nvidia", "amd", "intel", or "0x%04x"; "" for TEPLUG_VENDOR_ANY.
 std::string VendorName(uint32_t vendor_id);

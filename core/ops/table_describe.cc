@@ -56,7 +56,7 @@ absl::Status CheckTensor(const TeplugTensor* t, const char* owner, const Field& 
 }  // namespace
 
 absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec, size_t args_v1, const void* args,
-                               OpDescription* d) {
+                               const DeviceSpelling& spelling, OpDescription* d) {
   const char* args_name = spec.args_name;
   if (args == nullptr) return absl::InvalidArgumentError(absl::StrCat(args_name, " is NULL"));
   const size_t have = Load<size_t>(args, 0);
@@ -126,8 +126,8 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
     }
   }
   d->device = DeviceOf(device_tensor);
-  d->device_kind = sdk::DeviceKindName(d->device.kind);
-  d->vendor = VendorName(d->device.vendor_id);
+  d->device_kind = spelling.KindSpelling(d->device.kind);
+  d->vendor = spelling.VendorSpelling(d->device.vendor_id);
   return absl::OkStatus();
 }
 
@@ -148,8 +148,9 @@ std::string ShapeText(const TeplugTensor* t) {
   return s + "]";
 }
 
-void FinishDescription(const std::string& text, OpDescription* d) {
-  d->summary = absl::StrCat(text, " on ", DeviceLabel(d->device));
+void FinishDescription(const std::string& text, const DeviceSpelling& spelling, OpDescription* d) {
+  d->summary = absl::StrCat(d->module->name(), " ", d->spec->name, text.empty() ? "" : " ", text, " on ",
+                            spelling.Label(d->device));
 }
 
 config::OpFacts OpDescription::Facts() const {

@@ -25,14 +25,17 @@ namespace teplug::core {
 // first kDeviceFrom tensor naming one), device kind and vendor, and the
 // facts the fields feed. INVALID_ARGUMENT names the struct and field.
 absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec, size_t args_v1, const void* args,
-                               OpDescription* d);
+                               const DeviceSpelling& spelling, OpDescription* d);
 
 // The tensor field `name` of `args` (nullptr when absent or not a field).
 const TeplugTensor* TensorAt(absl::Span<const Field> fields, const void* args, absl::string_view name);
 // "fp32[64,32]", or "-" for NULL.
 std::string ShapeText(const TeplugTensor* t);
-// Finishes a description: the summary "<text> on <device>".
-void FinishDescription(const std::string& text, OpDescription* d);
+// Finishes a description (after DescribeFromTable): the summary
+// "<interface> <op> <text> on <device>", which names the op with exactly the
+// words a config rule's `interfaces` and `ops` use ("attention forward bf16
+// ..."), so a summary in a record or message is what a rule would match.
+void FinishDescription(const std::string& text, const DeviceSpelling& spelling, OpDescription* d);
 
 }  // namespace teplug::core
 

@@ -28,8 +28,18 @@ extern "C" {
 #define TEPLUG_ABI_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | (uint32_t)(minor)))
 #define TEPLUG_ABI_MAJOR(v) ((uint32_t)(v) >> 16)
 #define TEPLUG_ABI_MINOR(v) ((uint32_t)(v)&0xFFFFu)
-/* The version these headers describe. */
-#define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 0)
+/* The version these headers describe. What each minor version added (every
+ * field and method comment names the version it appeared in):
+ *  - 1.0: everything not listed below.
+ *  - 1.1: TeplugPluginInfo.device_kind_name_count, vendor_name_count,
+ *         device_kind_names and vendor_names (plugin.h). */
+#define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 1)
+/* The first version of the current major. A plugin that writes and reads the
+ * fields of later minors only when struct_size holds them (as the SDK does)
+ * declares [TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT] and
+ * loads on every host of this major; a host that reads the shorter structs
+ * of older minors offers the same range. */
+#define TEPLUG_ABI_VERSION_MAJOR_FIRST TEPLUG_ABI_VERSION(1, 0)
 
 /* Size of `type` up to and including `field`: what a reader requires struct_size
  * to be before it reads `field`. */

@@ -66,8 +66,10 @@ typedef struct TeplugDeviceSupport {
 TEPLUG_DECLARE_LAST_FIELD(TeplugDeviceSupport, arch_max);
 
 /* Which op of an interface a `supports` query or a selection is about (v1.0;
- * bit sets use TEPLUG_OP_BIT). The name after each value is the op's
- * canonical name (interface / op). */
+ * bit sets use TEPLUG_OP_BIT). The names after each value are the op's
+ * interface and its name within that interface, spelled as config rules
+ * (`interfaces`, `ops`) and messages ("attention forward bf16 ...") write
+ * them; teplug/sdk/names.hpp returns them (OpInterfaceName, OpName). */
 typedef enum TeplugOp {
   TEPLUG_OP_GEMM = 1,               /* gemm / gemm */
   TEPLUG_OP_ATTENTION_FORWARD = 2,  /* attention / forward */

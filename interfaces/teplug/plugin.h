@@ -11,7 +11,7 @@
  *      only fields that fit in info->struct_size (TEPLUG_HAS_FIELD);
  *   2. checks that its ABI range overlaps [host->abi_min, host->abi_max] and
  *      returns a TEPLUG_ABI_MISMATCH error naming both ranges if not
- *      ("minimal_c supports ABI [1.0, 1.0], host supports [2.0, 2.3]");
+ *      ("minimal_c supports ABI [1.0, 1.1], host supports [2.0, 2.3]");
  *   3. registers each implementation through host->registrar (which of its
  *      errors to return: see TeplugRegistrar);
  *   4. returns NULL (having registered at least one implementation: a
@@ -24,7 +24,8 @@
  * is still refused, with a less helpful message. interfaces/README.md, "The
  * load sequence", says what the host checks around the call.
  *
- * Field reference: every field here appeared in ABI v1.0. */
+ * Field reference: every field here appeared in ABI v1.0, except
+ * TeplugPluginInfo's name arrays (v1.1). */
 #ifndef TEPLUG_PLUGIN_H_
 #define TEPLUG_PLUGIN_H_
 
@@ -166,7 +167,7 @@ typedef struct TeplugNamedId {
   const char* name; /* static storage: kept while the library is loaded */
 } TeplugNamedId;
 
-/* What the plugin says about itself (64 bytes in v1.0). ALLOCATED BY THE
+/* What the plugin says about itself (64 bytes in v1.1, 40 in v1.0). ALLOCATED BY THE
  * HOST, which sets struct_size; filled by the plugin, which writes only the
  * fields that fit (teplug's core leaves 256 writable bytes behind the
  * struct, never read, for a plugin built against newer headers that forgets
@@ -180,18 +181,19 @@ typedef struct TeplugNamedId {
  *    supports (abi_max normally the TEPLUG_ABI_VERSION_CURRENT it was built
  *    with);
  *  - device_kind_name_count / device_kind_names, vendor_name_count /
- *    vendor_names: the names of the plugin's vendor-defined device kinds and
- *    vendor ids (TeplugNamedId), used by configs, `teplug explain` and
- *    decision records.
+ *    vendor_names (v1.1): the names of the plugin's vendor-defined device
+ *    kinds and vendor ids (TeplugNamedId), used by configs, `teplug explain`
+ *    and decision records.
  * vendor and version are kept and shown escaped (control characters and
  * malformed UTF-8 as \xNN; interfaces/README.md, "Text you hand the host").
  *
- * The name arrays were appended within ABI 1.0: write them only when
- * TEPLUG_HAS_FIELD(info, TeplugPluginInfo, field) (an older host passes a
- * smaller struct_size and reads none of them); the host zeroes them first, so
- * a plugin that leaves them alone declares nothing. They are provider-level
- * facts, like ONNX Runtime's EP factory vendor/vendor id and PJRT's plugin
- * attributes, so they live here and not in a registrar call. */
+ * The name arrays appeared in ABI 1.1: write them only when
+ * TEPLUG_HAS_FIELD(info, TeplugPluginInfo, field) (a 1.0 host passes the
+ * 40-byte v1.0 struct_size and reads none of them); the host zeroes them
+ * first, so a plugin that leaves them alone (every 1.0 plugin) declares
+ * nothing. They are provider-level facts, like ONNX Runtime's EP factory
+ * vendor/vendor id and PJRT's plugin attributes, so they live here and not
+ * in a registrar call. */
 typedef struct TeplugPluginInfo {
   size_t struct_size; /* set by the host */
   const char* name;

@@ -540,14 +540,16 @@ Seed Mismatched() {
   return s;
 }
 
+// Named after what they exercise; an op whose name is not its interface's
+// is written interface-op, the words of a config rule ("attention-forward").
 std::vector<std::pair<std::string, Seed>> OpSeeds() {
   return {
       {"gemm_bf16", Gemm(TEPLUG_DTYPE_BF16, false, false)},
       {"gemm_fp8_per_tensor_cuda", Gemm(TEPLUG_DTYPE_FP8_E4M3, true, false)},
       {"gemm_strided", Gemm(TEPLUG_DTYPE_BF16, false, true)},
-      {"attention_forward_bshd_causal", AttentionForward(TEPLUG_LAYOUT_BSHD_BSHD_BSHD, TEPLUG_MASK_CAUSAL, 128, false)},
-      {"attention_forward_thd_padding", AttentionForward(TEPLUG_LAYOUT_THD_THD_THD, TEPLUG_MASK_PADDING, 64, true)},
-      {"attention_backward_bshd", AttentionBackward()},
+      {"attention-forward_bshd_causal", AttentionForward(TEPLUG_LAYOUT_BSHD_BSHD_BSHD, TEPLUG_MASK_CAUSAL, 128, false)},
+      {"attention-forward_thd_padding", AttentionForward(TEPLUG_LAYOUT_THD_THD_THD, TEPLUG_MASK_PADDING, 64, true)},
+      {"attention-backward_bshd", AttentionBackward()},
       {"quantize_per_tensor", Quantize(TEPLUG_SCALING_PER_TENSOR)},
       {"quantize_mxfp8", Quantize(TEPLUG_SCALING_MXFP8_1D32)},
       {"dequantize", Dequantize()},
@@ -557,7 +559,7 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"comm_create_cuda", CommCreate()},
       {"gemm_interface_asked_for_attention", Mismatched()},
       {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
-      {"regression_attention_forward_args_too_short", ShortAttentionArgs(false)},
+      {"regression_attention-forward_args_too_short", ShortAttentionArgs(false)},
       {"regression_leading_dimension_bytes_overflow", GemmWithHugeStride()},
       // The output's quantization declares 8 bytes: no scaling mode.
       {"regression_quantization_without_mode", Quantize(TEPLUG_SCALING_PER_TENSOR, 8)},
@@ -566,7 +568,7 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       // Addresses 256 bytes apart share a signature; a 512-byte requirement
       // would tell them apart.
       {"regression_alignment_above_the_keyed_class", GemmAgainstAlignment(512)},
-      {"regression_attention_backward_args_too_short", ShortAttentionArgs(true)},
+      {"regression_attention-backward_args_too_short", ShortAttentionArgs(true)},
   };
 }
 

@@ -42,7 +42,7 @@ TEST_P(ExamplePluginTest, LoadsWithItsGemm) {
   EXPECT_EQ(p.name, GetParam());
   EXPECT_EQ(p.vendor, "teplug examples");
   EXPECT_EQ(p.version, "1.0.0");
-  EXPECT_EQ(p.abi_min, TEPLUG_ABI_VERSION_CURRENT);
+  EXPECT_EQ(p.abi_min, TEPLUG_ABI_VERSION_MAJOR_FIRST);
   EXPECT_FALSE(p.builtin);
   EXPECT_EQ(p.source, path);
   ASSERT_NE(p.library, nullptr);

@@ -125,7 +125,7 @@ TEST(NormThroughKernelTest, SelectAndExplainNameTheReferenceWithTheOpSummary) {
   ASSERT_TRUE(selection.ok()) << selection.status();
   EXPECT_EQ(selection->implementation->QualifiedName(), "reference/norm");
   const std::string record = selection->record().Format();
-  EXPECT_THAT(record, HasSubstr("INorm/1 rmsnorm_forward fp32[4,64] hidden=64 zero_centered_gamma on cpu:0"));
+  EXPECT_THAT(record, HasSubstr("INorm/1 norm forward rmsnorm fp32[4,64] hidden=64 zero_centered_gamma on cpu:0"));
   EXPECT_EQ(core::Kernel::OpNumber(sdk::kIidNormV1, "backward"), TEPLUG_NORM_OP_BACKWARD);
   EXPECT_EQ(core::Kernel::OpNumber(sdk::kIidNormV1, "quantize"), std::nullopt);
 }

@@ -311,12 +311,12 @@ PY
   # a per-call op is a usage error that says so.
   run_teplug explain collective --world-size 4 --no-discovery
   expect_status 0
-  expect_in "$OUT" "ICollective/1 comm_create rank 0 of 4 on cpu:0"
+  expect_in "$OUT" "ICollective/1 collective comm_create rank 0 of 4 on cpu:0"
   expect_in "$OUT" "reference/collective  chosen"
   run_teplug explain norm --norm-type rmsnorm --rows 8 --hidden-size 4096 --dtype bf16 --output-dtype fp8_e4m3 \
     --scaling-mode mxfp8_1d32 --zero-centered-gamma --no-discovery
   expect_status 0
-  expect_in "$OUT" "INorm/1 rmsnorm_forward bf16[8,4096] hidden=4096 zero_centered_gamma on cpu:0"
+  expect_in "$OUT" "INorm/1 norm forward rmsnorm bf16[8,4096] hidden=4096 zero_centered_gamma on cpu:0"
   expect_in "$OUT" "reference/norm  chosen"
   run_teplug explain norm --op backward --hidden-size 8192 --no-discovery \
     --config "$DATA/norm_rules.textproto"

@@ -174,7 +174,9 @@ static const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps),
 /* ---- the entry point ---------------------------------------------------- */
 TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
                                                       TeplugPluginInfo* info) {
-  const uint32_t abi = TEPLUG_ABI_VERSION_CURRENT;
+  /* Every field this plugin writes is v1.0 or gated by TEPLUG_HAS_FIELD, so
+   * it runs on every 1.x host. */
+  const uint32_t abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST, abi_max = TEPLUG_ABI_VERSION_CURRENT;
   TeplugImplementationDesc desc;
   char msg[128];
   if (host == NULL || info == NULL ||
@@ -186,14 +188,14 @@ TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
     info->name = "minimal_c";
     info->vendor = "teplug examples";
     info->version = "1.0.0";
-    info->abi_min = abi;
-    info->abi_max = abi;
+    info->abi_min = abi_min;
+    info->abi_max = abi_max;
   }
   /* 2. Refuse a host whose ABI range we do not overlap, naming both. */
-  if (abi < host->abi_min || abi > host->abi_max) {
+  if (abi_max < host->abi_min || abi_min > host->abi_max) {
     snprintf(msg, sizeof msg, "minimal_c supports ABI [%u.%u, %u.%u], host supports [%u.%u, %u.%u]",
-             TEPLUG_ABI_MAJOR(abi), TEPLUG_ABI_MINOR(abi), TEPLUG_ABI_MAJOR(abi),
-             TEPLUG_ABI_MINOR(abi), TEPLUG_ABI_MAJOR(host->abi_min),
+             TEPLUG_ABI_MAJOR(abi_min), TEPLUG_ABI_MINOR(abi_min), TEPLUG_ABI_MAJOR(abi_max),
+             TEPLUG_ABI_MINOR(abi_max), TEPLUG_ABI_MAJOR(host->abi_min),
              TEPLUG_ABI_MINOR(host->abi_min), TEPLUG_ABI_MAJOR(host->abi_max),
              TEPLUG_ABI_MINOR(host->abi_max));
     return teplug_error_create(TEPLUG_ABI_MISMATCH, msg);

@@ -45,11 +45,16 @@ inline constexpr const char* kMasks[] = {"none",   "padding", "causal", "padding
 inline constexpr const char* kBiases[] = {"none", "pre_scale", "post_scale", "alibi"};
 inline constexpr const char* kScalings[] = {"none", "per_tensor", "mxfp8_1d32", "block_1d128",
                                             "block_2d128"};
-inline constexpr const char* kOps[] = {nullptr,     "gemm",           "attention_forward",
-                                       "attention_backward", "quantize", "dequantize",
-                                       "all_reduce", "all_gather",     "reduce_scatter",
-                                       "broadcast",  "send",           "recv",
-                                       "barrier"};
+// Indexed by TeplugOp: the op's name within its interface, and that
+// interface's name (capability.h lists the pairs).
+inline constexpr const char* kOps[] = {nullptr,      "gemm",       "forward",        "backward",  "quantize",
+                                       "dequantize", "all_reduce", "all_gather",     "reduce_scatter",
+                                       "broadcast",  "send",       "recv",           "barrier"};
+inline constexpr const char* kOpInterfaces[] = {nullptr,      "gemm",       "attention",  "attention",  "quantizer",
+                                                "quantizer",  "collective", "collective", "collective", "collective",
+                                                "collective", "collective", "collective"};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == TEPLUG_OP_COUNT_, "one name per TeplugOp");
+static_assert(sizeof(kOpInterfaces) / sizeof(kOpInterfaces[0]) == TEPLUG_OP_COUNT_, "one interface per TeplugOp");
 inline constexpr const char* kNormTypes[] = {"layernorm", "rmsnorm"};
 inline constexpr const char* kReduces[] = {"sum", "prod", "min", "max", "avg"};
 inline constexpr const char* kDeviceKinds[] = {"any", "cpu", "cuda", "opencl"};
@@ -60,7 +65,17 @@ inline const char* LayoutName(int32_t l) { return internal::NameAt(internal::kLa
 inline const char* MaskName(int32_t m) { return internal::NameAt(internal::kMasks, m); }
 inline const char* BiasName(int32_t b) { return internal::NameAt(internal::kBiases, b); }
 inline const char* ScalingName(int32_t s) { return internal::NameAt(internal::kScalings, s); }
+// A TeplugOp's name within its interface, as config rules spell it
+// (`ops: "forward"`): "gemm", "forward", "backward", "quantize", "all_reduce".
+// Not unique on its own (attention and norm both have "forward"): where an op
+// is named outside its interface, write OpInterfaceName(op) first, as config
+// rules and the core's op summaries do ("attention forward bf16 ...").
 inline const char* OpName(int32_t op) { return internal::NameAt(internal::kOps, op); }
+// The name of the interface a TeplugOp belongs to, as config rules spell it
+// (`interfaces: "attention"`): "gemm", "attention", "quantizer" or
+// "collective"; "unknown" for a value that is not a TeplugOp. INorm's ops are
+// interface-local (TeplugNormOp, norm.h) and have no TeplugOp.
+inline const char* OpInterfaceName(int32_t op) { return internal::NameAt(internal::kOpInterfaces, op); }
 inline const char* ReduceName(int32_t r) { return internal::NameAt(internal::kReduces, r); }
 inline const char* NormTypeName(int32_t t) { return internal::NameAt(internal::kNormTypes, t); }
 // Vendor kinds (>= TEPLUG_DEVICE_VENDOR_BASE) are named "vendor<N>".

@@ -147,7 +147,7 @@ TeplugError* RunPluginEntry(const TeplugHostApi* host, TeplugPluginInfo* info, c
   extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, \
                                                                    TeplugPluginInfo* info) {  \
     return ::teplug::sdk::RunPluginEntry(host, info, name, vendor, version,                   \
-                                         TEPLUG_ABI_VERSION_CURRENT, TEPLUG_ABI_VERSION_CURRENT, \
+                                         TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT, \
                                          register_fn);                                        \
   }
 

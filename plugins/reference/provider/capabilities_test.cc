@@ -387,7 +387,7 @@ TEST_F(CapabilitiesTest, CollectiveDeclaredBitsWorkAndOthersAreRefused) {
       for (int i = 0; i < 4 && err.empty(); ++i) {
         if (!((caps.ops >> ops[i]) & 1)) err = "op not declared";
         if (sdk::OwnedError e2 = run(ops[i], TEPLUG_DTYPE_FP32, TEPLUG_REDUCE_SUM, sends[i], recvs[i]); !e2.ok()) {
-          err = sdk::OpName(ops[i]) + std::string(": ") + e2.message();
+          err = std::string("collective ") + sdk::OpName(ops[i]) + ": " + e2.message();
         }
       }
       if (err.empty() && ((caps.ops >> TEPLUG_OP_SEND) & 1) && ((caps.ops >> TEPLUG_OP_RECV) & 1)) {

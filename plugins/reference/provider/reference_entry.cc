@@ -37,6 +37,6 @@ void RegisterReferenceImplementations(sdk::Registrar& r) {
 TeplugError* teplug_reference_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
   using namespace teplug::reference::provider;  // NOLINT(build/namespaces): names above
   return teplug::sdk::RunPluginEntry(host, info, kReferenceName, kReferenceVendor,
-                                     kReferenceVersion, TEPLUG_ABI_VERSION_CURRENT,
+                                     kReferenceVersion, TEPLUG_ABI_VERSION_MAJOR_FIRST,
                                      TEPLUG_ABI_VERSION_CURRENT, RegisterReferenceImplementations);
 }
