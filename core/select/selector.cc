@@ -65,9 +65,11 @@ Decision Decide(const SelectRequest& req) {
   }
 
   using Why = CandidateVerdict::Why;
-  std::vector<CandidateVerdict> rejected;
-  std::vector<CandidateVerdict> survivors;
-  survivors.reserve(req.candidates->size());
+  // Every verdict is built in place, in arrival order, and moved once, into
+  // its final position (survivors in rank order, then the rejected).
+  const size_t n = req.candidates->size();
+  std::vector<CandidateVerdict> arrived(n);
+  std::vector<uint32_t> survivors;  // positions in `arrived`
   // Candidates are grouped by provider: look the provider up in the config
   // once per group.
   const Provider* last_provider = nullptr;
@@ -80,9 +82,10 @@ Decision Decide(const SelectRequest& req) {
       override_priority = cfg.PriorityOverride(pname, iface);
       provider_enabled = cfg.ProviderEnabled(pname);
     }
-    CandidateVerdict v;
+    const size_t index = static_cast<size_t>(&impl - req.candidates->data());
+    CandidateVerdict& v = arrived[index];
     v.impl = impl.get();
-    v.index = static_cast<size_t>(&impl - req.candidates->data());
+    v.index = index;
     v.priority = override_priority.value_or(impl->default_priority);
     v.priority_from_config = override_priority.has_value();
     auto reject = [&](Stage stage, Why why, const config::CompiledRule* rule = nullptr) {
@@ -90,7 +93,6 @@ Decision Decide(const SelectRequest& req) {
       v.stage = stage;
       v.why = why;
       v.rule = rule;
-      rejected.push_back(std::move(v));
     };
     if (!req.provider.empty() && pname != req.provider) {
       reject(Stage::kRequest, Why::kNotRequested);
@@ -134,7 +136,7 @@ Decision Decide(const SelectRequest& req) {
     }
     v.prefer_rank = verdicts.PreferenceRank(pname);
     v.stage = Stage::kRanking;
-    survivors.push_back(std::move(v));
+    survivors.push_back(static_cast<uint32_t>(index));
   }
 
   // Rank by (prefer rank, priority); candidates arrive sorted by provider
@@ -145,7 +147,7 @@ Decision Decide(const SelectRequest& req) {
   // priority) and the comparison below ignores the field.
   std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
-    const CandidateVerdict& v = survivors[i];
+    const CandidateVerdict& v = arrived[survivors[i]];
     const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
     const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
     keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i & 0xFFFF);
@@ -160,15 +162,17 @@ Decision Decide(const SelectRequest& req) {
       return (keys[x] >> 16) < (keys[y] >> 16);
     });
   }
-  rec.candidates.reserve(req.candidates->size());
+  rec.candidates.reserve(n);
   out.ranked.reserve(survivors.size());
   for (size_t i = 0; i < order.size(); ++i) {
-    CandidateVerdict& v = survivors[order[i]];
+    CandidateVerdict& v = arrived[survivors[order[i]]];
     v.verdict = i == 0 ? Verdict::kChosen : Verdict::kOutranked;
     out.ranked.push_back((*req.candidates)[v.index]);
     rec.candidates.push_back(std::move(v));
   }
-  for (CandidateVerdict& v : rejected) rec.candidates.push_back(std::move(v));
+  for (CandidateVerdict& v : arrived) {
+    if (v.verdict == Verdict::kRejected) rec.candidates.push_back(std::move(v));
+  }
   return out;
 }
 
