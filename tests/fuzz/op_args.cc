@@ -5,6 +5,7 @@
 #include "core/ops/attention.h"
 #include "core/ops/quantizer.h"
 #include "core/ops/collective.h"
+#include "core/ops/device.h"
 #include "core/ops/norm.h"
 #include "teplug/teplug.h"
 
@@ -172,6 +173,12 @@ class Decoder {
     });
   }
 
+  const void* DeviceOpen() {
+    return DecodeStruct<TeplugDeviceOpenArgs>(in_, arena_, [&](TeplugDeviceOpenArgs& a) {
+      a.device = in_.Take<uint8_t>() == 0 ? nullptr : DecodePlainStruct<TeplugDevice>(in_, arena_);
+    });
+  }
+
   const void* CommCreate() {
     return DecodeStruct<TeplugCommCreateArgs>(in_, arena_, [&](TeplugCommCreateArgs& a) {
       a.rendezvous = in_.Take<uint8_t>() == 0 ? nullptr : DecodeStruct<TeplugRendezvous>(in_, arena_, [](TeplugRendezvous& r) {
@@ -211,6 +218,7 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
   if (selector <= TEPLUG_OP_BARRIER) return {&core::CollectiveModule(), selector, decoder.Collective()};
   if (selector == 13) return {&core::NormModule(), TEPLUG_NORM_OP_FORWARD, decoder.NormForward()};
   if (selector == 14) return {&core::NormModule(), TEPLUG_NORM_OP_BACKWARD, decoder.NormBackward()};
+  if (selector == 15) return {&core::DeviceModule(), TEPLUG_DEVICE_OP_OPEN, decoder.DeviceOpen()};
   // Any pairing of interface and op. The args are what a caller of that
   // interface passes: a collective call always carries TeplugCollectiveArgs
   // (or TeplugCommCreateArgs), whatever its op number; other interfaces get
@@ -226,6 +234,11 @@ DecodedOp DecodeOp(FuzzInput& in, BlobArena& arena, int variant) {
   // whose args a caller of INorm passes.
   if (op.module == &core::NormModule()) {
     op.args = op.op == TEPLUG_NORM_OP_BACKWARD ? decoder.NormBackward() : decoder.NormForward();
+    return op;
+  }
+  // A caller of IDevice passes TeplugDeviceOpenArgs, whatever the op number.
+  if (op.module == &core::DeviceModule()) {
+    op.args = decoder.DeviceOpen();
     return op;
   }
   switch (op.op) {

@@ -11,7 +11,7 @@
 // Byte format:
 //   u8 op      0 gemm, 1 attention forward, 2 attention backward, 3 quantize,
 //              4 dequantize, 5 comm_create, 6-12 the collective ops, 13 norm
-//              forward, 14 norm backward, else any pairing: after the shift,
+//              forward, 14 norm backward, 15 device open, else any pairing: after the shift,
 //              a u8 interface (an index into core::InterfaceModules(), modulo
 //              their count) and a raw i32 op, with args of the type that op
 //              names in that interface, as its callers pass (op numbers are
@@ -32,6 +32,7 @@
 //     workspace, stream, comm, counts: DecodeDataPointer
 //     comm_create: u8 rendezvous present + DecodePlainStruct (its pointers
 //                NULL), u8 device present + DecodePlainStruct<TeplugDevice>
+//     device open: u8 device present + DecodePlainStruct<TeplugDevice>
 #ifndef TEPLUG_TESTS_FUZZ_OP_ARGS_H_
 #define TEPLUG_TESTS_FUZZ_OP_ARGS_H_
 

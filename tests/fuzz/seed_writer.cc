@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -527,6 +528,23 @@ Seed CommCreate(int device_size_code = 0) {
   return s;
 }
 
+// Opening cuda:0 (selector 15), or (`raw_op` set) IDevice asked for that
+// op number on the raw pairing path, where its caller still passes
+// TeplugDeviceOpenArgs: the device pointer must never be read from another
+// interface's args.
+Seed DeviceOpen(std::optional<int32_t> raw_op = std::nullopt) {
+  Seed s;
+  if (raw_op) {
+    s.U8(200).U8(1).U8(5).Put(*raw_op);
+  } else {
+    s.U8(15).U8(1);
+  }
+  s.Struct(Zeroed<TeplugDeviceOpenArgs>());
+  CudaDevice(s);
+  Caps(s, 0, 0);
+  return s;
+}
+
 Seed Mismatched() {
   // Interface gemm asked for an attention op (raw selector path).
   Seed s;
@@ -558,6 +576,8 @@ std::vector<std::pair<std::string, Seed>> OpSeeds() {
       {"barrier", Collective(TEPLUG_OP_BARRIER, 0)},
       {"comm_create_cuda", CommCreate()},
       {"gemm_interface_asked_for_attention", Mismatched()},
+      {"device-open_cuda", DeviceOpen()},
+      {"device_interface_asked_for_all_reduce", DeviceOpen(TEPLUG_OP_ALL_REDUCE)},
       {"regression_tensor_shorter_than_its_rank", GemmWithShortTensor()},
       {"regression_attention-forward_args_too_short", ShortAttentionArgs(false)},
       {"regression_leading_dimension_bytes_overflow", GemmWithHugeStride()},
