@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -229,9 +230,9 @@ TEST_F(CudaDeviceTest, RefusesMalformedCalls) {
   sdk::OwnedError null_ctx(dev_->vtbl->deallocate(dev_.get(), nullptr, &p));
   EXPECT_EQ(null_ctx.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_EQ(null_ctx.message(), "deallocate: context is NULL");
-  int not_a_context = 0;
+  uint64_t not_a_context[2] = {};  // readable, but no context magic
   sdk::OwnedError bogus(
-      dev_->vtbl->close(dev_.get(), reinterpret_cast<TeplugDeviceContext*>(&not_a_context)));
+      dev_->vtbl->close(dev_.get(), reinterpret_cast<TeplugDeviceContext*>(not_a_context)));
   EXPECT_EQ(bogus.code(), TEPLUG_INVALID_ARGUMENT);
   EXPECT_THAT(bogus.message(), HasSubstr("not a context of the native CUDA device"));
   EXPECT_FALSE(ctx->Close());
@@ -333,6 +334,48 @@ TEST_F(CudaDeviceTest, CloseReleasesEverythingAndReportsTheFirstFailure) {
   EXPECT_EQ(e.code(), TEPLUG_INTERNAL);
   EXPECT_EQ(e.message(), "close: cudaFree returned cudaErrorInvalidValue (invalid argument)");
   EXPECT_EQ(runtime_.calls("Free"), 2);  // the second allocation was still tried
+}
+
+TEST_F(CudaDeviceTest, ThreadsShareOneContextAndTheFirstProbe) {
+  // Fresh device: the threads race to the first probe, then to one context.
+  auto dev = sdk::Ref<TeplugDeviceV1>::Adopt(sdk::MakeDevice(NewCudaDevice(runtime_)));
+  std::unique_ptr<sdk::DeviceContext> shared;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      size_t count = 0;
+      if (sdk::OwnedError(dev->vtbl->device_count(dev.get(), &count)) || count != 2) ++failures[t];
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  threads.clear();
+  EXPECT_EQ(runtime_.calls("GetDeviceCount"), 1);
+  ASSERT_FALSE(sdk::DeviceContext::Open(dev.get(), Device(TEPLUG_DEVICE_CUDA, 0), &shared));
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const int64_t value = t * 1000 + i;
+        void* p = nullptr;
+        TeplugStream s = nullptr;
+        if (shared->Allocate(sizeof value, 0, &p) || shared->CreateStream(&s)) {
+          ++failures[t];
+          return;
+        }
+        int64_t back = -1;
+        if (shared->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, &value, sizeof value, s) ||
+            shared->Copy(TEPLUG_COPY_DEVICE_TO_HOST, &back, p, sizeof back, s) || shared->DestroyStream(s) ||
+            shared->Deallocate(p) || back != value) {
+          ++failures[t];
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures, std::vector<int>(8, 0));
+  EXPECT_FALSE(shared->Close());
+  EXPECT_EQ(runtime_.live_allocations(), 0u);
+  EXPECT_EQ(runtime_.live_streams(), 0u);
 }
 
 }  // namespace

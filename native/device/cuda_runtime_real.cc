@@ -65,8 +65,10 @@ class RealRuntime final : public CudaRuntimeApi {
 }  // namespace
 
 CudaRuntimeApi& RealCudaRuntime() {
-  static RealRuntime* runtime = new RealRuntime;  // never destroyed: used until exit
-  return *runtime;
+  // An object, not a leaked pointer: the plugin's copy goes with dlclose,
+  // after the kernel has released every device object that refers to it.
+  static RealRuntime runtime;
+  return runtime;
 }
 
 }  // namespace teplug::native

@@ -6,7 +6,8 @@
 
 namespace teplug::native {
 
-// The process's one real runtime; stateless, so shared by every device object.
+// The one real runtime of this binary or plugin; stateless, so shared by every
+// device object.
 CudaRuntimeApi& RealCudaRuntime();
 
 }  // namespace teplug::native
