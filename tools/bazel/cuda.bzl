@@ -130,3 +130,16 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible
         target_compatible_with = compatible,
         **kwargs
     )
+
+def if_cuda(if_true, if_false = []):
+    """Selects `if_true` on CUDA builds and `if_false` without CUDA or with --config=nocuda.
+
+    For targets that stay compatible everywhere but link CUDA-only parts when they can,
+    e.g. a host's list of built-in providers: `deps = if_cuda(["//native/provider:builtin"])`.
+    """
+    if not CUDA_AVAILABLE:
+        return if_false
+    return select({
+        _CUDA_OFF: if_false,
+        "//conditions:default": if_true,
+    })

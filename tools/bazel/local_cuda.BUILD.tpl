@@ -35,3 +35,14 @@ cc_library(
     "nccl": ["nccl", "cudart"],
     "nvrtc": ["nvrtc"],
 }.items()]
+
+# The CUDA runtime linked statically: a binary or plugin using it needs no
+# libcudart.so where it runs (the runtime finds the driver, libcuda.so.1, by
+# itself and reports cudaErrorInsufficientDriver when there is none), so a
+# host that links the native provider still starts on machines without CUDA.
+cc_library(
+    name = "cudart_static",
+    linkopts = ["-L" + _LIBRARY_DIR, "-l:libcudart_static.a", "-ldl", "-lrt", "-lpthread"],
+    target_compatible_with = _CUDA_ONLY,
+    deps = [":cuda_headers"],
+)

@@ -14,6 +14,7 @@ sh_binary(
 ) for name in [
     "cuda_headers",
     "cudart",
+    "cudart_static",
     "cublas",
     "cublaslt",
     "cudnn",

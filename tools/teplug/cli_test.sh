@@ -3,10 +3,12 @@
 # real inputs and checks its output: golden files where the output is stable
 # (paths of plugin libraries normalised to <DIR>), exit statuses and key
 # phrases elsewhere. Set TEPLUG_UPDATE_GOLDENS=<dir> to write the goldens
-# there instead of comparing.
+# there instead of comparing. The binary is the CLI with only the reference
+# built in (:teplug_without_native), so the output is the same on builds with
+# and without CUDA.
 set -u
 
-TEPLUG=tools/teplug/teplug
+TEPLUG=tools/teplug/teplug_without_native
 DATA=tools/teplug/testdata
 FAKE_FAST=core/kernel/testing/libteplug_fake_fast.so
 FAKE_WIDE=core/kernel/testing/libteplug_fake_wide.so

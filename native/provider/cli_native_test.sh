@@ -1,0 +1,50 @@
+#!/bin/bash
+# The shipped CLI with native built in (CUDA builds): `teplug list` shows the
+# provider and its IDevice at priority 300; without a GPU, `teplug explain
+# device --device cuda` says why native cannot serve in the CUDA runtime's
+# words; and the binary needs no libcudart.so to start (the runtime is linked
+# statically), so it runs on machines without CUDA.
+set -u
+TEPLUG=tools/teplug/teplug
+unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
+FAILURES=0
+OUT="${TEST_TMPDIR:-/tmp}/native_cli_out.txt"
+
+fail() {
+  echo "FAIL: $*"
+  FAILURES=$((FAILURES + 1))
+}
+
+# expect_in TEXT: the last output contains TEXT (fixed string).
+expect_in() {
+  if ! grep -qF -- "$1" "$OUT"; then
+    fail "$LAST: output lacks \"$1\""
+    cat "$OUT"
+  fi
+}
+
+LAST="teplug list --no-discovery"
+"$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_in 'native  vendor "teplug"  version 0.1.0'
+expect_in 'IDevice/1  native/cuda  priority 300'
+
+if grep -qE '^  cuda:[0-9]+  native/cuda' "$OUT"; then
+  echo "a GPU is present: the no-GPU explanation is not checked"
+else
+  LAST="teplug explain device --device cuda --no-discovery"
+  "$TEPLUG" explain device --device cuda --no-discovery >"$OUT" 2>&1
+  expect_in 'native/cuda    rejected        300  [supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
+fi
+
+LAST="ldd $TEPLUG"
+ldd "$TEPLUG" >"$OUT" 2>&1
+if grep -q 'libcudart' "$OUT"; then
+  fail "$LAST: the CLI links libcudart.so dynamically"
+  cat "$OUT"
+fi
+
+if [[ "$FAILURES" != 0 ]]; then
+  echo "$FAILURES check(s) failed"
+  exit 1
+fi
+echo "all checks passed"

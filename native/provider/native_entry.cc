@@ -1,0 +1,27 @@
+#include "native/provider/native_entry.h"
+
+#include "native/device/cuda_device.h"
+#include "native/device/cuda_runtime_real.h"
+#include "native/provider/device_caps.h"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/implement.hpp"
+#include "teplug/sdk/plugin.hpp"
+
+namespace teplug::native {
+namespace {
+
+void RegisterNativeImplementations(sdk::Registrar& r) {
+  // A host older than IDevice/1 skips it.
+  r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewCudaDevice(RealCudaRuntime())), NativeDeviceCaps(),
+                     "cuda", kNativePriority);
+}
+
+}  // namespace
+}  // namespace teplug::native
+
+TeplugError* teplug_native_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  using namespace teplug::native;  // NOLINT(build/namespaces): names above
+  return teplug::sdk::RunPluginEntry(host, info, kNativeName, kNativeVendor, kNativeVersion,
+                                     TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT,
+                                     RegisterNativeImplementations);
+}
