@@ -1,0 +1,512 @@
+#include "tools/teplug/conformance_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/log/untrusted_text.h"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/names.hpp"
+#include "teplug/sdk/struct_io.hpp"
+#include "teplug/teplug.h"
+#include "tools/teplug/conformance_contract.h"
+#include "tools/teplug/host_tensor.h"
+#include "tools/teplug/tolerances.h"
+
+namespace teplug::cli {
+namespace {
+
+constexpr const char* kEpilogueNames[] = {"bias", "gelu", "gelu_aux", "accumulate"};
+constexpr int32_t kOperandDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16,
+                                      TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
+constexpr int32_t kOutputDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16};
+constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32};
+
+bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
+bool Has(const std::vector<std::string>& claims, const std::string& claim) {
+  return std::find(claims.begin(), claims.end(), claim) != claims.end();
+}
+std::string Claim(const char* field, const std::string& member) {
+  return absl::StrCat(field, "=", member);
+}
+
+// The inputs of one case, from its seed: values in [-1, -0.05] U [0.05, 1]
+// (never zero); fp8 operands get random codes of magnitude 2^-2..2^2 and
+// random power-of-two scales.
+struct GemmInputs {
+  HostTensor a, b, bias, d_init;
+};
+
+void FillHigh(HostTensor* t, std::mt19937_64* rng) {
+  std::uniform_real_distribution<double> u(0.05, 1.0);
+  std::vector<double> v(static_cast<size_t>(t->count()));
+  for (double& x : v) x = ((*rng)() & 1 ? -1 : 1) * u(*rng);
+  t->SetValues(v);
+}
+
+void FillFp8(HostTensor* t, int32_t scaling, std::mt19937_64* rng) {
+  auto* codes = static_cast<uint8_t*>(t->tensor()->data);
+  for (int64_t i = 0; i < t->count(); ++i) {
+    const uint32_t r = static_cast<uint32_t>((*rng)());
+    const uint32_t sign = (r & 1) << 7;
+    // e4m3: exponent bias 7, 3 mantissa bits; e5m2: bias 15, 2 bits.
+    codes[i] = t->dtype() == TEPLUG_DTYPE_FP8_E4M3
+                   ? static_cast<uint8_t>(sign | ((5 + (r >> 1) % 5) << 3) | ((r >> 8) & 7))
+                   : static_cast<uint8_t>(sign | ((13 + (r >> 1) % 5) << 2) | ((r >> 8) & 3));
+  }
+  t->AttachQuantization(scaling);
+  const TeplugTensor* scale_inv = t->tensor()->quant->scale_inv;
+  if (scaling == TEPLUG_SCALING_PER_TENSOR) {
+    const float s = std::ldexp(1.0f, static_cast<int>((*rng)() % 3) - 1);
+    std::memcpy(scale_inv->data, &s, sizeof s);
+  } else {
+    auto* e8m0 = static_cast<uint8_t*>(scale_inv->data);
+    const int64_t n = scale_inv->shape[0] * scale_inv->shape[1];
+    for (int64_t i = 0; i < n; ++i) e8m0[i] = static_cast<uint8_t>(125 + (*rng)() % 5);
+  }
+}
+
+HostTensor Operand(const char* name, int32_t dtype, int64_t rows, int64_t cols, int32_t scaling,
+                   std::mt19937_64* rng) {
+  HostTensor t(name, dtype, {rows, cols});
+  if (IsFp8(dtype)) {
+    FillFp8(&t, scaling, rng);
+  } else {
+    FillHigh(&t, rng);
+  }
+  return t;
+}
+
+GemmInputs MakeInputs(const GemmCase& c, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GemmInputs in;
+  in.a = c.trans_a ? Operand("a", c.a_dtype, c.k, c.m, c.scaling, &rng)
+                   : Operand("a", c.a_dtype, c.m, c.k, c.scaling, &rng);
+  in.b = c.trans_b ? Operand("b", c.b_dtype, c.n, c.k, c.scaling, &rng)
+                   : Operand("b", c.b_dtype, c.k, c.n, c.scaling, &rng);
+  in.bias = HostTensor("bias", c.d_dtype, {c.n});
+  FillHigh(&in.bias, &rng);
+  in.d_init = HostTensor("d", c.d_dtype, {c.m, c.n});
+  FillHigh(&in.d_init, &rng);
+  return in;
+}
+
+// The outputs of one run.
+struct GemmOutputs {
+  HostTensor d, pre_gelu;
+};
+GemmOutputs MakeOutputs(const GemmCase& c, const GemmInputs& in) {
+  return {in.d_init.Clone("d"), HostTensor("pre_gelu_out", c.d_dtype, {c.m, c.n})};
+}
+
+TeplugGemmArgs ArgsFor(const GemmCase& c, const GemmInputs& in, GemmOutputs* out) {
+  TeplugGemmArgs g = sdk::Versioned<TeplugGemmArgs>();
+  g.a = in.a.tensor();
+  g.b = in.b.tensor();
+  g.d = out->d.tensor();
+  g.bias = c.bias ? in.bias.tensor() : nullptr;
+  g.pre_gelu_out = c.gelu_aux ? out->pre_gelu.tensor() : nullptr;
+  g.trans_a = c.trans_a;
+  g.trans_b = c.trans_b;
+  g.alpha = 1.0f;
+  g.epilogue = c.gelu || c.gelu_aux ? TEPLUG_EPILOGUE_GELU : TEPLUG_EPILOGUE_NONE;
+  g.accumulate = c.accumulate;
+  return g;
+}
+
+// `args` given `*workspace` (NULL when empty).
+TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspace) {
+  args.workspace = workspace->empty() ? nullptr : workspace->data();
+  args.workspace_size = workspace->size();
+  return args;
+}
+
+// The first line of a kernel message (a decision record follows it), escaped.
+std::string FirstLine(absl::string_view message) {
+  return core::EscapeUntrustedText(message.substr(0, message.find('\n')));
+}
+
+TeplugGemmV1* GemmOf(const core::Selection& s) { return s.as<TeplugGemmV1>(); }
+
+// Asks for the workspace, allocates exactly that, and runs. "" on success.
+std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args) {
+  size_t bytes = 0;
+  if (std::string e = TakeError(g->vtbl->workspace_size(g, &args, &bytes), "workspace_size");
+      !e.empty()) {
+    return e;
+  }
+  std::vector<uint8_t> workspace(bytes);
+  args.workspace = bytes == 0 ? nullptr : workspace.data();
+  args.workspace_size = bytes;
+  return TakeError(g->vtbl->gemm(g, &args), "gemm");
+}
+
+double WorstError(const GemmCase& c, const GemmOutputs& got, const GemmOutputs& want) {
+  double e = NormalizedMaxError(got.d.Values(), want.d.Values());
+  if (c.gelu_aux) e = std::max(e, NormalizedMaxError(got.pre_gelu.Values(), want.pre_gelu.Values()));
+  return e;
+}
+
+}  // namespace
+
+std::string FormatGemmCase(const GemmCase& c) {
+  return absl::StrCat("a_dtype=", sdk::DTypeName(c.a_dtype), ",b_dtype=", sdk::DTypeName(c.b_dtype),
+                      ",d_dtype=", sdk::DTypeName(c.d_dtype), ",scaling=", sdk::ScalingName(c.scaling),
+                      ",bias=", int{c.bias}, ",gelu=", int{c.gelu}, ",gelu_aux=", int{c.gelu_aux},
+                      ",accumulate=", int{c.accumulate}, ",trans_a=", int{c.trans_a},
+                      ",trans_b=", int{c.trans_b}, ",m=", c.m, ",n=", c.n, ",k=", c.k);
+}
+
+absl::StatusOr<GemmCase> ParseGemmCase(const std::string& text) {
+  GemmCase c;
+  std::map<std::string, bool*> flags = {{"bias", &c.bias},       {"gelu", &c.gelu},
+                                        {"gelu_aux", &c.gelu_aux}, {"accumulate", &c.accumulate},
+                                        {"trans_a", &c.trans_a}, {"trans_b", &c.trans_b}};
+  std::map<std::string, int32_t*> dtypes = {
+      {"a_dtype", &c.a_dtype}, {"b_dtype", &c.b_dtype}, {"d_dtype", &c.d_dtype}};
+  std::map<std::string, int64_t*> dims = {{"m", &c.m}, {"n", &c.n}, {"k", &c.k}};
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    const std::string key = kv[0], value = kv.size() > 1 ? kv[1] : "";
+    auto bad = [&](const std::string& want) {
+      return absl::InvalidArgumentError(absl::StrCat("--case: \"", key, "=", value,
+                                                     "\": the value must be ", want));
+    };
+    if (auto f = flags.find(key); f != flags.end()) {
+      if (value != "0" && value != "1") return bad("0 or 1");
+      *f->second = value == "1";
+    } else if (auto d = dtypes.find(key); d != dtypes.end()) {
+      if (!sdk::ParseDType(value, d->second)) return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
+    } else if (auto n = dims.find(key); n != dims.end()) {
+      if (!absl::SimpleAtoi(value, n->second) || *n->second < 1 || *n->second > 4096)
+        return bad("an integer in [1, 4096]");
+    } else if (key == "scaling") {
+      bool found = false;
+      for (int32_t s = 0; s < TEPLUG_SCALING_COUNT_; ++s) {
+        if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
+      }
+      if (!found) return bad("a scaling mode name (none, per_tensor, mxfp8_1d32, ...)");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--case: unknown key \"", key, "\" (keys: a_dtype, b_dtype, d_dtype, scaling, bias, gelu, "
+          "gelu_aux, accumulate, trans_a, trans_b, m, n, k)"));
+    }
+  }
+  return c;
+}
+
+std::vector<std::string> GemmClaims(const core::ImplementationListing& listing) {
+  std::vector<std::string> claims;
+  for (const core::CapabilityField& f : listing.capability_fields) {
+    if (!f.is_set || f.name == "devices") continue;
+    for (const std::string& m : f.members) claims.push_back(Claim(f.name.c_str(), m));
+  }
+  return claims;
+}
+
+std::vector<std::string> AllGemmClaims() {
+  std::vector<std::string> all;
+  for (const char* field : {"a_dtypes", "b_dtypes", "d_dtypes"}) {
+    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d) all.push_back(Claim(field, sdk::DTypeName(d)));
+  }
+  for (const char* e : kEpilogueNames) all.push_back(Claim("epilogues", e));
+  for (int32_t s = 1; s < TEPLUG_SCALING_COUNT_; ++s)
+    all.push_back(Claim("scaling_modes", sdk::ScalingName(s)));
+  return all;
+}
+
+std::vector<std::string> ClaimsExercised(const GemmCase& c) {
+  std::vector<std::string> e = {Claim("a_dtypes", sdk::DTypeName(c.a_dtype)),
+                                Claim("b_dtypes", sdk::DTypeName(c.b_dtype)),
+                                Claim("d_dtypes", sdk::DTypeName(c.d_dtype))};
+  const bool on[] = {c.bias, c.gelu || c.gelu_aux, c.gelu_aux, c.accumulate};
+  for (size_t i = 0; i < 4; ++i)
+    if (on[i]) e.push_back(Claim("epilogues", kEpilogueNames[i]));
+  if (IsFp8(c.a_dtype) || IsFp8(c.b_dtype))
+    e.push_back(Claim("scaling_modes", sdk::ScalingName(c.scaling)));
+  return e;
+}
+
+bool GemmClaimCheckable(const std::string& claim) {
+  std::vector<std::string> can;
+  for (const char* field : {"a_dtypes", "b_dtypes"})
+    for (int32_t d : kOperandDTypes) can.push_back(Claim(field, sdk::DTypeName(d)));
+  for (int32_t d : kOutputDTypes) can.push_back(Claim("d_dtypes", sdk::DTypeName(d)));
+  for (const char* e : kEpilogueNames) can.push_back(Claim("epilogues", e));
+  for (int32_t s : kScalings) can.push_back(Claim("scaling_modes", sdk::ScalingName(s)));
+  return Has(can, claim);
+}
+
+std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claims, bool quick,
+                                           uint64_t seed) {
+  auto declared = [&](const char* field, int32_t d) {
+    return Has(claims, Claim(field, sdk::DTypeName(d)));
+  };
+  auto first = [&](const char* field, std::initializer_list<int32_t> prefer) {
+    for (int32_t d : prefer)
+      if (declared(field, d)) return d;
+    return int32_t{0};
+  };
+  const int32_t out = first("d_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+  int32_t scaling = 0;
+  for (int32_t s : kScalings)
+    if (scaling == 0 && Has(claims, Claim("scaling_modes", sdk::ScalingName(s)))) scaling = s;
+  // An operand dtype the other operand can pair with.
+  auto partner = [&](const char* field, int32_t d) {
+    if (declared(field, d)) return d;
+    return IsFp8(d) ? first(field, {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2})
+                    : first(field, {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+  };
+  auto buildable = [&](const GemmCase& c) {
+    if (c.a_dtype == 0 || c.b_dtype == 0 || c.d_dtype == 0) return false;
+    if (IsFp8(c.a_dtype) != IsFp8(c.b_dtype)) return false;
+    return !IsFp8(c.a_dtype) || c.scaling != 0;
+  };
+  std::vector<PlannedGemmCase> plan;
+  auto add = [&](GemmCase c) {
+    if (!IsFp8(c.a_dtype)) c.scaling = 0;
+    if (!buildable(c)) return;
+    for (const PlannedGemmCase& p : plan)
+      if (FormatGemmCase(p.gemm) == FormatGemmCase(c)) return;
+    plan.push_back({c, seed + 7919 * plan.size(), ClaimsExercised(c)});
+  };
+  const int32_t base_in = first("a_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+  GemmCase base;
+  base.a_dtype = base_in;
+  base.b_dtype = partner("b_dtypes", base_in);
+  base.d_dtype = declared("d_dtypes", base_in) ? base_in : out;
+  add(base);
+  for (int32_t d : kOperandDTypes) {
+    GemmCase c = base;
+    c.scaling = scaling;
+    if (declared("a_dtypes", d)) {
+      c.a_dtype = d;
+      c.b_dtype = partner("b_dtypes", d);
+      c.d_dtype = IsFp8(d) || !declared("d_dtypes", d) ? out : d;
+      add(c);
+    }
+    if (declared("b_dtypes", d)) {
+      c.b_dtype = d;
+      c.a_dtype = partner("a_dtypes", d);
+      c.d_dtype = IsFp8(d) || !declared("d_dtypes", d) ? out : d;
+      add(c);
+    }
+  }
+  for (int32_t d : kOutputDTypes) {
+    if (!declared("d_dtypes", d)) continue;
+    GemmCase c = base;
+    c.d_dtype = d;
+    add(c);
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    if (!Has(claims, Claim("epilogues", kEpilogueNames[i]))) continue;
+    GemmCase c = base;
+    (i == 0 ? c.bias : i == 1 ? c.gelu : i == 2 ? c.gelu_aux : c.accumulate) = true;
+    add(c);
+  }
+  for (int32_t s : kScalings) {
+    if (!Has(claims, Claim("scaling_modes", sdk::ScalingName(s)))) continue;
+    GemmCase c = base;
+    c.a_dtype = partner("a_dtypes", TEPLUG_DTYPE_FP8_E4M3);
+    c.b_dtype = partner("b_dtypes", TEPLUG_DTYPE_FP8_E4M3);
+    c.scaling = s;
+    c.d_dtype = out;
+    add(c);
+  }
+  if (quick) return plan;
+  // Sampled combinations: the covering cases again with random epilogues,
+  // transposes and shapes (k stays a multiple of 32 for MXFP8's blocks).
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+  const size_t covering = plan.size();
+  for (size_t i = 0; i < covering; ++i) {
+    GemmCase c = plan[i].gemm;
+    for (size_t e = 0; e < 4; ++e) {
+      const bool want = Has(claims, Claim("epilogues", kEpilogueNames[e])) && (rng() & 1);
+      (e == 0 ? c.bias : e == 1 ? c.gelu : e == 2 ? c.gelu_aux : c.accumulate) = want;
+    }
+    if (!IsFp8(c.a_dtype)) {
+      c.trans_a = rng() & 1;
+      c.trans_b = rng() & 1;
+    }
+    c.m = 1 + static_cast<int64_t>(rng() % 40);
+    c.n = 1 + static_cast<int64_t>(rng() % 40);
+    c.k = 32 * (1 + static_cast<int64_t>(rng() % 3));
+    add(c);
+  }
+  return plan;
+}
+
+GemmCaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
+                            const core::Kernel& oracle, const GemmCase& c, uint64_t seed) {
+  GemmCaseOutcome o;
+  const GemmInputs in = MakeInputs(c, seed);
+  GemmOutputs mine = MakeOutputs(c, in), ref = MakeOutputs(c, in);
+  const TeplugGemmArgs mine_args = ArgsFor(c, in, &mine), ref_args = ArgsFor(c, in, &ref);
+  absl::StatusOr<core::Selection> s =
+      plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &mine_args, provider);
+  if (!s.ok()) {
+    o.problem = absl::StrCat("the plugin does not serve a case it declares: ",
+                             FirstLine(s.status().message()));
+    return o;
+  }
+  absl::StatusOr<core::Selection> r =
+      oracle.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &ref_args, "reference");
+  if (!r.ok()) {
+    o.problem = absl::StrCat("the reference cannot run this case: ", r.status().message());
+    return o;
+  }
+  if (std::string e = CallWithWorkspace(GemmOf(*s), mine_args); !e.empty()) {
+    o.problem = absl::StrCat("the plugin failed: ", e);
+    return o;
+  }
+  if (std::string e = CallWithWorkspace(GemmOf(*r), ref_args); !e.empty()) {
+    o.problem = absl::StrCat("the reference failed: ", e);
+    return o;
+  }
+  o.max_error = WorstError(c, mine, ref);
+  o.tolerance = OutputTolerance(ToleranceKind::kGemm, c.d_dtype);
+  o.passed = o.max_error <= o.tolerance;
+  return o;
+}
+
+std::vector<std::string> GemmContractCheckNames() {
+  return {"refcount", "error_object", "supports_reason", "refused_op",
+          "workspace", "struct_sizes", "threads"};
+}
+
+std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
+                                                   const std::string& provider,
+                                                   const std::vector<std::string>& claims,
+                                                   const GemmCase& base, uint64_t seed,
+                                                   const std::string& only) {
+  std::vector<ContractOutcome> results;
+  const GemmInputs in = MakeInputs(base, seed);
+  GemmOutputs first = MakeOutputs(base, in);
+  const TeplugGemmArgs first_args = ArgsFor(base, in, &first);
+  absl::StatusOr<core::Selection> s =
+      plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &first_args, provider);
+  std::string base_problem;
+  if (!s.ok()) {
+    base_problem = absl::StrCat("the plugin does not serve the base case ", FormatGemmCase(base),
+                                ": ", FirstLine(s.status().message()));
+  } else if (std::string e = CallWithWorkspace(GemmOf(*s), first_args); !e.empty()) {
+    base_problem = absl::StrCat("the base case failed: ", e);
+  }
+  TeplugGemmV1* g = s.ok() ? GemmOf(*s) : nullptr;
+  // For calls made to fail: the workspace the base case asked for.
+  std::vector<uint8_t> workspace;
+  if (g != nullptr) {
+    size_t bytes = 0;
+    if (TakeError(g->vtbl->workspace_size(g, &first_args, &bytes), "workspace_size").empty())
+      workspace.resize(bytes);
+  }
+  const std::vector<double> want = first.d.Values();
+  // Runs the base case with `edit` applied to fresh args; "" when it
+  // succeeds with the base case's result.
+  auto same_result = [&](const std::function<std::string(TeplugGemmArgs*, GemmOutputs*)>& run) {
+    GemmOutputs out = MakeOutputs(base, in);
+    TeplugGemmArgs args = ArgsFor(base, in, &out);
+    if (std::string e = run(&args, &out); !e.empty()) return e;
+    return out.d.Values() == want ? std::string()
+                                  : std::string("the result differs from the first call's");
+  };
+  for (const std::string& check : GemmContractCheckNames()) {
+    if (!only.empty() && check != only) continue;
+    ContractOutcome o{check, false, ""};
+    if (!base_problem.empty()) {
+      o.detail = base_problem;
+      results.push_back(o);
+      continue;
+    }
+    auto* object = reinterpret_cast<TeplugObject*>(g);
+    if (check == "refcount") {
+      o.detail = CheckRefcountAround(object, [&] {
+        return same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+      });
+    } else if (check == "error_object") {
+      GemmOutputs out = MakeOutputs(base, in);
+      TeplugGemmArgs args = WithWorkspace(ArgsFor(base, in, &out), &workspace);
+      args.d = nullptr;
+      o.detail = CheckErrorObject(g->vtbl->gemm(g, &args), "gemm with d NULL");
+    } else if (check == "supports_reason" || check == "refused_op") {
+      int32_t undeclared = 0;
+      for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_ && undeclared == 0; ++d)
+        if (d != TEPLUG_DTYPE_E8M0 && !Has(claims, Claim("a_dtypes", sdk::DTypeName(d)))) undeclared = d;
+      if (undeclared == 0) {
+        o.passed = true;
+        o.detail = "every dtype is declared: nothing to refuse";
+        results.push_back(o);
+        continue;
+      }
+      HostTensor odd("a", undeclared, {base.trans_a ? base.k : base.m, base.trans_a ? base.m : base.k});
+      GemmOutputs out = MakeOutputs(base, in);
+      TeplugGemmArgs args = WithWorkspace(ArgsFor(base, in, &out), &workspace);
+      args.a = odd.tensor();
+      const std::string what = absl::StrCat("a gemm with an undeclared a dtype (", sdk::DTypeName(undeclared), ")");
+      o.detail = check == "supports_reason"
+                     ? CheckSupportsReason(g->vtbl->supports, object, TEPLUG_OP_GEMM, &args, what)
+                     : CheckRefused(g->vtbl->gemm(g, &args), what);
+    } else if (check == "workspace") {
+      o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+      if (!o.detail.empty()) o.detail = absl::StrCat("with exactly the workspace it asked for: ", o.detail);
+    } else if (check == "struct_sizes") {
+      const size_t v1 = TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream);
+      o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) {
+        a->struct_size = v1;
+        return CallWithWorkspace(g, *a);
+      });
+      if (!o.detail.empty()) {
+        o.detail = absl::StrCat("args with struct_size ", v1, " (v1.0): ", o.detail);
+      } else {
+        o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) {
+          // A newer host's larger args, the extra bytes zero.
+          std::vector<uint8_t> bigger(sizeof(TeplugGemmArgs) + 64, 0);
+          a->struct_size = bigger.size();
+          std::memcpy(bigger.data(), a, sizeof *a);
+          size_t bytes = 0;
+          auto* big = reinterpret_cast<TeplugGemmArgs*>(bigger.data());
+          if (std::string e = TakeError(g->vtbl->workspace_size(g, big, &bytes), "workspace_size"); !e.empty())
+            return e;
+          std::vector<uint8_t> workspace(bytes);
+          big->workspace = bytes == 0 ? nullptr : workspace.data();
+          big->workspace_size = bytes;
+          return TakeError(g->vtbl->gemm(g, big), "gemm");
+        });
+        if (!o.detail.empty())
+          o.detail = absl::StrCat("args with struct_size ", sizeof(TeplugGemmArgs) + 64,
+                                  " (zero-padded): ", o.detail);
+      }
+    } else if (check == "threads") {
+      // A larger case, so that calls overlap: each takes long enough for
+      // the other threads to start.
+      GemmCase big = base;
+      big.m = big.n = 128;
+      const GemmInputs big_in = MakeInputs(big, seed);
+      GemmOutputs single = MakeOutputs(big, big_in);
+      o.detail = CallWithWorkspace(g, ArgsFor(big, big_in, &single));
+      const std::vector<double> single_result = single.d.Values();
+      if (o.detail.empty()) {
+        o.detail = CheckConcurrentCalls([&] {
+          GemmOutputs out = MakeOutputs(big, big_in);
+          if (std::string e = CallWithWorkspace(g, ArgsFor(big, big_in, &out)); !e.empty()) return e;
+          return out.d.Values() == single_result
+                     ? std::string()
+                     : std::string("the result differs from the single-threaded call's");
+        });
+      }
+    }
+    o.passed = o.detail.empty();
+    results.push_back(o);
+  }
+  return results;
+}
+
+}  // namespace teplug::cli
