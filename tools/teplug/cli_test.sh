@@ -682,6 +682,13 @@ assert verdicts["a_dtypes=fp4_e2m1"] == "not checked", verdicts
 assert not [r for r in rows if r["verdict"] == "fail"], rows
 PY
 
+  # The example plugins the project ships conform.
+  run_teplug conformance "$MINIMAL_C"
+  expect_status 0
+  expect_in "$OUT" "pass         epilogues=accumulate"
+  run_teplug conformance interfaces/examples/libteplug_minimal_cpp.so --quick
+  expect_status 0
+
   # An honest small plugin passes; each copy that lies about one thing fails
   # naming that check, and its reproducing command fails the same way.
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_honest.so"
