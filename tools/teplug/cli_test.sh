@@ -661,6 +661,8 @@ test_conformance() {
   expect_in "$OUT" "pass         epilogues=gelu_aux"
   expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
   expect_in "$OUT" "not checked  scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         features=dequantize"
+  expect_in "$OUT" "not checked  features=columnwise"
   expect_in "$OUT" "not checked  norm_types=rmsnorm"
   expect_in "$OUT" "0 failed"
   # Not a terminal: no progress on stderr; --json is only the report.
@@ -701,6 +703,11 @@ PY
   expect_in "$OUT" "> tolerance 0.0156"
   expect_in "$OUT" "reproduce: teplug conformance"
   expect_reproduced "a_dtypes="
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_quantizer_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=per_tensor"
+  expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,"
+  expect_reproduced "output_dtypes=fp8_e4m3"
   local lie check
   for lie in refcount:refcount reason:supports_reason threads:threads; do
     check=${lie#*:}
@@ -726,15 +733,16 @@ PY
   expect_in "$ERR" 'unknown key "mm"'
   run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
   expect_status 2
-  expect_in "$ERR" "add --interface gemm"
+  expect_in "$ERR" "add --interface (gemm or quantizer)"
   run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
   expect_status 2
-  expect_in "$ERR" 'unknown check "refcnt"'
+  expect_in "$ERR" 'unknown gemm check "refcnt"'
   run_teplug conformance
   expect_status 2
   run_teplug conformance --help
   expect_status 0
-  expect_in "$OUT" "Covered today: IGemm/1"
+  expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
+  expect_in "$OUT" "and IQuantizer/1"
 }
 
 case "${1:-}" in

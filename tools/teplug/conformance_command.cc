@@ -16,11 +16,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "core/kernel/kernel.h"
 #include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/conformance_gemm.h"
+#include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_quantizer.h"
 #include "tools/teplug/conformance_report.h"
 #include "tools/teplug/tolerances.h"
 
@@ -43,21 +46,25 @@ constexpr char kConformanceHelp[] =
     "            unsupported or invalid_argument), workspace (the op succeeds with\n"
     "            exactly the workspace it asked for), struct_sizes (v1.0-sized and\n"
     "            larger zero-padded args both work, with the same result),\n"
-    "            threads (4 threads calling at once get the single-threaded result)\n"
+    "            threads (4 threads calling at once get the single-threaded result);\n"
+    "            IGemm/1 only today\n"
     "  numerics  every capability it declares (read from its descriptor as\n"
     "            `teplug list` shows it): one case per dtype, epilogue and scaling\n"
     "            mode, plus sampled combinations (fewer with --quick), each run on\n"
     "            random non-zero inputs through the plugin and the reference, the\n"
     "            outputs compared with the tolerances below (max |x - ref| / max |ref|)\n"
     "\n"
-    "Covered today: IGemm/1 on host memory (dtypes fp32, fp16, bf16, fp8_e4m3,\n"
-    "fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu, gelu_aux,\n"
-    "accumulate; per_tensor and mxfp8_1d32 scaling). Everything else a plugin\n"
-    "declares (fp4 operands, fp8 outputs, block scaling, other interfaces, devices\n"
-    "other than the CPU) is reported \"not checked\", never as passing.\n"
+    "Covered today, on host memory: IGemm/1 (contract and numerics: fp32, fp16,\n"
+    "bf16, fp8_e4m3, fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu,\n"
+    "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling) and IQuantizer/1\n"
+    "(numerics: fp32, fp16, bf16 to fp8_e4m3, fp8_e5m2, per_tensor current scaling\n"
+    "and mxfp8_1d32, dequantize). Everything else a plugin declares (fp4, fp8\n"
+    "GEMM outputs, block scaling, columnwise and delayed scaling, INorm,\n"
+    "IAttention, ICollective, IDevice, devices other than the CPU) is reported\n"
+    "\"not checked\", never as passing.\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
-    "(--case '<case>' --seed N) or check (--check NAME --seed N).\n"
+    "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
     "On a terminal, progress (cases done of total, current capability) goes to\n"
     "stderr; --json writes only the report.\n"
     "Exit status: 0 when no check failed, 1 when one did (or the plugin was\n"
@@ -120,67 +127,85 @@ struct Options {
   uint64_t seed = 1;
 };
 
-std::string ReproduceCommand(const Options& opt, const std::string& what, uint64_t seed) {
-  return absl::StrCat("teplug conformance ", Quoted(opt.plugin), " --interface gemm ", what,
+// The covered interfaces.
+const std::vector<const InterfaceConformance*>& Covered() {
+  static const std::vector<const InterfaceConformance*> kCovered = {&GemmConformance(),
+                                                                    &QuantizerConformance()};
+  return kCovered;
+}
+const InterfaceConformance* CoveredInterface(const std::string& name) {
+  for (const InterfaceConformance* c : Covered())
+    if (name == c->name) return c;
+  return nullptr;
+}
+
+std::string ReproduceCommand(const Options& opt, const std::string& iface, const std::string& what,
+                             uint64_t seed) {
+  return absl::StrCat("teplug conformance ", Quoted(opt.plugin), " --interface ", iface, " ", what,
                       " --seed ", seed);
 }
 
-// Contract and numerics rows of one GEMM implementation.
-void CheckGemm(const Options& opt, const core::Kernel& plugin, const core::Kernel& oracle,
-               const core::ProviderListing& provider, const core::ImplementationListing& impl,
-               std::vector<ConformanceRow>* rows) {
-  const std::vector<std::string> claims = GemmClaims(impl);
-  auto row = [&](const std::string& check, Verdict v, const std::string& detail) {
-    ConformanceRow r;
-    r.interface_name = "gemm";
-    r.implementation = impl.name;
-    r.check = check;
-    r.verdict = v;
-    r.detail = detail;
-    return r;
-  };
+ConformanceRow Row(const std::string& iface, const core::ImplementationListing& impl,
+                   const std::string& check, Verdict v, const std::string& detail) {
+  ConformanceRow r;
+  r.interface_name = iface;
+  r.implementation = impl.name;
+  r.check = check;
+  r.verdict = v;
+  r.detail = detail;
+  return r;
+}
+
+// Contract and numerics rows of one implementation of a covered interface.
+void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
+                         const core::Kernel& plugin, const core::Kernel& oracle,
+                         const core::ProviderListing& provider,
+                         const core::ImplementationListing& impl, std::vector<ConformanceRow>* rows) {
+  const std::string iface = ic.name;
+  const std::vector<std::string> claims = DeclaredClaims(impl);
   bool on_cpu = false;
   for (const core::CapabilityField& f : impl.capability_fields)
     if (f.name == "devices")
       for (const std::string& d : f.members) on_cpu = on_cpu || d == "cpu";
   if (!on_cpu) {
     for (const std::string& c : claims)
-      rows->push_back(row(c, Verdict::kNotChecked, "conformance drives host (cpu) memory only"));
+      rows->push_back(Row(iface, impl, c, Verdict::kNotChecked,
+                          "conformance drives host (cpu) memory only"));
     return;
   }
-  std::vector<PlannedGemmCase> plan;
+  std::vector<PlannedCase> plan;
   if (!opt.only_case.empty()) {
-    absl::StatusOr<GemmCase> c = ParseGemmCase(opt.only_case);
-    if (!c.ok()) return;  // checked before any kernel started
-    plan.push_back({*c, opt.seed, ClaimsExercised(*c)});
+    absl::StatusOr<std::vector<std::string>> exercised = ic.parse_case(opt.only_case);
+    if (!exercised.ok()) return;  // checked before any kernel started
+    plan.push_back({opt.only_case, opt.seed, *exercised});
   } else if (opt.only_check.empty()) {
-    plan = PlanGemmCases(claims, opt.quick, opt.seed);
+    plan = ic.plan(claims, opt.quick, opt.seed);
   }
-  Progress progress(!opt.json, static_cast<int>(plan.size()) + (opt.only_case.empty() ? 1 : 0));
-  if (opt.only_case.empty()) {
-    const std::vector<PlannedGemmCase> covering =
-        plan.empty() ? PlanGemmCases(claims, true, opt.seed) : plan;
+  const bool contract = ic.contract != nullptr && opt.only_case.empty();
+  Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
+  if (contract) {
+    const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
     if (covering.empty()) {
-      rows->push_back(row("contract", Verdict::kNotChecked,
+      rows->push_back(Row(iface, impl, "contract", Verdict::kNotChecked,
                           "no case conformance can build: nothing to call the checks with"));
-      return;
-    }
-    const GemmCase base = covering[0].gemm;
-    progress.Step("gemm contract checks");
-    for (const ContractOutcome& o :
-         RunGemmContractChecks(plugin, provider.name, claims, base, opt.seed, opt.only_check)) {
-      ConformanceRow r = row("contract " + o.check, o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
-      if (!o.passed) r.reproduce = ReproduceCommand(opt, "--check " + o.check, opt.seed);
-      rows->push_back(r);
+    } else {
+      progress.Step(iface + " contract checks");
+      for (const ContractOutcome& o :
+           ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed, opt.only_check)) {
+        ConformanceRow r = Row(iface, impl, "contract " + o.check,
+                               o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
+        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed);
+        rows->push_back(r);
+      }
     }
   }
   // Per claim: the cases that exercised it, its worst error, its first failure.
   std::map<std::string, ConformanceRow> by_claim;
-  for (const PlannedGemmCase& p : plan) {
-    progress.Step("gemm " + FormatGemmCase(p.gemm));
-    const GemmCaseOutcome o = RunGemmCase(plugin, provider.name, oracle, p.gemm, p.seed);
+  for (const PlannedCase& p : plan) {
+    progress.Step(iface + " " + p.text);
+    const CaseOutcome o = ic.run(plugin, provider.name, oracle, p.text, p.seed);
     for (const std::string& claim : p.exercises) {
-      auto [it, fresh] = by_claim.try_emplace(claim, row(claim, Verdict::kPass, ""));
+      auto [it, fresh] = by_claim.try_emplace(claim, Row(iface, impl, claim, Verdict::kPass, ""));
       ConformanceRow& r = it->second;
       ++r.cases;
       // The case closest to (or furthest past) its tolerance speaks for the claim.
@@ -191,10 +216,10 @@ void CheckGemm(const Options& opt, const core::Kernel& plugin, const core::Kerne
       if (!o.passed && r.verdict == Verdict::kPass) {
         r.verdict = Verdict::kFail;
         r.detail = o.problem.empty()
-                       ? absl::StrFormat("case %s: error %.3g > tolerance %.3g", FormatGemmCase(p.gemm),
-                                         o.max_error, o.tolerance)
-                       : absl::StrCat("case ", FormatGemmCase(p.gemm), ": ", o.problem);
-        r.reproduce = ReproduceCommand(opt, "--case " + Quoted(FormatGemmCase(p.gemm)), p.seed);
+                       ? absl::StrFormat("case %s: error %.3g > tolerance %.3g", p.text, o.max_error,
+                                         o.tolerance)
+                       : absl::StrCat("case ", p.text, ": ", o.problem);
+        r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(p.text), p.seed);
       }
     }
   }
@@ -202,16 +227,16 @@ void CheckGemm(const Options& opt, const core::Kernel& plugin, const core::Kerne
     for (auto& [claim, r] : by_claim) rows->push_back(r);
     return;
   }
-  for (const std::string& claim : AllGemmClaims()) {
-    const bool declared = std::find(claims.begin(), claims.end(), claim) != claims.end();
+  for (const std::string& claim : ic.all_claims()) {
+    const bool declared = HasClaim(claims, claim);
     if (auto it = by_claim.find(claim); it != by_claim.end() && declared) {
       rows->push_back(it->second);
     } else if (declared) {
-      rows->push_back(row(claim, Verdict::kNotChecked,
-                          GemmClaimCheckable(claim) ? "no case could pair it with the other claims"
-                                                    : "conformance cannot build this case yet"));
+      rows->push_back(Row(iface, impl, claim, Verdict::kNotChecked,
+                          ic.checkable(claim) ? "no case could pair it with the other claims"
+                                              : "conformance cannot build this case yet"));
     } else {
-      rows->push_back(row(claim, Verdict::kNotDeclared, ""));
+      rows->push_back(Row(iface, impl, claim, Verdict::kNotDeclared, ""));
     }
   }
 }
@@ -243,19 +268,24 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   opt.seed = static_cast<uint64_t>(flags.GetInt("seed"));
   if (!opt.only_case.empty() && !opt.only_check.empty())
     return ReportUsage(flags, "--case and --check each pick one thing to run: give one of them");
-  if (!opt.only_case.empty()) {
-    if (absl::StatusOr<GemmCase> c = ParseGemmCase(opt.only_case); !c.ok())
-      return ReportUsage(flags, std::string(c.status().message()));
+  if (!opt.only_case.empty() || !opt.only_check.empty()) {
+    const InterfaceConformance* ic = CoveredInterface(opt.interface_name);
+    if (ic == nullptr)
+      return ReportUsage(flags, "--case and --check run one case of one interface: add --interface "
+                                "(gemm or quantizer)");
+    if (!opt.only_case.empty()) {
+      if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
+        return ReportUsage(flags, std::string(c.status().message()));
+    }
+    if (!opt.only_check.empty()) {
+      const std::vector<std::string> names =
+          ic->contract_names == nullptr ? std::vector<std::string>{} : ic->contract_names();
+      if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
+        return ReportUsage(flags, absl::StrCat("--check: unknown ", ic->name, " check \"",
+                                               opt.only_check, "\" (checks: ",
+                                               absl::StrJoin(names, ", "), ")"));
+    }
   }
-  if (!opt.only_check.empty()) {
-    const std::vector<std::string> names = GemmContractCheckNames();
-    if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
-      return ReportUsage(flags, absl::StrCat("--check: unknown check \"", opt.only_check,
-                                             "\" (refcount, error_object, supports_reason, "
-                                             "refused_op, workspace, struct_sizes, threads)"));
-  }
-  if ((!opt.only_case.empty() || !opt.only_check.empty()) && opt.interface_name != "gemm")
-    return ReportUsage(flags, "--case and --check are GEMM cases today: add --interface gemm");
 
   absl::StatusOr<std::unique_ptr<core::Kernel>> plugin = PluginKernel(opt.plugin);
   if (!plugin.ok()) {
@@ -279,8 +309,8 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     for (const core::ImplementationListing& impl : p.implementations) {
       const std::string iface = ShortInterfaceName(impl.interface_name);
       if (!opt.interface_name.empty() && iface != opt.interface_name) continue;
-      if (iface == "gemm") {
-        CheckGemm(opt, **plugin, **oracle, p, impl, &rows);
+      if (const InterfaceConformance* ic = CoveredInterface(iface)) {
+        CheckImplementation(opt, *ic, **plugin, **oracle, p, impl, &rows);
         continue;
       }
       for (const core::CapabilityField& f : impl.capability_fields) {

@@ -32,10 +32,7 @@ constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8
 
 bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
 bool Has(const std::vector<std::string>& claims, const std::string& claim) {
-  return std::find(claims.begin(), claims.end(), claim) != claims.end();
-}
-std::string Claim(const char* field, const std::string& member) {
-  return absl::StrCat(field, "=", member);
+  return HasClaim(claims, claim);
 }
 
 // The inputs of one case, from its seed: values in [-1, -0.05] U [0.05, 1]
@@ -44,13 +41,6 @@ std::string Claim(const char* field, const std::string& member) {
 struct GemmInputs {
   HostTensor a, b, bias, d_init;
 };
-
-void FillHigh(HostTensor* t, std::mt19937_64* rng) {
-  std::uniform_real_distribution<double> u(0.05, 1.0);
-  std::vector<double> v(static_cast<size_t>(t->count()));
-  for (double& x : v) x = ((*rng)() & 1 ? -1 : 1) * u(*rng);
-  t->SetValues(v);
-}
 
 void FillFp8(HostTensor* t, int32_t scaling, std::mt19937_64* rng) {
   auto* codes = static_cast<uint8_t*>(t->tensor()->data);
@@ -80,7 +70,7 @@ HostTensor Operand(const char* name, int32_t dtype, int64_t rows, int64_t cols, 
   if (IsFp8(dtype)) {
     FillFp8(&t, scaling, rng);
   } else {
-    FillHigh(&t, rng);
+    FillNonZero(&t, rng);
   }
   return t;
 }
@@ -93,9 +83,9 @@ GemmInputs MakeInputs(const GemmCase& c, uint64_t seed) {
   in.b = c.trans_b ? Operand("b", c.b_dtype, c.n, c.k, c.scaling, &rng)
                    : Operand("b", c.b_dtype, c.k, c.n, c.scaling, &rng);
   in.bias = HostTensor("bias", c.d_dtype, {c.n});
-  FillHigh(&in.bias, &rng);
+  FillNonZero(&in.bias, &rng);
   in.d_init = HostTensor("d", c.d_dtype, {c.m, c.n});
-  FillHigh(&in.d_init, &rng);
+  FillNonZero(&in.d_init, &rng);
   return in;
 }
 
@@ -127,11 +117,6 @@ TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspac
   args.workspace = workspace->empty() ? nullptr : workspace->data();
   args.workspace_size = workspace->size();
   return args;
-}
-
-// The first line of a kernel message (a decision record follows it), escaped.
-std::string FirstLine(absl::string_view message) {
-  return core::EscapeUntrustedText(message.substr(0, message.find('\n')));
 }
 
 TeplugGemmV1* GemmOf(const core::Selection& s) { return s.as<TeplugGemmV1>(); }
@@ -201,15 +186,6 @@ absl::StatusOr<GemmCase> ParseGemmCase(const std::string& text) {
     }
   }
   return c;
-}
-
-std::vector<std::string> GemmClaims(const core::ImplementationListing& listing) {
-  std::vector<std::string> claims;
-  for (const core::CapabilityField& f : listing.capability_fields) {
-    if (!f.is_set || f.name == "devices") continue;
-    for (const std::string& m : f.members) claims.push_back(Claim(f.name.c_str(), m));
-  }
-  return claims;
 }
 
 std::vector<std::string> AllGemmClaims() {
@@ -344,9 +320,9 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
   return plan;
 }
 
-GemmCaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
+CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
                             const core::Kernel& oracle, const GemmCase& c, uint64_t seed) {
-  GemmCaseOutcome o;
+  CaseOutcome o;
   const GemmInputs in = MakeInputs(c, seed);
   GemmOutputs mine = MakeOutputs(c, in), ref = MakeOutputs(c, in);
   const TeplugGemmArgs mine_args = ArgsFor(c, in, &mine), ref_args = ArgsFor(c, in, &ref);
@@ -354,7 +330,7 @@ GemmCaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provi
       plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &mine_args, provider);
   if (!s.ok()) {
     o.problem = absl::StrCat("the plugin does not serve a case it declares: ",
-                             FirstLine(s.status().message()));
+                             KernelMessageHead(s.status().message()));
     return o;
   }
   absl::StatusOr<core::Selection> r =
@@ -396,7 +372,7 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
   std::string base_problem;
   if (!s.ok()) {
     base_problem = absl::StrCat("the plugin does not serve the base case ", FormatGemmCase(base),
-                                ": ", FirstLine(s.status().message()));
+                                ": ", KernelMessageHead(s.status().message()));
   } else if (std::string e = CallWithWorkspace(GemmOf(*s), first_args); !e.empty()) {
     base_problem = absl::StrCat("the base case failed: ", e);
   }
@@ -507,6 +483,49 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
     results.push_back(o);
   }
   return results;
+}
+
+}  // namespace teplug::cli
+
+namespace teplug::cli {
+namespace {
+
+std::vector<PlannedCase> PlanGemm(const std::vector<std::string>& claims, bool quick, uint64_t seed) {
+  std::vector<PlannedCase> out;
+  for (const PlannedGemmCase& p : PlanGemmCases(claims, quick, seed))
+    out.push_back({FormatGemmCase(p.gemm), p.seed, p.exercises});
+  return out;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseGemm(const std::string& text) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(text);
+  if (!c.ok()) return c.status();
+  return ClaimsExercised(*c);
+}
+
+CaseOutcome RunGemm(const core::Kernel& plugin, const std::string& provider,
+                    const core::Kernel& oracle, const std::string& text, uint64_t seed) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(text);
+  if (!c.ok()) return {false, std::string(c.status().message())};
+  return RunGemmCase(plugin, provider, oracle, *c, seed);
+}
+
+std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std::string& provider,
+                                          const std::vector<std::string>& claims,
+                                          const std::string& base, uint64_t seed,
+                                          const std::string& only) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(base);
+  if (!c.ok()) return {{"contract", false, std::string(c.status().message())}};
+  return RunGemmContractChecks(plugin, provider, claims, *c, seed, only);
+}
+
+}  // namespace
+
+const InterfaceConformance& GemmConformance() {
+  static const InterfaceConformance kGemm = {
+      "gemm",   &AllGemmClaims,          &GemmClaimCheckable, &PlanGemm,
+      &ParseGemm, &RunGemm, &GemmContractCheckNames, &GemmContract};
+  return kGemm;
 }
 
 }  // namespace teplug::cli

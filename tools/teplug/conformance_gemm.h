@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/kernel/kernel.h"
+#include "tools/teplug/conformance_interface.h"
 
 namespace teplug::cli {
 
@@ -30,9 +31,6 @@ std::string FormatGemmCase(const GemmCase& c);
 // unknown key or value is an error naming it and the choices.
 absl::StatusOr<GemmCase> ParseGemmCase(const std::string& text);
 
-// The capability claims of one implementation, as "field=member" strings
-// ("a_dtypes=bf16", "epilogues=gelu") read from its listing's capability fields.
-std::vector<std::string> GemmClaims(const core::ImplementationListing& listing);
 // Every "field=member" IGemm/1 can claim (what a plugin that claims less
 // reports as not declared).
 std::vector<std::string> AllGemmClaims();
@@ -53,22 +51,11 @@ std::vector<std::string> ClaimsExercised(const GemmCase& c);
 // and block scaling cannot be built yet: they are reported as not checked).
 bool GemmClaimCheckable(const std::string& claim);
 
-// The outcome of one case: the plugin's output against the reference's.
-struct GemmCaseOutcome {
-  bool passed = false;
-  std::string problem;  // why it failed, when it did not get as far as comparing
-  double max_error = -1, tolerance = -1;
-};
-GemmCaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
+CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
                             const core::Kernel& oracle, const GemmCase& c, uint64_t seed);
 
 // The contract checks, by name, in the order they run.
 std::vector<std::string> GemmContractCheckNames();
-struct ContractOutcome {
-  std::string check;
-  bool passed = false;
-  std::string detail;
-};
 // Runs the contract checks named `only` (all when empty) on the
 // implementation `provider` serves `base` with.
 std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
@@ -76,6 +63,9 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
                                                    const std::vector<std::string>& claims,
                                                    const GemmCase& base, uint64_t seed,
                                                    const std::string& only);
+
+// IGemm/1 for the conformance command (cases as FormatGemmCase text).
+const InterfaceConformance& GemmConformance();
 
 }  // namespace teplug::cli
 

@@ -15,8 +15,11 @@
 #include <cstring>
 
 #include "teplug/teplug.h"
+#include "tools/teplug/conformance_plugins/plugin_parts.h"
 
 namespace {
+
+using conformance_plugins::Error;
 
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
@@ -37,18 +40,6 @@ TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   if (iid == nullptr || !(teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid))) return nullptr;
   AddRef(self);
   return self;
-}
-
-void FreeError(TeplugError* e) { std::free(e); }
-TeplugError* Error(int32_t code, const char* message) {
-  auto* e = static_cast<TeplugError*>(std::malloc(sizeof(TeplugError)));
-  if (e == nullptr) return nullptr;
-  e->struct_size = sizeof(TeplugError);
-  e->code = code;
-  e->reserved0 = 0;
-  e->message = message;  // static text
-  e->destroy = &FreeError;
-  return e;
 }
 
 bool Served(const TeplugTensor* t) { return t != nullptr && ((kServedDTypes >> t->dtype) & 1) != 0; }
@@ -167,17 +158,6 @@ const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps), kCpu, 1, kServedDTypes, kS
 }  // namespace
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  info->name = PLUGIN_PROVIDER_NAME;
-  info->vendor = "teplug conformance tests";
-  info->version = "1.0";
-  info->abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
-  info->abi_max = TEPLUG_ABI_VERSION_CURRENT;
-  TeplugImplementationDesc d = {};
-  d.struct_size = sizeof d;
-  d.iid = kGemmIid;
-  d.object = reinterpret_cast<TeplugObject*>(&g_gemm);
-  d.capability = &kCaps;
-  d.name = "naive";
-  d.priority = 10;
-  return host->registrar->register_implementation(host->registrar, &d);
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kGemmIid, reinterpret_cast<TeplugObject*>(&g_gemm),
+                                          &kCaps, "naive");
 }

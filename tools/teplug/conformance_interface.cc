@@ -1,0 +1,38 @@
+#include "tools/teplug/conformance_interface.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/log/untrusted_text.h"
+
+namespace teplug::cli {
+
+std::string KernelMessageHead(absl::string_view message) {
+  return core::EscapeUntrustedText(message.substr(0, message.find('\n')));
+}
+
+void FillNonZero(HostTensor* t, std::mt19937_64* rng) {
+  std::uniform_real_distribution<double> u(0.05, 1.0);
+  std::vector<double> v(static_cast<size_t>(t->count()));
+  for (double& x : v) x = ((*rng)() & 1 ? -1 : 1) * u(*rng);
+  t->SetValues(v);
+}
+
+std::string Claim(const std::string& field, const std::string& member) {
+  return absl::StrCat(field, "=", member);
+}
+
+bool HasClaim(const std::vector<std::string>& claims, const std::string& claim) {
+  return std::find(claims.begin(), claims.end(), claim) != claims.end();
+}
+
+std::vector<std::string> DeclaredClaims(const core::ImplementationListing& listing) {
+  std::vector<std::string> claims;
+  for (const core::CapabilityField& f : listing.capability_fields) {
+    if (!f.is_set || f.name == "devices") continue;
+    for (const std::string& m : f.members) claims.push_back(Claim(f.name, m));
+  }
+  return claims;
+}
+
+}  // namespace teplug::cli
