@@ -663,7 +663,9 @@ test_conformance() {
   expect_in "$OUT" "not checked  scaling_modes=block_1d128"
   expect_in "$OUT" "pass         features=dequantize"
   expect_in "$OUT" "not checked  features=columnwise"
-  expect_in "$OUT" "not checked  norm_types=rmsnorm"
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "pass         features=zero_centered_gamma"
+  expect_in "$OUT" "not checked  layouts=thd_thd_thd"
   expect_in "$OUT" "0 failed"
   # Not a terminal: no progress on stderr; --json is only the report.
   [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
@@ -708,6 +710,11 @@ PY
   expect_in "$OUT" "FAIL         scaling_modes=per_tensor"
   expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,"
   expect_reproduced "output_dtypes=fp8_e4m3"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         norm_types=rmsnorm"
+  expect_in "$OUT" "--interface norm --case 'norm_type=rmsnorm,input_dtype=fp32,"
+  expect_reproduced "norm_types=rmsnorm"
   local lie check
   for lie in refcount:refcount reason:supports_reason threads:threads; do
     check=${lie#*:}
@@ -733,7 +740,7 @@ PY
   expect_in "$ERR" 'unknown key "mm"'
   run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
   expect_status 2
-  expect_in "$ERR" "add --interface (gemm or quantizer)"
+  expect_in "$ERR" "add --interface (gemm, quantizer or norm)"
   run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
   expect_status 2
   expect_in "$ERR" 'unknown gemm check "refcnt"'
@@ -742,7 +749,8 @@ PY
   run_teplug conformance --help
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
-  expect_in "$OUT" "and IQuantizer/1"
+  expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
+  expect_in "$OUT" "INorm/1 (numerics"
 }
 
 case "${1:-}" in

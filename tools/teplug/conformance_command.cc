@@ -23,6 +23,7 @@
 #include "tools/teplug/commands.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_norm.h"
 #include "tools/teplug/conformance_quantizer.h"
 #include "tools/teplug/conformance_report.h"
 #include "tools/teplug/tolerances.h"
@@ -56,12 +57,13 @@ constexpr char kConformanceHelp[] =
     "\n"
     "Covered today, on host memory: IGemm/1 (contract and numerics: fp32, fp16,\n"
     "bf16, fp8_e4m3, fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu,\n"
-    "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling) and IQuantizer/1\n"
+    "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1\n"
     "(numerics: fp32, fp16, bf16 to fp8_e4m3, fp8_e5m2, per_tensor current scaling\n"
-    "and mxfp8_1d32, dequantize). Everything else a plugin declares (fp4, fp8\n"
-    "GEMM outputs, block scaling, columnwise and delayed scaling, INorm,\n"
-    "IAttention, ICollective, IDevice, devices other than the CPU) is reported\n"
-    "\"not checked\", never as passing.\n"
+    "and mxfp8_1d32, dequantize) and INorm/1 (numerics: LayerNorm and RMSNorm,\n"
+    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma).\n"
+    "Everything else a plugin declares (fp4, fp8 GEMM outputs, block scaling,\n"
+    "columnwise and delayed scaling, IAttention, ICollective, IDevice, devices\n"
+    "other than the CPU) is reported \"not checked\", never as passing.\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -129,8 +131,8 @@ struct Options {
 
 // The covered interfaces.
 const std::vector<const InterfaceConformance*>& Covered() {
-  static const std::vector<const InterfaceConformance*> kCovered = {&GemmConformance(),
-                                                                    &QuantizerConformance()};
+  static const std::vector<const InterfaceConformance*> kCovered = {
+      &GemmConformance(), &QuantizerConformance(), &NormConformance()};
   return kCovered;
 }
 const InterfaceConformance* CoveredInterface(const std::string& name) {
@@ -272,7 +274,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     const InterfaceConformance* ic = CoveredInterface(opt.interface_name);
     if (ic == nullptr)
       return ReportUsage(flags, "--case and --check run one case of one interface: add --interface "
-                                "(gemm or quantizer)");
+                                "(gemm, quantizer or norm)");
     if (!opt.only_case.empty()) {
       if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
         return ReportUsage(flags, std::string(c.status().message()));

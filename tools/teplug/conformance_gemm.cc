@@ -134,12 +134,6 @@ std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args) {
   return TakeError(g->vtbl->gemm(g, &args), "gemm");
 }
 
-double WorstError(const GemmCase& c, const GemmOutputs& got, const GemmOutputs& want) {
-  double e = NormalizedMaxError(got.d.Values(), want.d.Values());
-  if (c.gelu_aux) e = std::max(e, NormalizedMaxError(got.pre_gelu.Values(), want.pre_gelu.Values()));
-  return e;
-}
-
 }  // namespace
 
 std::string FormatGemmCase(const GemmCase& c) {
@@ -347,9 +341,10 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
     o.problem = absl::StrCat("the reference failed: ", e);
     return o;
   }
-  o.max_error = WorstError(c, mine, ref);
-  o.tolerance = OutputTolerance(ToleranceKind::kGemm, c.d_dtype);
-  o.passed = o.max_error <= o.tolerance;
+  const double tolerance = OutputTolerance(ToleranceKind::kGemm, c.d_dtype);
+  o.Include(NormalizedMaxError(mine.d.Values(), ref.d.Values()), tolerance);
+  if (c.gelu_aux) o.Include(NormalizedMaxError(mine.pre_gelu.Values(), ref.pre_gelu.Values()), tolerance);
+  o.Decide();
   return o;
 }
 

@@ -30,6 +30,14 @@ struct CaseOutcome {
   bool passed = false;
   std::string problem;  // why it failed before comparing; "" when it compared
   double max_error = -1, tolerance = -1;
+
+  // Takes one compared output into account: the output closest to (or
+  // furthest past) its tolerance speaks for the case.
+  void Include(double error, double tol) {
+    if (tolerance <= 0 || error / tol > max_error / tolerance) max_error = error, tolerance = tol;
+  }
+  // Sets `passed` from the outputs included.
+  void Decide() { passed = tolerance > 0 && max_error <= tolerance; }
 };
 
 struct ContractOutcome {

@@ -177,8 +177,7 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
     return {false, e};
   if (std::string e = Call(oracle, "reference", TEPLUG_OP_QUANTIZE, &ref_args, "the reference"); !e.empty())
     return {false, e};
-  o.max_error = NormalizedMaxError(mine.Values(), ref.Values());
-  o.tolerance = kQuantizeVsReferenceTolerance;
+  o.Include(NormalizedMaxError(mine.Values(), ref.Values()), kQuantizeVsReferenceTolerance);
   if (c->dequantize) {
     // Both dequantize the plugin's codes: the plugin's values against the reference's.
     HostTensor mine_back("dequantized", c->input, {c->rows, c->cols});
@@ -192,15 +191,11 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
       return {false, e};
     if (std::string e = Call(oracle, "reference", TEPLUG_OP_DEQUANTIZE, &rd, "the reference"); !e.empty())
       return {false, e};
-    const double err = NormalizedMaxError(mine_back.Values(), ref_back.Values());
-    const double tol = c->input == TEPLUG_DTYPE_FP32 ? kDequantizeTolerance
-                                                     : OutputTolerance(ToleranceKind::kGemm, c->input);
-    if (err / tol > o.max_error / o.tolerance) {
-      o.max_error = err;
-      o.tolerance = tol;
-    }
+    o.Include(NormalizedMaxError(mine_back.Values(), ref_back.Values()),
+              c->input == TEPLUG_DTYPE_FP32 ? kDequantizeTolerance
+                                            : OutputTolerance(ToleranceKind::kGemm, c->input));
   }
-  o.passed = o.max_error <= o.tolerance;
+  o.Decide();
   return o;
 }
 
