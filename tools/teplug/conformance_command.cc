@@ -7,6 +7,7 @@
 // re-runs each failure.
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <string>
@@ -86,22 +87,33 @@ std::string Quoted(const std::string& s) {
   return out + "'";
 }
 
-// Progress on stderr when it is a terminal and the output is not --json.
+// Progress on stderr when it is a terminal and the output is not --json:
+// "[cases done/total] current case, about N s left" on one line, erased at the end.
 class Progress {
  public:
-  Progress(bool enabled, int total) : enabled_(enabled && isatty(STDERR_FILENO)), total_(total) {}
+  Progress(bool enabled, int total)
+      : enabled_(enabled && isatty(STDERR_FILENO)), total_(total),
+        start_(std::chrono::steady_clock::now()) {}
   ~Progress() {
     if (enabled_) std::cerr << "\r\x1b[K" << std::flush;
   }
+  // Called before each step; `what` names it.
   void Step(const std::string& what) {
+    if (!enabled_) return;
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string left =
+        done_ == 0 ? "" : absl::StrFormat(", about %.0f s left", spent / done_ * (total_ - done_));
+    std::cerr << "\r\x1b[K"
+              << absl::StrFormat("[%d/%d] %s%s", done_, total_, what.substr(0, 100), left)
+              << std::flush;
     ++done_;
-    if (enabled_)
-      std::cerr << "\r\x1b[K" << absl::StrFormat("[%d/%d] %s", done_, total_, what) << std::flush;
   }
 
  private:
   bool enabled_;
   int total_, done_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
 // The plugin's kernel: the plugin only, probed first, no environment.
