@@ -713,8 +713,15 @@ PY
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
+  expect_in "$OUT" "pass         contract refcount"
   expect_in "$OUT" "--interface norm --case 'norm_type=rmsnorm,input_dtype=fp32,"
   expect_reproduced "norm_types=rmsnorm"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_refcount.so"
+  expect_status 1
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "FAIL         contract refcount"
+  expect_in "$OUT" "--interface norm --check refcount --seed"
+  expect_reproduced "contract refcount"
   local lie check
   for lie in refcount:refcount reason:supports_reason threads:threads; do
     check=${lie#*:}

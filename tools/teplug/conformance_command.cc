@@ -22,6 +22,7 @@
 #include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
+#include "tools/teplug/conformance_contract.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
 #include "tools/teplug/conformance_norm.h"
@@ -49,7 +50,8 @@ constexpr char kConformanceHelp[] =
     "            exactly the workspace it asked for), struct_sizes (v1.0-sized and\n"
     "            larger zero-padded args both work, with the same result),\n"
     "            threads (4 threads calling at once get the single-threaded result);\n"
-    "            IGemm/1 only today\n"
+    "            every covered interface gets refcount and threads (each call\n"
+    "            checked against the reference), IGemm/1 all of them\n"
     "  numerics  every capability it declares (read from its descriptor as\n"
     "            `teplug list` shows it): one case per dtype, epilogue and scaling\n"
     "            mode, plus sampled combinations (fewer with --quick), each run on\n"
@@ -195,7 +197,7 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
   } else if (opt.only_check.empty()) {
     plan = ic.plan(claims, opt.quick, opt.seed);
   }
-  const bool contract = ic.contract != nullptr && opt.only_case.empty();
+  const bool contract = opt.only_case.empty();
   Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
   if (contract) {
     const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
@@ -204,8 +206,12 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
                           "no case conformance can build: nothing to call the checks with"));
     } else {
       progress.Step(iface + " contract checks");
-      for (const ContractOutcome& o :
-           ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed, opt.only_check)) {
+      const std::vector<ContractOutcome> outcomes =
+          ic.contract != nullptr
+              ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed, opt.only_check)
+              : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
+                                        opt.seed, opt.only_check);
+      for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
         if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed);
@@ -293,7 +299,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     }
     if (!opt.only_check.empty()) {
       const std::vector<std::string> names =
-          ic->contract_names == nullptr ? std::vector<std::string>{} : ic->contract_names();
+          ic->contract_names == nullptr ? SharedContractCheckNames() : ic->contract_names();
       if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
         return ReportUsage(flags, absl::StrCat("--check: unknown ", ic->name, " check \"",
                                                opt.only_check, "\" (checks: ",

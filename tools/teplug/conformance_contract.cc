@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/kernel/kernel.h"
 #include "core/log/untrusted_text.h"
 
 namespace teplug::cli {
@@ -108,6 +109,42 @@ std::string CheckConcurrentCalls(const std::function<std::string()>& call) {
   }
   for (std::thread& t : threads) t.join();
   return first;
+}
+
+std::vector<std::string> SharedContractCheckNames() { return {"refcount", "threads"}; }
+
+std::vector<ContractOutcome> RunSharedContractChecks(const InterfaceConformance& ic,
+                                                     const core::Kernel& plugin,
+                                                     const std::string& provider,
+                                                     const core::Kernel& oracle,
+                                                     const std::string& base, uint64_t seed,
+                                                     const std::string& only) {
+  // A run alone first; then "" when a run ends exactly as it did: the same
+  // problem, or the same error against the reference to the last bit (the
+  // numerics cases say whether that error is within tolerance).
+  const CaseOutcome alone = ic.run(plugin, provider, oracle, base, seed);
+  auto run = [&]() -> std::string {
+    const CaseOutcome o = ic.run(plugin, provider, oracle, base, seed);
+    if (o.problem == alone.problem && o.max_error == alone.max_error) return "";
+    if (!o.problem.empty()) return o.problem;
+    return absl::StrCat("the result differs from a call alone: error against the reference ",
+                        o.max_error, " where it was ", alone.max_error);
+  };
+  std::vector<ContractOutcome> results;
+  for (const std::string& check : SharedContractCheckNames()) {
+    if (!only.empty() && check != only) continue;
+    ContractOutcome o{check, false, ""};
+    if (check == "refcount") {
+      absl::StatusOr<core::Selection> s = ic.select(plugin, provider, base);
+      o.detail = s.ok() ? CheckRefcountAround(s->as<TeplugObject>(), run)
+                        : absl::StrCat("the plugin does not serve the base case ", base);
+    } else {
+      o.detail = CheckConcurrentCalls(run);
+    }
+    o.passed = o.detail.empty();
+    results.push_back(o);
+  }
+  return results;
 }
 
 }  // namespace teplug::cli

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "teplug/teplug.h"
+#include "tools/teplug/conformance_interface.h"
 
 namespace teplug::cli {
 
@@ -40,6 +41,19 @@ std::string CheckRefused(TeplugError* error, const std::string& what);
 inline constexpr int kThreads = 4;
 inline constexpr int kCallsPerThread = 8;
 std::string CheckConcurrentCalls(const std::function<std::string()>& call);
+
+// The contract checks any interface gets from its InterfaceConformance
+// alone: refcount (the case `base` keeps no reference of the implementation
+// serving it; release decrements) and threads (the case run from kThreads
+// threads at once ends every time exactly as it did run alone: the same
+// error against the reference, to the last bit).
+std::vector<std::string> SharedContractCheckNames();
+std::vector<ContractOutcome> RunSharedContractChecks(const InterfaceConformance& ic,
+                                                     const core::Kernel& plugin,
+                                                     const std::string& provider,
+                                                     const core::Kernel& oracle,
+                                                     const std::string& base, uint64_t seed,
+                                                     const std::string& only);
 
 }  // namespace teplug::cli
 

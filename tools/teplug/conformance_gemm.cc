@@ -505,6 +505,16 @@ CaseOutcome RunGemm(const core::Kernel& plugin, const std::string& provider,
   return RunGemmCase(plugin, provider, oracle, *c, seed);
 }
 
+absl::StatusOr<core::Selection> SelectGemm(const core::Kernel& plugin, const std::string& provider,
+                                           const std::string& text) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(text);
+  if (!c.ok()) return c.status();
+  const GemmInputs in = MakeInputs(*c, 0);
+  GemmOutputs out = MakeOutputs(*c, in);
+  const TeplugGemmArgs args = ArgsFor(*c, in, &out);
+  return plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &args, provider);
+}
+
 std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std::string& provider,
                                           const std::vector<std::string>& claims,
                                           const std::string& base, uint64_t seed,
@@ -517,9 +527,9 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
 }  // namespace
 
 const InterfaceConformance& GemmConformance() {
-  static const InterfaceConformance kGemm = {
-      "gemm",   &AllGemmClaims,          &GemmClaimCheckable, &PlanGemm,
-      &ParseGemm, &RunGemm, &GemmContractCheckNames, &GemmContract};
+  static const InterfaceConformance kGemm = {"gemm",      &AllGemmClaims, &GemmClaimCheckable,
+                                             &PlanGemm,   &ParseGemm,     &RunGemm,
+                                             &SelectGemm, &GemmContractCheckNames, &GemmContract};
   return kGemm;
 }
 

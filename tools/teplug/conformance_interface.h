@@ -61,8 +61,13 @@ struct InterfaceConformance {
   // Runs a (valid) case through `provider` in `plugin` and the reference in `oracle`.
   CaseOutcome (*run)(const core::Kernel& plugin, const std::string& provider,
                      const core::Kernel& oracle, const std::string& text, uint64_t seed);
-  // The contract checks' names and runner (on the implementation serving
-  // `base`, only the check `only` unless it is empty); none when null.
+  // The implementation `provider` serves the case `text` with (for the
+  // contract checks every interface gets: refcount and threads).
+  absl::StatusOr<core::Selection> (*select)(const core::Kernel& plugin, const std::string& provider,
+                                            const std::string& text);
+  // The interface's own contract checks' names and runner (on the
+  // implementation serving `base`, only the check `only` unless it is
+  // empty); when null, the shared ones (SharedContractCheckNames) run.
   std::vector<std::string> (*contract_names)();
   std::vector<ContractOutcome> (*contract)(const core::Kernel& plugin, const std::string& provider,
                                            const std::vector<std::string>& claims,

@@ -228,6 +228,34 @@ NormOutputs MakeOutputs(const NormCase& c) {
   return o;
 }
 
+// The forward of `c` on x, gamma (and beta for LayerNorm) into `out`.
+TeplugNormFwdArgs ForwardArgs(const NormCase& c, const HostTensor& x, const HostTensor& gamma,
+                              const HostTensor& beta, NormOutputs* out) {
+  const bool layernorm = c.norm_type == TEPLUG_NORM_LAYERNORM;
+  TeplugNormFwdArgs a = sdk::Versioned<TeplugNormFwdArgs>();
+  a.norm_type = c.norm_type;
+  a.zero_centered_gamma = c.zero_centered_gamma;
+  a.epsilon = 1e-5f;
+  a.x = x.tensor();
+  a.gamma = gamma.tensor();
+  a.beta = layernorm ? beta.tensor() : nullptr;
+  a.y = out->y.tensor();
+  a.mu = layernorm ? out->mu.tensor() : nullptr;
+  a.rsigma = out->rsigma.tensor();
+  return a;
+}
+
+absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
+                                       const std::string& text) {
+  absl::StatusOr<NormCase> c = Parse(text);
+  if (!c.ok()) return c.status();
+  HostTensor x("x", c->input, {c->rows, c->hidden}), gamma("gamma", c->weight, {c->hidden}),
+      beta("beta", c->weight, {c->hidden});
+  NormOutputs out = MakeOutputs(*c);
+  const TeplugNormFwdArgs a = ForwardArgs(*c, x, gamma, beta, &out);
+  return plugin.Select(sdk::kIidNormV1, TEPLUG_NORM_OP_FORWARD, &a, provider);
+}
+
 CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
                 const std::string& text, uint64_t seed) {
   absl::StatusOr<NormCase> c = Parse(text);
@@ -238,20 +266,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
       beta("beta", c->weight, {c->hidden}), dy("dy", c->input, {c->rows, c->hidden});
   for (HostTensor* t : {&x, &gamma, &beta, &dy}) FillNonZero(t, &rng);
   NormOutputs mine = MakeOutputs(*c), ref = MakeOutputs(*c);
-  auto forward_args = [&](NormOutputs* out) {
-    TeplugNormFwdArgs a = sdk::Versioned<TeplugNormFwdArgs>();
-    a.norm_type = c->norm_type;
-    a.zero_centered_gamma = c->zero_centered_gamma;
-    a.epsilon = 1e-5f;
-    a.x = x.tensor();
-    a.gamma = gamma.tensor();
-    a.beta = layernorm ? beta.tensor() : nullptr;
-    a.y = out->y.tensor();
-    a.mu = layernorm ? out->mu.tensor() : nullptr;
-    a.rsigma = out->rsigma.tensor();
-    return a;
-  };
-  TeplugNormFwdArgs mine_fwd = forward_args(&mine), ref_fwd = forward_args(&ref);
+  TeplugNormFwdArgs mine_fwd = ForwardArgs(*c, x, gamma, beta, &mine);
+  TeplugNormFwdArgs ref_fwd = ForwardArgs(*c, x, gamma, beta, &ref);
   if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_FORWARD, &mine_fwd, "the plugin"); !e.empty())
     return {false, e};
   if (std::string e = Call(oracle, "reference", TEPLUG_NORM_OP_FORWARD, &ref_fwd, "the reference"); !e.empty())
@@ -303,8 +319,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 }  // namespace
 
 const InterfaceConformance& NormConformance() {
-  static const InterfaceConformance kNorm = {"norm", &AllClaims, &Checkable, &Plan,
-                                             &ParseCase, &Run, nullptr, nullptr};
+  static const InterfaceConformance kNorm = {"norm",     &AllClaims, &Checkable, &Plan,   &ParseCase,
+                                             &Run,       &Select,    nullptr,    nullptr};
   return kNorm;
 }
 

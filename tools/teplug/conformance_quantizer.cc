@@ -153,6 +153,20 @@ std::string Call(const core::Kernel& kernel, const std::string& provider, int32_
   return text.empty() ? "" : absl::StrCat(who, " failed: ", text);
 }
 
+absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
+                                       const std::string& text) {
+  absl::StatusOr<QuantizeCase> c = Parse(text);
+  if (!c.ok()) return c.status();
+  HostTensor input("input", c->input, {c->rows, c->cols}), output("output", c->output, {c->rows, c->cols});
+  output.AttachQuantization(c->scaling);
+  TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
+  a.input = input.tensor();
+  a.output = output.tensor();
+  a.recipe = TEPLUG_RECIPE_CURRENT;
+  a.rowwise = 1;
+  return plugin.Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, provider);
+}
+
 CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
                 const std::string& text, uint64_t seed) {
   CaseOutcome o;
@@ -203,7 +217,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 
 const InterfaceConformance& QuantizerConformance() {
   static const InterfaceConformance kQuantizer = {"quantizer", &AllClaims, &Checkable, &Plan,
-                                                  &ParseCase,  &Run,       nullptr,    nullptr};
+                                                  &ParseCase,  &Run,       &Select,    nullptr,
+                                                  nullptr};
   return kQuantizer;
 }
 

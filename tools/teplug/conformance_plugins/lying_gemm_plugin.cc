@@ -19,23 +19,16 @@
 
 namespace {
 
+using conformance_plugins::AddRef;
 using conformance_plugins::Error;
+using conformance_plugins::Release;
 
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 constexpr size_t kWorkspaceBytes = 256;
 constexpr uint64_t kServedDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
 
-std::atomic<uint32_t> g_refs{1};  // the static object's count (it never frees)
 
-uint32_t AddRef(TeplugObject*) { return ++g_refs; }
-uint32_t Release(TeplugObject*) {
-#ifdef LIE_REFCOUNT
-  return g_refs.load();
-#else
-  return --g_refs;
-#endif
-}
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   if (iid == nullptr || !(teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid))) return nullptr;
   AddRef(self);

@@ -1,13 +1,26 @@
-// What the conformance test plugins share: their error objects and their
-// entry's one registration. Plain C ABI, no SDK, as a vendor might write it.
+// What the conformance test plugins share: their reference count, error
+// objects and their entry's one registration. Plain C ABI, no SDK, as a vendor might write it.
 #ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
 
+#include <atomic>
 #include <cstdlib>
 
 #include "teplug/teplug.h"
 
 namespace conformance_plugins {
+
+// The reference count of a plugin's one static object (it never frees
+// itself). With LIE_REFCOUNT, release does not decrement: that plugin's lie.
+inline std::atomic<uint32_t> g_refs{1};
+inline uint32_t AddRef(TeplugObject*) { return ++g_refs; }
+inline uint32_t Release(TeplugObject*) {
+#ifdef LIE_REFCOUNT
+  return g_refs.load();
+#else
+  return --g_refs;
+#endif
+}
 
 inline void FreeError(TeplugError* e) { std::free(e); }
 

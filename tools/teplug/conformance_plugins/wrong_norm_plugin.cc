@@ -1,7 +1,9 @@
-// An RMSNorm plugin (plain C ABI, fp32, forward only) whose numbers are
-// subtly wrong: it divides the sum of squares by hidden - 1 (the sample
-// variance) where INorm/1 says hidden. `teplug conformance` must fail it on
-// its norm's claims.
+// An RMSNorm plugin (plain C ABI, fp32, forward only), built once per lie:
+//   LIE_NUMBERS   it divides the sum of squares by hidden - 1 (the sample
+//                 variance) where INorm/1 says hidden
+//   LIE_REFCOUNT  release does not decrement the reference count
+// `teplug conformance` must fail each on what it lies about, on an interface
+// that has only the shared contract checks.
 #include <atomic>
 #include <cmath>
 
@@ -10,14 +12,13 @@
 
 namespace {
 
+using conformance_plugins::AddRef;
 using conformance_plugins::Error;
+using conformance_plugins::Release;
 
 const TeplugIID kNormIid = TEPLUG_IID_NORM_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
-std::atomic<uint32_t> g_refs{1};
-uint32_t AddRef(TeplugObject*) { return ++g_refs; }
-uint32_t Release(TeplugObject*) { return --g_refs; }
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   if (iid == nullptr || !(teplug_iid_equal(iid, &kNormIid) || teplug_iid_equal(iid, &kObjectIid))) return nullptr;
   AddRef(self);
@@ -41,7 +42,12 @@ TeplugError* Forward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
   for (int64_t r = 0; r < rows; ++r) {
     double squares = 0;
     for (int64_t i = 0; i < hidden; ++i) squares += double{x[r * hidden + i]} * x[r * hidden + i];
-    const double rsigma = 1.0 / std::sqrt(squares / static_cast<double>(hidden - 1) + a->epsilon);
+#ifdef LIE_NUMBERS
+    const double divisor = static_cast<double>(hidden - 1);
+#else
+    const double divisor = static_cast<double>(hidden);
+#endif
+    const double rsigma = 1.0 / std::sqrt(squares / divisor + a->epsilon);
     for (int64_t i = 0; i < hidden; ++i) {
       const double gi = a->zero_centered_gamma ? g[i] + 1.0 : g[i];
       y[r * hidden + i] = static_cast<float>(x[r * hidden + i] * rsigma * gi);
@@ -76,6 +82,6 @@ const TeplugNormCaps kCaps = {sizeof(TeplugNormCaps),
 }  // namespace
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  return conformance_plugins::RegisterOne(host, info, "conformance_norm_numbers", kNormIid,
-                                          reinterpret_cast<TeplugObject*>(&g_norm), &kCaps, "sample_variance");
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kNormIid,
+                                          reinterpret_cast<TeplugObject*>(&g_norm), &kCaps, "rmsnorm");
 }

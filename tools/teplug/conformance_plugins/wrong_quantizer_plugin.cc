@@ -11,15 +11,14 @@
 
 namespace {
 
+using conformance_plugins::AddRef;
 using conformance_plugins::Error;
+using conformance_plugins::Release;
 
 const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 constexpr uint8_t kE4m3One = 0x38;  // sign 0, exponent 7 (bias 7), mantissa 0
 
-std::atomic<uint32_t> g_refs{1};
-uint32_t AddRef(TeplugObject*) { return ++g_refs; }
-uint32_t Release(TeplugObject*) { return --g_refs; }
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   if (iid == nullptr || !(teplug_iid_equal(iid, &kQuantizerIid) || teplug_iid_equal(iid, &kObjectIid)))
     return nullptr;
