@@ -665,6 +665,8 @@ test_conformance() {
   expect_in "$OUT" "not checked  features=columnwise"
   expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         features=zero_centered_gamma"
+  expect_in "$OUT" "pass         mask_types=causal_bottom_right"
+  expect_in "$OUT" "pass         features=gqa"
   expect_in "$OUT" "not checked  layouts=thd_thd_thd"
   expect_in "$OUT" "0 failed"
   # Not a terminal: no progress on stderr; --json is only the report.
@@ -716,6 +718,11 @@ PY
   expect_in "$OUT" "pass         contract refcount"
   expect_in "$OUT" "--interface norm --case 'norm_type=rmsnorm,input_dtype=fp32,"
   expect_reproduced "norm_types=rmsnorm"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         layouts=bshd_bshd_bshd"
+  expect_in "$OUT" "--interface attention --case 'qkv_dtype=fp32,layout=bshd_bshd_bshd,mask=none,"
+  expect_reproduced "mask_types=none"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_refcount.so"
   expect_status 1
   expect_in "$OUT" "pass         norm_types=rmsnorm"
@@ -747,7 +754,7 @@ PY
   expect_in "$ERR" 'unknown key "mm"'
   run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
   expect_status 2
-  expect_in "$ERR" "add --interface (gemm, quantizer or norm)"
+  expect_in "$ERR" "add --interface (gemm, quantizer, norm or attention)"
   run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
   expect_status 2
   expect_in "$ERR" 'unknown gemm check "refcnt"'
@@ -758,6 +765,7 @@ PY
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
   expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
   expect_in "$OUT" "INorm/1 (numerics"
+  expect_in "$OUT" "IAttention/1 forward"
 }
 
 case "${1:-}" in

@@ -22,6 +22,7 @@
 #include "core/log/untrusted_text.h"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
+#include "tools/teplug/conformance_attention.h"
 #include "tools/teplug/conformance_contract.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
@@ -62,11 +63,15 @@ constexpr char kConformanceHelp[] =
     "bf16, fp8_e4m3, fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu,\n"
     "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1\n"
     "(numerics: fp32, fp16, bf16 to fp8_e4m3, fp8_e5m2, per_tensor current scaling\n"
-    "and mxfp8_1d32, dequantize) and INorm/1 (numerics: LayerNorm and RMSNorm,\n"
-    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma).\n"
-    "Everything else a plugin declares (fp4, fp8 GEMM outputs, block scaling,\n"
-    "columnwise and delayed scaling, IAttention, ICollective, IDevice, devices\n"
-    "other than the CPU) is reported \"not checked\", never as passing.\n"
+    "and mxfp8_1d32, dequantize), INorm/1 (numerics: LayerNorm and RMSNorm,\n"
+    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma)\n"
+    "and IAttention/1 forward (numerics: fp32/fp16/bf16, bshd_bshd_bshd and\n"
+    "sbhd_sbhd_sbhd, masks none, causal, causal_bottom_right, GQA).\n"
+    "Everything else a plugin declares (fp4 and fp8 attention, fp8 GEMM outputs,\n"
+    "block scaling, columnwise and delayed scaling, packed and THD layouts,\n"
+    "padding masks, attention bias, dropout, sliding window, attention backward,\n"
+    "ICollective, IDevice, devices other than the CPU) is reported \"not\n"
+    "checked\", never as passing.\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -94,7 +99,8 @@ std::string Quoted(const std::string& s) {
 class Progress {
  public:
   Progress(bool enabled, int total)
-      : enabled_(enabled && isatty(STDERR_FILENO)), total_(total),
+      : enabled_(enabled && isatty(STDERR_FILENO)),
+        total_(total),
         start_(std::chrono::steady_clock::now()) {}
   ~Progress() {
     if (enabled_) std::cerr << "\r\x1b[K" << std::flush;
@@ -146,7 +152,7 @@ struct Options {
 // The covered interfaces.
 const std::vector<const InterfaceConformance*>& Covered() {
   static const std::vector<const InterfaceConformance*> kCovered = {
-      &GemmConformance(), &QuantizerConformance(), &NormConformance()};
+      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance()};
   return kCovered;
 }
 const InterfaceConformance* CoveredInterface(const std::string& name) {
@@ -176,7 +182,8 @@ ConformanceRow Row(const std::string& iface, const core::ImplementationListing& 
 void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
                          const core::Kernel& plugin, const core::Kernel& oracle,
                          const core::ProviderListing& provider,
-                         const core::ImplementationListing& impl, std::vector<ConformanceRow>* rows) {
+                         const core::ImplementationListing& impl,
+                         std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
   const std::vector<std::string> claims = DeclaredClaims(impl);
   bool on_cpu = false;
@@ -185,8 +192,8 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
       for (const std::string& d : f.members) on_cpu = on_cpu || d == "cpu";
   if (!on_cpu) {
     for (const std::string& c : claims)
-      rows->push_back(Row(iface, impl, c, Verdict::kNotChecked,
-                          "conformance drives host (cpu) memory only"));
+      rows->push_back(
+          Row(iface, impl, c, Verdict::kNotChecked, "conformance drives host (cpu) memory only"));
     return;
   }
   std::vector<PlannedCase> plan;
@@ -208,7 +215,8 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
       progress.Step(iface + " contract checks");
       const std::vector<ContractOutcome> outcomes =
           ic.contract != nullptr
-              ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed, opt.only_check)
+              ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
+                            opt.only_check)
               : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
                                         opt.seed, opt.only_check);
       for (const ContractOutcome& o : outcomes) {
@@ -229,16 +237,16 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
       ConformanceRow& r = it->second;
       ++r.cases;
       // The case closest to (or furthest past) its tolerance speaks for the claim.
-      if (o.tolerance > 0 && (r.tolerance <= 0 || o.max_error / o.tolerance > r.max_error / r.tolerance)) {
+      if (o.tolerance > 0 &&
+          (r.tolerance <= 0 || o.max_error / o.tolerance > r.max_error / r.tolerance)) {
         r.max_error = o.max_error;
         r.tolerance = o.tolerance;
       }
       if (!o.passed && r.verdict == Verdict::kPass) {
         r.verdict = Verdict::kFail;
-        r.detail = o.problem.empty()
-                       ? absl::StrFormat("case %s: error %.3g > tolerance %.3g", p.text, o.max_error,
-                                         o.tolerance)
-                       : absl::StrCat("case ", p.text, ": ", o.problem);
+        r.detail = o.problem.empty() ? absl::StrFormat("case %s: error %.3g > tolerance %.3g",
+                                                       p.text, o.max_error, o.tolerance)
+                                     : absl::StrCat("case ", p.text, ": ", o.problem);
         r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(p.text), p.seed);
       }
     }
@@ -291,8 +299,9 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   if (!opt.only_case.empty() || !opt.only_check.empty()) {
     const InterfaceConformance* ic = CoveredInterface(opt.interface_name);
     if (ic == nullptr)
-      return ReportUsage(flags, "--case and --check run one case of one interface: add --interface "
-                                "(gemm, quantizer or norm)");
+      return ReportUsage(flags,
+                         "--case and --check run one case of one interface: add --interface "
+                         "(gemm, quantizer, norm or attention)");
     if (!opt.only_case.empty()) {
       if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
         return ReportUsage(flags, std::string(c.status().message()));
@@ -301,16 +310,16 @@ int ConformanceCommand(const std::vector<std::string>& args) {
       const std::vector<std::string> names =
           ic->contract_names == nullptr ? SharedContractCheckNames() : ic->contract_names();
       if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
-        return ReportUsage(flags, absl::StrCat("--check: unknown ", ic->name, " check \"",
-                                               opt.only_check, "\" (checks: ",
-                                               absl::StrJoin(names, ", "), ")"));
+        return ReportUsage(flags,
+                           absl::StrCat("--check: unknown ", ic->name, " check \"", opt.only_check,
+                                        "\" (checks: ", absl::StrJoin(names, ", "), ")"));
     }
   }
 
   absl::StatusOr<std::unique_ptr<core::Kernel>> plugin = PluginKernel(opt.plugin);
   if (!plugin.ok()) {
-    std::cerr << "error: cannot start a kernel for " << core::EscapeUntrustedText(opt.plugin) << ": "
-              << plugin.status().message() << "\n";
+    std::cerr << "error: cannot start a kernel for " << core::EscapeUntrustedText(opt.plugin)
+              << ": " << plugin.status().message() << "\n";
     return kExitNo;
   }
   for (const core::LoadReportEntry& e : (*plugin)->LoadReport()) {
@@ -348,7 +357,8 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     }
   }
   if (rows.empty()) {
-    std::cerr << "error: " << core::EscapeUntrustedText(opt.plugin) << " registers no implementation"
+    std::cerr << "error: " << core::EscapeUntrustedText(opt.plugin)
+              << " registers no implementation"
               << (opt.interface_name.empty() ? "" : " of interface " + opt.interface_name) << "\n";
     return kExitNo;
   }

@@ -20,10 +20,10 @@ bool KnownFailureCode(int32_t code) {
 
 std::string TakeError(TeplugError* error, const char* call) {
   if (error == nullptr) return "";
-  std::string text = absl::StrCat(call, " returned ", teplug_code_name(error->code), ": ",
-                                  error->message == nullptr
-                                      ? std::string("(no message)")
-                                      : core::EscapeUntrustedText(error->message));
+  std::string text =
+      absl::StrCat(call, " returned ", teplug_code_name(error->code), ": ",
+                   error->message == nullptr ? std::string("(no message)")
+                                             : core::EscapeUntrustedText(error->message));
   if (error->destroy != nullptr) error->destroy(error);
   return text;
 }
@@ -63,7 +63,8 @@ std::string CheckErrorObject(TeplugError* error, const std::string& what) {
   }
   if (error->destroy != nullptr && error->struct_size >= TEPLUG_STRUCT_SIZE(TeplugError, destroy))
     error->destroy(error);
-  return problem.empty() ? "" : absl::StrCat("the error object of ", what, " is malformed: ", problem);
+  return problem.empty() ? ""
+                         : absl::StrCat("the error object of ", what, " is malformed: ", problem);
 }
 
 std::string CheckSupportsReason(TeplugSupportsFn supports, TeplugObject* object, int32_t op,
@@ -77,8 +78,9 @@ std::string CheckSupportsReason(TeplugSupportsFn supports, TeplugObject* object,
 
 std::string CheckRefused(TeplugError* error, const std::string& what) {
   if (error == nullptr) {
-    return absl::StrCat(what, " succeeded; what the descriptor does not declare must be answered "
-                              "unsupported (or invalid_argument)");
+    return absl::StrCat(what,
+                        " succeeded; what the descriptor does not declare must be answered "
+                        "unsupported (or invalid_argument)");
   }
   const int32_t code = error->code;
   std::string text = TakeError(error, "it");
@@ -113,12 +115,9 @@ std::string CheckConcurrentCalls(const std::function<std::string()>& call) {
 
 std::vector<std::string> SharedContractCheckNames() { return {"refcount", "threads"}; }
 
-std::vector<ContractOutcome> RunSharedContractChecks(const InterfaceConformance& ic,
-                                                     const core::Kernel& plugin,
-                                                     const std::string& provider,
-                                                     const core::Kernel& oracle,
-                                                     const std::string& base, uint64_t seed,
-                                                     const std::string& only) {
+std::vector<ContractOutcome> RunSharedContractChecks(
+    const InterfaceConformance& ic, const core::Kernel& plugin, const std::string& provider,
+    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only) {
   // A run alone first; then "" when a run ends exactly as it did: the same
   // problem, or the same error against the reference to the last bit (the
   // numerics cases say whether that error is within tolerance).

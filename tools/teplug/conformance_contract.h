@@ -48,12 +48,9 @@ std::string CheckConcurrentCalls(const std::function<std::string()>& call);
 // threads at once ends every time exactly as it did run alone: the same
 // error against the reference, to the last bit).
 std::vector<std::string> SharedContractCheckNames();
-std::vector<ContractOutcome> RunSharedContractChecks(const InterfaceConformance& ic,
-                                                     const core::Kernel& plugin,
-                                                     const std::string& provider,
-                                                     const core::Kernel& oracle,
-                                                     const std::string& base, uint64_t seed,
-                                                     const std::string& only);
+std::vector<ContractOutcome> RunSharedContractChecks(
+    const InterfaceConformance& ic, const core::Kernel& plugin, const std::string& provider,
+    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only);
 
 }  // namespace teplug::cli
 

@@ -11,7 +11,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "core/log/untrusted_text.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
@@ -40,54 +39,56 @@ bool Has(const std::vector<std::string>& claims, const std::string& claim) {
 
 std::string FormatGemmCase(const GemmCase& c) {
   return absl::StrCat("a_dtype=", sdk::DTypeName(c.a_dtype), ",b_dtype=", sdk::DTypeName(c.b_dtype),
-                      ",d_dtype=", sdk::DTypeName(c.d_dtype), ",scaling=", sdk::ScalingName(c.scaling),
-                      ",bias=", int{c.bias}, ",gelu=", int{c.gelu}, ",gelu_aux=", int{c.gelu_aux},
+                      ",d_dtype=", sdk::DTypeName(c.d_dtype),
+                      ",scaling=", sdk::ScalingName(c.scaling), ",bias=", int{c.bias},
+                      ",gelu=", int{c.gelu}, ",gelu_aux=", int{c.gelu_aux},
                       ",accumulate=", int{c.accumulate}, ",trans_a=", int{c.trans_a},
                       ",trans_b=", int{c.trans_b}, ",m=", c.m, ",n=", c.n, ",k=", c.k);
 }
 
 absl::StatusOr<GemmCase> ParseGemmCase(const std::string& text) {
   GemmCase c;
-  std::map<std::string, bool*> flags = {{"bias", &c.bias},       {"gelu", &c.gelu},
+  std::map<std::string, bool*> flags = {{"bias", &c.bias},         {"gelu", &c.gelu},
                                         {"gelu_aux", &c.gelu_aux}, {"accumulate", &c.accumulate},
-                                        {"trans_a", &c.trans_a}, {"trans_b", &c.trans_b}};
+                                        {"trans_a", &c.trans_a},   {"trans_b", &c.trans_b}};
   std::map<std::string, int32_t*> dtypes = {
       {"a_dtype", &c.a_dtype}, {"b_dtype", &c.b_dtype}, {"d_dtype", &c.d_dtype}};
   std::map<std::string, int64_t*> dims = {{"m", &c.m}, {"n", &c.n}, {"k", &c.k}};
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    const std::string key = kv[0], value = kv.size() > 1 ? kv[1] : "";
-    auto bad = [&](const std::string& want) {
-      return absl::InvalidArgumentError(absl::StrCat("--case: \"", key, "=", value,
-                                                     "\": the value must be ", want));
-    };
-    if (auto f = flags.find(key); f != flags.end()) {
-      if (value != "0" && value != "1") return bad("0 or 1");
-      *f->second = value == "1";
-    } else if (auto d = dtypes.find(key); d != dtypes.end()) {
-      if (!sdk::ParseDType(value, d->second)) return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
-    } else if (auto n = dims.find(key); n != dims.end()) {
-      if (!absl::SimpleAtoi(value, n->second) || *n->second < 1 || *n->second > 4096)
-        return bad("an integer in [1, 4096]");
-    } else if (key == "scaling") {
-      bool found = false;
-      for (int32_t s = 0; s < TEPLUG_SCALING_COUNT_; ++s) {
-        if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
-      }
-      if (!found) return bad("a scaling mode name (none, per_tensor, mxfp8_1d32, ...)");
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--case: unknown key \"", key, "\" (keys: a_dtype, b_dtype, d_dtype, scaling, bias, gelu, "
-          "gelu_aux, accumulate, trans_a, trans_b, m, n, k)"));
-    }
-  }
+  const absl::Status parsed =
+      ForEachCaseItem(text, [&](const std::string& key, const std::string& value) -> absl::Status {
+        auto bad = [&](const std::string& want) { return BadCaseValue(key, value, want); };
+        if (auto f = flags.find(key); f != flags.end()) {
+          if (value != "0" && value != "1") return bad("0 or 1");
+          *f->second = value == "1";
+        } else if (auto d = dtypes.find(key); d != dtypes.end()) {
+          if (!sdk::ParseDType(value, d->second))
+            return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
+        } else if (auto n = dims.find(key); n != dims.end()) {
+          if (!absl::SimpleAtoi(value, n->second) || *n->second < 1 || *n->second > 4096)
+            return bad("an integer in [1, 4096]");
+        } else if (key == "scaling") {
+          bool found = false;
+          for (int32_t s = 0; s < TEPLUG_SCALING_COUNT_; ++s) {
+            if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
+          }
+          if (!found) return bad("a scaling mode name (none, per_tensor, mxfp8_1d32, ...)");
+        } else {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--case: unknown key \"", key,
+                           "\" (keys: a_dtype, b_dtype, d_dtype, scaling, bias, gelu, "
+                           "gelu_aux, accumulate, trans_a, trans_b, m, n, k)"));
+        }
+        return absl::OkStatus();
+      });
+  if (!parsed.ok()) return parsed;
   return c;
 }
 
 std::vector<std::string> AllGemmClaims() {
   std::vector<std::string> all;
   for (const char* field : {"a_dtypes", "b_dtypes", "d_dtypes"}) {
-    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d) all.push_back(Claim(field, sdk::DTypeName(d)));
+    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d)
+      all.push_back(Claim(field, sdk::DTypeName(d)));
   }
   for (const char* e : kEpilogueNames) all.push_back(Claim("epilogues", e));
   for (int32_t s = 1; s < TEPLUG_SCALING_COUNT_; ++s)
@@ -150,7 +151,8 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
       if (FormatGemmCase(p.gemm) == FormatGemmCase(c)) return;
     plan.push_back({c, seed + 7919 * plan.size(), ClaimsExercised(c)});
   };
-  const int32_t base_in = first("a_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+  const int32_t base_in =
+      first("a_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
   GemmCase base;
   base.a_dtype = base_in;
   base.b_dtype = partner("b_dtypes", base_in);
@@ -217,7 +219,7 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
 }
 
 CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
-                            const core::Kernel& oracle, const GemmCase& c, uint64_t seed) {
+                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed) {
   CaseOutcome o;
   const GemmInputs in = MakeInputs(c, seed);
   GemmOutputs mine = MakeOutputs(c, in), ref = MakeOutputs(c, in);
@@ -245,7 +247,8 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
   }
   const double tolerance = OutputTolerance(ToleranceKind::kGemm, c.d_dtype);
   o.Include(NormalizedMaxError(mine.d.Values(), ref.d.Values()), tolerance);
-  if (c.gelu_aux) o.Include(NormalizedMaxError(mine.pre_gelu.Values(), ref.pre_gelu.Values()), tolerance);
+  if (c.gelu_aux)
+    o.Include(NormalizedMaxError(mine.pre_gelu.Values(), ref.pre_gelu.Values()), tolerance);
   o.Decide();
   return o;
 }
@@ -255,7 +258,8 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
 namespace teplug::cli {
 namespace {
 
-std::vector<PlannedCase> PlanGemm(const std::vector<std::string>& claims, bool quick, uint64_t seed) {
+std::vector<PlannedCase> PlanGemm(const std::vector<std::string>& claims, bool quick,
+                                  uint64_t seed) {
   std::vector<PlannedCase> out;
   for (const PlannedGemmCase& p : PlanGemmCases(claims, quick, seed))
     out.push_back({FormatGemmCase(p.gemm), p.seed, p.exercises});
@@ -297,9 +301,9 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
 }  // namespace
 
 const InterfaceConformance& GemmConformance() {
-  static const InterfaceConformance kGemm = {"gemm",      &AllGemmClaims, &GemmClaimCheckable,
-                                             &PlanGemm,   &ParseGemm,     &RunGemm,
-                                             &SelectGemm, &GemmContractCheckNames, &GemmContract};
+  static const InterfaceConformance kGemm = {
+      "gemm",   &AllGemmClaims, &GemmClaimCheckable,     &PlanGemm,    &ParseGemm,
+      &RunGemm, &SelectGemm,    &GemmContractCheckNames, &GemmContract};
   return kGemm;
 }
 

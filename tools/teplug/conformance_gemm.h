@@ -21,7 +21,7 @@ namespace teplug::cli {
 //  accumulate=0,trans_a=0,trans_b=1,m=17,n=24,k=64".
 struct GemmCase {
   int32_t a_dtype = 1, b_dtype = 1, d_dtype = 1;  // TeplugDType (fp32)
-  int32_t scaling = 0;  // TeplugScalingMode of fp8 operands; 0 for none
+  int32_t scaling = 0;                            // TeplugScalingMode of fp8 operands; 0 for none
   bool bias = false, gelu = false, gelu_aux = false, accumulate = false;
   bool trans_a = false, trans_b = true;
   int64_t m = 17, n = 24, k = 64;
@@ -52,7 +52,7 @@ std::vector<std::string> ClaimsExercised(const GemmCase& c);
 bool GemmClaimCheckable(const std::string& claim);
 
 CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
-                            const core::Kernel& oracle, const GemmCase& c, uint64_t seed);
+                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed);
 
 // The contract checks, by name, in the order they run.
 std::vector<std::string> GemmContractCheckNames();

@@ -13,7 +13,6 @@ namespace {
 
 bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
 
-
 void FillFp8(HostTensor* t, int32_t scaling, std::mt19937_64* rng) {
   auto* codes = static_cast<uint8_t*>(t->tensor()->data);
   for (int64_t i = 0; i < t->count(); ++i) {
@@ -87,7 +86,6 @@ TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspac
   args.workspace_size = workspace->size();
   return args;
 }
-
 
 std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args) {
   size_t bytes = 0;

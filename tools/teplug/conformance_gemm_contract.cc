@@ -15,7 +15,7 @@
 namespace teplug::cli {
 
 std::vector<std::string> GemmContractCheckNames() {
-  return {"refcount", "error_object", "supports_reason", "refused_op",
+  return {"refcount",  "error_object", "supports_reason", "refused_op",
           "workspace", "struct_sizes", "threads"};
 }
 
@@ -66,7 +66,8 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
     auto* object = reinterpret_cast<TeplugObject*>(g);
     if (check == "refcount") {
       o.detail = CheckRefcountAround(object, [&] {
-        return same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+        return same_result(
+            [&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
       });
     } else if (check == "error_object") {
       GemmOutputs out = MakeOutputs(base, in);
@@ -76,24 +77,29 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
     } else if (check == "supports_reason" || check == "refused_op") {
       int32_t undeclared = 0;
       for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_ && undeclared == 0; ++d)
-        if (d != TEPLUG_DTYPE_E8M0 && !HasClaim(claims, Claim("a_dtypes", sdk::DTypeName(d)))) undeclared = d;
+        if (d != TEPLUG_DTYPE_E8M0 && !HasClaim(claims, Claim("a_dtypes", sdk::DTypeName(d))))
+          undeclared = d;
       if (undeclared == 0) {
         o.passed = true;
         o.detail = "every dtype is declared: nothing to refuse";
         results.push_back(o);
         continue;
       }
-      HostTensor odd("a", undeclared, {base.trans_a ? base.k : base.m, base.trans_a ? base.m : base.k});
+      HostTensor odd("a", undeclared,
+                     {base.trans_a ? base.k : base.m, base.trans_a ? base.m : base.k});
       GemmOutputs out = MakeOutputs(base, in);
       TeplugGemmArgs args = WithWorkspace(ArgsFor(base, in, &out), &workspace);
       args.a = odd.tensor();
-      const std::string what = absl::StrCat("a gemm with an undeclared a dtype (", sdk::DTypeName(undeclared), ")");
+      const std::string what =
+          absl::StrCat("a gemm with an undeclared a dtype (", sdk::DTypeName(undeclared), ")");
       o.detail = check == "supports_reason"
                      ? CheckSupportsReason(g->vtbl->supports, object, TEPLUG_OP_GEMM, &args, what)
                      : CheckRefused(g->vtbl->gemm(g, &args), what);
     } else if (check == "workspace") {
-      o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
-      if (!o.detail.empty()) o.detail = absl::StrCat("with exactly the workspace it asked for: ", o.detail);
+      o.detail =
+          same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+      if (!o.detail.empty())
+        o.detail = absl::StrCat("with exactly the workspace it asked for: ", o.detail);
     } else if (check == "struct_sizes") {
       const size_t v1 = TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream);
       o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) {
@@ -110,7 +116,8 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
           std::memcpy(bigger.data(), a, sizeof *a);
           size_t bytes = 0;
           auto* big = reinterpret_cast<TeplugGemmArgs*>(bigger.data());
-          if (std::string e = TakeError(g->vtbl->workspace_size(g, big, &bytes), "workspace_size"); !e.empty())
+          if (std::string e = TakeError(g->vtbl->workspace_size(g, big, &bytes), "workspace_size");
+              !e.empty())
             return e;
           std::vector<uint8_t> workspace(bytes);
           big->workspace = bytes == 0 ? nullptr : workspace.data();
@@ -133,7 +140,8 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
       if (o.detail.empty()) {
         o.detail = CheckConcurrentCalls([&] {
           GemmOutputs out = MakeOutputs(big, big_in);
-          if (std::string e = CallWithWorkspace(g, ArgsFor(big, big_in, &out)); !e.empty()) return e;
+          if (std::string e = CallWithWorkspace(g, ArgsFor(big, big_in, &out)); !e.empty())
+            return e;
           return out.d.Values() == single_result
                      ? std::string()
                      : std::string("the result differs from the single-threaded call's");

@@ -42,11 +42,21 @@ TEST(GemmCaseText, BadKeysAndValuesAreNamed) {
 // Every claim conformance can build is exercised by at least one planned
 // case, and no case exercises a claim that was not made.
 TEST(PlanGemmCases, CoversEveryCheckableClaimAndNothingUndeclared) {
-  const std::vector<std::string> claims = {
-      "a_dtypes=fp32",     "a_dtypes=bf16",         "a_dtypes=fp8_e4m3",  "b_dtypes=fp32",
-      "b_dtypes=bf16",     "b_dtypes=fp8_e4m3",     "d_dtypes=fp32",      "d_dtypes=bf16",
-      "epilogues=bias",    "epilogues=gelu",        "epilogues=gelu_aux", "epilogues=accumulate",
-      "scaling_modes=per_tensor", "scaling_modes=mxfp8_1d32", "a_dtypes=fp4_e2m1"};
+  const std::vector<std::string> claims = {"a_dtypes=fp32",
+                                           "a_dtypes=bf16",
+                                           "a_dtypes=fp8_e4m3",
+                                           "b_dtypes=fp32",
+                                           "b_dtypes=bf16",
+                                           "b_dtypes=fp8_e4m3",
+                                           "d_dtypes=fp32",
+                                           "d_dtypes=bf16",
+                                           "epilogues=bias",
+                                           "epilogues=gelu",
+                                           "epilogues=gelu_aux",
+                                           "epilogues=accumulate",
+                                           "scaling_modes=per_tensor",
+                                           "scaling_modes=mxfp8_1d32",
+                                           "a_dtypes=fp4_e2m1"};
   for (bool quick : {true, false}) {
     std::set<std::string> exercised;
     const std::vector<PlannedGemmCase> plan = PlanGemmCases(claims, quick, 7);

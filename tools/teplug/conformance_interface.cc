@@ -3,9 +3,26 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "core/log/untrusted_text.h"
 
 namespace teplug::cli {
+
+absl::Status ForEachCaseItem(
+    const std::string& text,
+    const std::function<absl::Status(const std::string& key, const std::string& value)>& set) {
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
+    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (absl::Status st = set(kv[0], kv.size() > 1 ? kv[1] : ""); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BadCaseValue(const std::string& key, const std::string& value,
+                          const std::string& want) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("--case: \"", key, "=", value, "\": the value must be ", want));
+}
 
 std::string KernelMessageHead(absl::string_view message) {
   return core::EscapeUntrustedText(message.substr(0, message.find('\n')));

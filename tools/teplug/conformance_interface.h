@@ -7,6 +7,7 @@
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -83,6 +84,14 @@ std::string KernelMessageHead(absl::string_view message);
 // Fills `t` (fp32, fp16 or bf16) with values from [-1, -0.05] U [0.05, 1]:
 // random, never zero.
 void FillNonZero(HostTensor* t, std::mt19937_64* rng);
+// Splits a --case text ("key=value,key=value") and calls `set` for each
+// item in order; the first error `set` returns is the result.
+absl::Status ForEachCaseItem(
+    const std::string& text,
+    const std::function<absl::Status(const std::string& key, const std::string& value)>& set);
+// `--case: "key=value": the value must be <want>`.
+absl::Status BadCaseValue(const std::string& key, const std::string& value,
+                          const std::string& want);
 // "field=member".
 std::string Claim(const std::string& field, const std::string& member);
 // Whether `claims` holds `claim`.

@@ -5,7 +5,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -32,48 +31,47 @@ struct NormCase {
 };
 
 std::string Format(const NormCase& c) {
-  return absl::StrCat("norm_type=", sdk::NormTypeName(c.norm_type), ",input_dtype=",
-                      sdk::DTypeName(c.input), ",weight_dtype=", sdk::DTypeName(c.weight),
-                      ",output_dtype=", sdk::DTypeName(c.output), ",scaling=",
-                      sdk::ScalingName(c.scaling), ",zero_centered_gamma=",
-                      int{c.zero_centered_gamma}, ",backward=", int{c.backward}, ",rows=", c.rows,
-                      ",hidden=", c.hidden);
+  return absl::StrCat(
+      "norm_type=", sdk::NormTypeName(c.norm_type), ",input_dtype=", sdk::DTypeName(c.input),
+      ",weight_dtype=", sdk::DTypeName(c.weight), ",output_dtype=", sdk::DTypeName(c.output),
+      ",scaling=", sdk::ScalingName(c.scaling), ",zero_centered_gamma=", int{c.zero_centered_gamma},
+      ",backward=", int{c.backward}, ",rows=", c.rows, ",hidden=", c.hidden);
 }
 
 absl::StatusOr<NormCase> Parse(const std::string& text) {
   NormCase c;
   std::map<std::string, int32_t*> dtypes = {
       {"input_dtype", &c.input}, {"weight_dtype", &c.weight}, {"output_dtype", &c.output}};
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    const std::string key = kv[0], value = kv.size() > 1 ? kv[1] : "";
-    auto bad = [&](const std::string& want) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--case: \"", key, "=", value, "\": the value must be ", want));
-    };
-    if (auto d = dtypes.find(key); d != dtypes.end()) {
-      if (!sdk::ParseDType(value, d->second)) return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
-    } else if (key == "norm_type") {
-      if (!sdk::ParseNormType(value, &c.norm_type)) return bad("layernorm or rmsnorm");
-    } else if (key == "scaling") {
-      bool found = value == "none";
-      if (found) c.scaling = TEPLUG_SCALING_NONE;
-      for (int32_t s : kScalings)
-        if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
-      if (!found) return bad("none, per_tensor or mxfp8_1d32");
-    } else if (key == "zero_centered_gamma" || key == "backward") {
-      if (value != "0" && value != "1") return bad("0 or 1");
-      (key == "backward" ? c.backward : c.zero_centered_gamma) = value == "1";
-    } else if (key == "rows" || key == "hidden") {
-      int64_t* n = key == "rows" ? &c.rows : &c.hidden;
-      if (!absl::SimpleAtoi(value, n) || *n < 1 || *n > 4096) return bad("an integer in [1, 4096]");
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--case: unknown key \"", key,
-          "\" (keys: norm_type, input_dtype, weight_dtype, output_dtype, scaling, "
-          "zero_centered_gamma, backward, rows, hidden)"));
-    }
-  }
+  const absl::Status parsed =
+      ForEachCaseItem(text, [&](const std::string& key, const std::string& value) -> absl::Status {
+        auto bad = [&](const std::string& want) { return BadCaseValue(key, value, want); };
+        if (auto d = dtypes.find(key); d != dtypes.end()) {
+          if (!sdk::ParseDType(value, d->second))
+            return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
+        } else if (key == "norm_type") {
+          if (!sdk::ParseNormType(value, &c.norm_type)) return bad("layernorm or rmsnorm");
+        } else if (key == "scaling") {
+          bool found = value == "none";
+          if (found) c.scaling = TEPLUG_SCALING_NONE;
+          for (int32_t s : kScalings)
+            if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
+          if (!found) return bad("none, per_tensor or mxfp8_1d32");
+        } else if (key == "zero_centered_gamma" || key == "backward") {
+          if (value != "0" && value != "1") return bad("0 or 1");
+          (key == "backward" ? c.backward : c.zero_centered_gamma) = value == "1";
+        } else if (key == "rows" || key == "hidden") {
+          int64_t* n = key == "rows" ? &c.rows : &c.hidden;
+          if (!absl::SimpleAtoi(value, n) || *n < 1 || *n > 4096)
+            return bad("an integer in [1, 4096]");
+        } else {
+          return absl::InvalidArgumentError(
+              absl::StrCat("--case: unknown key \"", key,
+                           "\" (keys: norm_type, input_dtype, weight_dtype, output_dtype, scaling, "
+                           "zero_centered_gamma, backward, rows, hidden)"));
+        }
+        return absl::OkStatus();
+      });
+  if (!parsed.ok()) return parsed;
   return c;
 }
 
@@ -91,7 +89,8 @@ std::vector<std::string> Exercised(const NormCase& c) {
 std::vector<std::string> AllClaims() {
   std::vector<std::string> all;
   for (const char* field : {"input_dtypes", "weight_dtypes", "output_dtypes"})
-    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d) all.push_back(Claim(field, sdk::DTypeName(d)));
+    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d)
+      all.push_back(Claim(field, sdk::DTypeName(d)));
   for (int32_t t = 0; t < TEPLUG_NORM_TYPE_COUNT_; ++t)
     all.push_back(Claim("norm_types", sdk::NormTypeName(t)));
   for (int32_t s = 1; s < TEPLUG_SCALING_COUNT_; ++s)
@@ -115,14 +114,17 @@ bool Checkable(const std::string& claim) {
 }
 
 std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick, uint64_t seed) {
-  auto declared = [&](const char* field, const std::string& m) { return HasClaim(claims, Claim(field, m)); };
+  auto declared = [&](const char* field, const std::string& m) {
+    return HasClaim(claims, Claim(field, m));
+  };
   auto pick = [&](const char* field, auto&& all) {
     std::vector<int32_t> out;
     for (int32_t d : all)
       if (declared(field, sdk::DTypeName(d))) out.push_back(d);
     return out;
   };
-  const std::vector<int32_t> ins = pick("input_dtypes", kHigh), weights = pick("weight_dtypes", kHigh);
+  const std::vector<int32_t> ins = pick("input_dtypes", kHigh),
+                             weights = pick("weight_dtypes", kHigh);
   std::vector<int32_t> outs = pick("output_dtypes", kHigh), fp8 = pick("output_dtypes", kFp8);
   std::vector<int32_t> types, modes;
   for (int32_t t = 0; t < TEPLUG_NORM_TYPE_COUNT_; ++t)
@@ -130,7 +132,8 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
   for (int32_t s : kScalings)
     if (declared("scaling_modes", sdk::ScalingName(s))) modes.push_back(s);
   std::vector<PlannedCase> plan;
-  if (ins.empty() || weights.empty() || (outs.empty() && (fp8.empty() || modes.empty())) || types.empty())
+  if (ins.empty() || weights.empty() || (outs.empty() && (fp8.empty() || modes.empty())) ||
+      types.empty())
     return plan;
   auto add = [&](NormCase c) {
     if (!IsFp8(c.output)) c.scaling = TEPLUG_SCALING_NONE;
@@ -153,11 +156,28 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
     c.backward = backward;
     add(c);
   }
-  for (int32_t d : ins) { NormCase c = base; c.input = d; add(c); }
-  for (int32_t d : weights) { NormCase c = base; c.weight = d; add(c); }
-  for (int32_t d : outs) { NormCase c = base; c.output = d; add(c); }
+  for (int32_t d : ins) {
+    NormCase c = base;
+    c.input = d;
+    add(c);
+  }
+  for (int32_t d : weights) {
+    NormCase c = base;
+    c.weight = d;
+    add(c);
+  }
+  for (int32_t d : outs) {
+    NormCase c = base;
+    c.output = d;
+    add(c);
+  }
   for (int32_t d : fp8) {
-    for (int32_t s : modes) { NormCase c = base; c.output = d; c.scaling = s; add(c); }
+    for (int32_t s : modes) {
+      NormCase c = base;
+      c.output = d;
+      c.scaling = s;
+      add(c);
+    }
   }
   if (declared("features", "zero_centered_gamma")) {
     NormCase c = base;
@@ -191,10 +211,12 @@ absl::StatusOr<std::vector<std::string>> ParseCase(const std::string& text) {
 std::string Call(const core::Kernel& kernel, const std::string& provider, int32_t op, void* args,
                  const char* who) {
   absl::StatusOr<core::Selection> s = kernel.Select(sdk::kIidNormV1, op, args, provider);
-  if (!s.ok()) return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
+  if (!s.ok())
+    return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
   auto* n = s->as<TeplugNormV1>();
   size_t bytes = 0;
-  if (std::string e = TakeError(n->vtbl->workspace_size(n, op, args, &bytes), "workspace_size"); !e.empty())
+  if (std::string e = TakeError(n->vtbl->workspace_size(n, op, args, &bytes), "workspace_size");
+      !e.empty())
     return absl::StrCat(who, " failed: ", e);
   std::vector<uint8_t> workspace(bytes);
   TeplugError* e;
@@ -268,19 +290,21 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   NormOutputs mine = MakeOutputs(*c), ref = MakeOutputs(*c);
   TeplugNormFwdArgs mine_fwd = ForwardArgs(*c, x, gamma, beta, &mine);
   TeplugNormFwdArgs ref_fwd = ForwardArgs(*c, x, gamma, beta, &ref);
-  if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_FORWARD, &mine_fwd, "the plugin"); !e.empty())
+  if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_FORWARD, &mine_fwd, "the plugin");
+      !e.empty())
     return {false, e};
-  if (std::string e = Call(oracle, "reference", TEPLUG_NORM_OP_FORWARD, &ref_fwd, "the reference"); !e.empty())
+  if (std::string e = Call(oracle, "reference", TEPLUG_NORM_OP_FORWARD, &ref_fwd, "the reference");
+      !e.empty())
     return {false, e};
   CaseOutcome o;
   o.Include(NormalizedMaxError(mine.y.Values(), ref.y.Values()),
-        IsFp8(c->output) ? kQuantizeVsReferenceTolerance
-                         : OutputTolerance(ToleranceKind::kGemm, c->output));
+            IsFp8(c->output) ? kQuantizeVsReferenceTolerance
+                             : OutputTolerance(ToleranceKind::kGemm, c->output));
   o.Include(NormalizedMaxError(mine.rsigma.Values(), ref.rsigma.Values()),
-        OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
+            OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
   if (layernorm) {
     o.Include(NormalizedMaxError(mine.mu.Values(), ref.mu.Values()),
-          OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
+              OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
   }
   if (c->backward) {
     // Both from the reference's mu and rsigma, so the backward is compared alone.
@@ -299,17 +323,20 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
       return a;
     };
     TeplugNormBwdArgs mine_bwd = backward_args(&mine), ref_bwd = backward_args(&ref);
-    if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_BACKWARD, &mine_bwd, "the plugin"); !e.empty())
+    if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_BACKWARD, &mine_bwd, "the plugin");
+        !e.empty())
       return {false, e};
-    if (std::string e = Call(oracle, "reference", TEPLUG_NORM_OP_BACKWARD, &ref_bwd, "the reference"); !e.empty())
+    if (std::string e =
+            Call(oracle, "reference", TEPLUG_NORM_OP_BACKWARD, &ref_bwd, "the reference");
+        !e.empty())
       return {false, e};
     o.Include(NormalizedMaxError(mine.dx.Values(), ref.dx.Values()),
-          OutputTolerance(ToleranceKind::kGemm, c->input));
+              OutputTolerance(ToleranceKind::kGemm, c->input));
     o.Include(NormalizedMaxError(mine.dgamma.Values(), ref.dgamma.Values()),
-          OutputTolerance(ToleranceKind::kGemm, c->weight));
+              OutputTolerance(ToleranceKind::kGemm, c->weight));
     if (layernorm) {
       o.Include(NormalizedMaxError(mine.dbeta.Values(), ref.dbeta.Values()),
-            OutputTolerance(ToleranceKind::kGemm, c->weight));
+                OutputTolerance(ToleranceKind::kGemm, c->weight));
     }
   }
   o.Decide();
@@ -319,8 +346,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 }  // namespace
 
 const InterfaceConformance& NormConformance() {
-  static const InterfaceConformance kNorm = {"norm",     &AllClaims, &Checkable, &Plan,   &ParseCase,
-                                             &Run,       &Select,    nullptr,    nullptr};
+  static const InterfaceConformance kNorm = {"norm", &AllClaims, &Checkable, &Plan,  &ParseCase,
+                                             &Run,   &Select,    nullptr,    nullptr};
   return kNorm;
 }
 

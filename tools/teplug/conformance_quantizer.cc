@@ -4,7 +4,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -29,40 +28,40 @@ struct QuantizeCase {
 };
 
 std::string Format(const QuantizeCase& c) {
-  return absl::StrCat("input_dtype=", sdk::DTypeName(c.input), ",output_dtype=",
-                      sdk::DTypeName(c.output), ",scaling=", sdk::ScalingName(c.scaling),
-                      ",dequantize=", int{c.dequantize}, ",rows=", c.rows, ",cols=", c.cols);
+  return absl::StrCat("input_dtype=", sdk::DTypeName(c.input),
+                      ",output_dtype=", sdk::DTypeName(c.output),
+                      ",scaling=", sdk::ScalingName(c.scaling), ",dequantize=", int{c.dequantize},
+                      ",rows=", c.rows, ",cols=", c.cols);
 }
 
 absl::StatusOr<QuantizeCase> Parse(const std::string& text) {
   QuantizeCase c;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
-    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    const std::string key = kv[0], value = kv.size() > 1 ? kv[1] : "";
-    auto bad = [&](const std::string& want) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--case: \"", key, "=", value, "\": the value must be ", want));
-    };
-    if (key == "input_dtype" || key == "output_dtype") {
-      if (!sdk::ParseDType(value, key == "input_dtype" ? &c.input : &c.output))
-        return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
-    } else if (key == "scaling") {
-      bool found = false;
-      for (int32_t s : kScalings)
-        if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
-      if (!found) return bad("per_tensor or mxfp8_1d32");
-    } else if (key == "dequantize") {
-      if (value != "0" && value != "1") return bad("0 or 1");
-      c.dequantize = value == "1";
-    } else if (key == "rows" || key == "cols") {
-      int64_t* n = key == "rows" ? &c.rows : &c.cols;
-      if (!absl::SimpleAtoi(value, n) || *n < 1 || *n > 4096) return bad("an integer in [1, 4096]");
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--case: unknown key \"", key,
-                       "\" (keys: input_dtype, output_dtype, scaling, dequantize, rows, cols)"));
-    }
-  }
+  const absl::Status parsed =
+      ForEachCaseItem(text, [&](const std::string& key, const std::string& value) -> absl::Status {
+        auto bad = [&](const std::string& want) { return BadCaseValue(key, value, want); };
+        if (key == "input_dtype" || key == "output_dtype") {
+          if (!sdk::ParseDType(value, key == "input_dtype" ? &c.input : &c.output))
+            return bad("a dtype name (fp32, bf16, fp8_e4m3, ...)");
+        } else if (key == "scaling") {
+          bool found = false;
+          for (int32_t s : kScalings)
+            if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
+          if (!found) return bad("per_tensor or mxfp8_1d32");
+        } else if (key == "dequantize") {
+          if (value != "0" && value != "1") return bad("0 or 1");
+          c.dequantize = value == "1";
+        } else if (key == "rows" || key == "cols") {
+          int64_t* n = key == "rows" ? &c.rows : &c.cols;
+          if (!absl::SimpleAtoi(value, n) || *n < 1 || *n > 4096)
+            return bad("an integer in [1, 4096]");
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--case: unknown key \"", key,
+              "\" (keys: input_dtype, output_dtype, scaling, dequantize, rows, cols)"));
+        }
+        return absl::OkStatus();
+      });
+  if (!parsed.ok()) return parsed;
   return c;
 }
 
@@ -78,7 +77,8 @@ std::vector<std::string> Exercised(const QuantizeCase& c) {
 std::vector<std::string> AllClaims() {
   std::vector<std::string> all;
   for (const char* field : {"input_dtypes", "output_dtypes"})
-    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d) all.push_back(Claim(field, sdk::DTypeName(d)));
+    for (int32_t d = 1; d < TEPLUG_DTYPE_COUNT_; ++d)
+      all.push_back(Claim(field, sdk::DTypeName(d)));
   for (int32_t s = 1; s < TEPLUG_SCALING_COUNT_; ++s)
     all.push_back(Claim("scaling_modes", sdk::ScalingName(s)));
   for (const char* f : kFeatures) all.push_back(Claim("features", f));
@@ -96,7 +96,9 @@ bool Checkable(const std::string& claim) {
 }
 
 std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick, uint64_t seed) {
-  auto declared = [&](const char* field, const std::string& m) { return HasClaim(claims, Claim(field, m)); };
+  auto declared = [&](const char* field, const std::string& m) {
+    return HasClaim(claims, Claim(field, m));
+  };
   std::vector<int32_t> ins, outs, modes;
   for (int32_t d : kInputs)
     if (declared("input_dtypes", sdk::DTypeName(d))) ins.push_back(d);
@@ -144,7 +146,8 @@ TeplugQuantizerV1* QuantizerOf(const core::Selection& s) { return s.as<TeplugQua
 std::string Call(const core::Kernel& kernel, const std::string& provider, int32_t op,
                  const void* args, const char* who) {
   absl::StatusOr<core::Selection> s = kernel.Select(sdk::kIidQuantizerV1, op, args, provider);
-  if (!s.ok()) return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
+  if (!s.ok())
+    return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
   TeplugQuantizerV1* q = QuantizerOf(*s);
   TeplugError* e = op == TEPLUG_OP_QUANTIZE
                        ? q->vtbl->quantize(q, static_cast<const TeplugQuantizeArgs*>(args))
@@ -157,7 +160,8 @@ absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::st
                                        const std::string& text) {
   absl::StatusOr<QuantizeCase> c = Parse(text);
   if (!c.ok()) return c.status();
-  HostTensor input("input", c->input, {c->rows, c->cols}), output("output", c->output, {c->rows, c->cols});
+  HostTensor input("input", c->input, {c->rows, c->cols}),
+      output("output", c->output, {c->rows, c->cols});
   output.AttachQuantization(c->scaling);
   TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
   a.input = input.tensor();
@@ -187,9 +191,11 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
     return a;
   };
   const TeplugQuantizeArgs mine_args = args_for(&mine), ref_args = args_for(&ref);
-  if (std::string e = Call(plugin, provider, TEPLUG_OP_QUANTIZE, &mine_args, "the plugin"); !e.empty())
+  if (std::string e = Call(plugin, provider, TEPLUG_OP_QUANTIZE, &mine_args, "the plugin");
+      !e.empty())
     return {false, e};
-  if (std::string e = Call(oracle, "reference", TEPLUG_OP_QUANTIZE, &ref_args, "the reference"); !e.empty())
+  if (std::string e = Call(oracle, "reference", TEPLUG_OP_QUANTIZE, &ref_args, "the reference");
+      !e.empty())
     return {false, e};
   o.Include(NormalizedMaxError(mine.Values(), ref.Values()), kQuantizeVsReferenceTolerance);
   if (c->dequantize) {
@@ -203,7 +209,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
     rd.output = ref_back.tensor();
     if (std::string e = Call(plugin, provider, TEPLUG_OP_DEQUANTIZE, &d, "the plugin"); !e.empty())
       return {false, e};
-    if (std::string e = Call(oracle, "reference", TEPLUG_OP_DEQUANTIZE, &rd, "the reference"); !e.empty())
+    if (std::string e = Call(oracle, "reference", TEPLUG_OP_DEQUANTIZE, &rd, "the reference");
+        !e.empty())
       return {false, e};
     o.Include(NormalizedMaxError(mine_back.Values(), ref_back.Values()),
               c->input == TEPLUG_DTYPE_FP32 ? kDequantizeTolerance
@@ -216,9 +223,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 }  // namespace
 
 const InterfaceConformance& QuantizerConformance() {
-  static const InterfaceConformance kQuantizer = {"quantizer", &AllClaims, &Checkable, &Plan,
-                                                  &ParseCase,  &Run,       &Select,    nullptr,
-                                                  nullptr};
+  static const InterfaceConformance kQuantizer = {
+      "quantizer", &AllClaims, &Checkable, &Plan, &ParseCase, &Run, &Select, nullptr, nullptr};
   return kQuantizer;
 }
 

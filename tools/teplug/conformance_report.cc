@@ -8,10 +8,14 @@ namespace teplug::cli {
 
 const char* VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "FAIL";
-    case Verdict::kNotChecked: return "not checked";
-    case Verdict::kNotDeclared: return "not declared";
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "FAIL";
+    case Verdict::kNotChecked:
+      return "not checked";
+    case Verdict::kNotDeclared:
+      return "not declared";
   }
   return "?";
 }
@@ -42,10 +46,10 @@ void PrintConformanceText(std::ostream& out, const std::string& plugin,
     out << "\n";
     if (!r.reproduce.empty()) out << "               reproduce: " << r.reproduce << "\n";
   }
-  out << absl::StrFormat("\n%d passed, %d failed, %d not checked, %d not declared: %s\n", counts[0],
-                         counts[1], counts[2], counts[3],
-                         counts[1] == 0 ? "no declared capability failed"
-                                        : "the plugin does not conform");
+  out << absl::StrFormat(
+      "\n%d passed, %d failed, %d not checked, %d not declared: %s\n", counts[0], counts[1],
+      counts[2], counts[3],
+      counts[1] == 0 ? "no declared capability failed" : "the plugin does not conform");
 }
 
 void PrintConformanceJson(std::ostream& out, const std::string& plugin,
@@ -73,9 +77,15 @@ void PrintConformanceJson(std::ostream& out, const std::string& plugin,
     j.Key("cases");
     j.Int(r.cases);
     j.Key("max_error");
-    if (r.max_error >= 0) j.String(absl::StrFormat("%.6g", r.max_error)); else j.Null();
+    if (r.max_error >= 0)
+      j.String(absl::StrFormat("%.6g", r.max_error));
+    else
+      j.Null();
     j.Key("tolerance");
-    if (r.tolerance >= 0) j.String(absl::StrFormat("%.6g", r.tolerance)); else j.Null();
+    if (r.tolerance >= 0)
+      j.String(absl::StrFormat("%.6g", r.tolerance));
+    else
+      j.Null();
     j.Key("reproduce");
     j.String(r.reproduce);
     j.EndObject();

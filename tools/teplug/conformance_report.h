@@ -11,10 +11,10 @@
 namespace teplug::cli {
 
 enum class Verdict {
-  kPass,        // checked, right
-  kFail,        // checked, wrong: `detail` says how, `reproduce` re-runs it
-  kNotChecked,  // declared, but conformance cannot exercise it yet: never a pass
-  kNotDeclared, // the plugin does not claim it
+  kPass,         // checked, right
+  kFail,         // checked, wrong: `detail` says how, `reproduce` re-runs it
+  kNotChecked,   // declared, but conformance cannot exercise it yet: never a pass
+  kNotDeclared,  // the plugin does not claim it
 };
 const char* VerdictName(Verdict v);  // "pass", "FAIL", "not checked", "not declared"
 
@@ -23,11 +23,11 @@ struct ConformanceRow {
   std::string implementation;  // "provider/name"
   std::string check;           // "contract refcount", "a_dtypes=bf16"
   Verdict verdict = Verdict::kPass;
-  std::string detail;          // escaped plugin text only (EscapeUntrustedText)
-  int cases = 0;               // numerics cases that exercised it
-  double max_error = -1;       // worst NormalizedMaxError seen; < 0: none measured
-  double tolerance = -1;       // the tolerance it was held to; < 0: none
-  std::string reproduce;       // the command line that re-runs the failing case
+  std::string detail;     // escaped plugin text only (EscapeUntrustedText)
+  int cases = 0;          // numerics cases that exercised it
+  double max_error = -1;  // worst NormalizedMaxError seen; < 0: none measured
+  double tolerance = -1;  // the tolerance it was held to; < 0: none
+  std::string reproduce;  // the command line that re-runs the failing case
 };
 
 // The plugin's path and every row, grouped as given, then a summary line.

@@ -26,20 +26,24 @@ using conformance_plugins::Release;
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 constexpr size_t kWorkspaceBytes = 256;
-constexpr uint64_t kServedDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
-
+constexpr uint64_t kServedDTypes =
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
 
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr || !(teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid))) return nullptr;
+  if (iid == nullptr || !(teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid)))
+    return nullptr;
   AddRef(self);
   return self;
 }
 
-bool Served(const TeplugTensor* t) { return t != nullptr && ((kServedDTypes >> t->dtype) & 1) != 0; }
+bool Served(const TeplugTensor* t) {
+  return t != nullptr && ((kServedDTypes >> t->dtype) & 1) != 0;
+}
 
 // Why these args are not served, or NULL when they are.
 const char* Unserved(const TeplugGemmArgs* g) {
-  if (!Served(g->a) || !Served(g->b) || !Served(g->d)) return "only fp32 and bf16 operands and output";
+  if (!Served(g->a) || !Served(g->b) || !Served(g->d))
+    return "only fp32 and bf16 operands and output";
   if (g->bias != nullptr || g->pre_gelu_out != nullptr || g->epilogue != 0 || g->accumulate != 0)
     return "no bias, GELU or accumulate";
   if (g->a->quant != nullptr || g->b->quant != nullptr) return "no quantized operands";
@@ -47,7 +51,8 @@ const char* Unserved(const TeplugGemmArgs* g) {
 }
 
 TeplugBool Supports(TeplugObject*, int32_t op, const void* args, char* reason, size_t reason_size) {
-  const char* why = op != TEPLUG_OP_GEMM ? "only gemm" : Unserved(static_cast<const TeplugGemmArgs*>(args));
+  const char* why =
+      op != TEPLUG_OP_GEMM ? "only gemm" : Unserved(static_cast<const TeplugGemmArgs*>(args));
   if (why == nullptr) return 1;
 #ifndef LIE_REASON
   if (reason != nullptr && reason_size > 0) {
@@ -126,7 +131,8 @@ RACY_BY_DESIGN TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
   for (int64_t p = 0; p < k; ++p)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
-        acc[i * n + j] += (g->trans_a ? At(g->a, p, i) : At(g->a, i, p)) * (g->trans_b ? At(g->b, j, p) : At(g->b, p, j));
+        acc[i * n + j] += (g->trans_a ? At(g->a, p, i) : At(g->a, i, p)) *
+                          (g->trans_b ? At(g->b, j, p) : At(g->b, p, j));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float v = g->alpha * acc[i * n + j];
@@ -142,15 +148,20 @@ RACY_BY_DESIGN TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
   return nullptr;
 }
 
-const TeplugGemmV1Vtbl kVtbl = {{sizeof(TeplugGemmV1Vtbl), &Query, &AddRef, &Release}, &Supports, &Workspace, &Gemm};
+const TeplugGemmV1Vtbl kVtbl = {
+    {sizeof(TeplugGemmV1Vtbl), &Query, &AddRef, &Release}, &Supports, &Workspace, &Gemm};
 TeplugGemmV1 g_gemm = {&kVtbl};
 
-const TeplugDeviceSupport kCpu[] = {{sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
-const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps), kCpu, 1, kServedDTypes, kServedDTypes, kServedDTypes, 0, 0, 0, 0};
+const TeplugDeviceSupport kCpu[] = {
+    {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+const TeplugGemmCaps kCaps = {
+    sizeof(TeplugGemmCaps), kCpu, 1, kServedDTypes, kServedDTypes, kServedDTypes, 0, 0, 0, 0};
 
 }  // namespace
 
-extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kGemmIid, reinterpret_cast<TeplugObject*>(&g_gemm),
-                                          &kCaps, "naive");
+extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                                 TeplugPluginInfo* info) {
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kGemmIid,
+                                          reinterpret_cast<TeplugObject*>(&g_gemm), &kCaps,
+                                          "naive");
 }

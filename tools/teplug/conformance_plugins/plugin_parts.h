@@ -33,9 +33,9 @@ inline TeplugError* Error(int32_t code, const char* message) {
 }
 
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
-inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info, const char* provider,
-                                const TeplugIID& iid, TeplugObject* object, const void* caps,
-                                const char* implementation) {
+inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
+                                const char* provider, const TeplugIID& iid, TeplugObject* object,
+                                const void* caps, const char* implementation) {
   info->name = provider;
   info->vendor = "teplug conformance tests";
   info->version = "1.0";

@@ -20,7 +20,8 @@ const TeplugIID kNormIid = TEPLUG_IID_NORM_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr || !(teplug_iid_equal(iid, &kNormIid) || teplug_iid_equal(iid, &kObjectIid))) return nullptr;
+  if (iid == nullptr || !(teplug_iid_equal(iid, &kNormIid) || teplug_iid_equal(iid, &kObjectIid)))
+    return nullptr;
   AddRef(self);
   return self;
 }
@@ -60,11 +61,15 @@ TeplugError* Backward(TeplugNormV1*, const TeplugNormBwdArgs*) {
   return Error(TEPLUG_UNSUPPORTED, "backward: not served");
 }
 
-const TeplugNormV1Vtbl kVtbl = {{sizeof(TeplugNormV1Vtbl), &Query, &AddRef, &Release}, nullptr,
-                                &Workspace, &Forward, &Backward};
+const TeplugNormV1Vtbl kVtbl = {{sizeof(TeplugNormV1Vtbl), &Query, &AddRef, &Release},
+                                nullptr,
+                                &Workspace,
+                                &Forward,
+                                &Backward};
 TeplugNormV1 g_norm = {&kVtbl};
 
-const TeplugDeviceSupport kCpu[] = {{sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+const TeplugDeviceSupport kCpu[] = {
+    {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
 const TeplugNormCaps kCaps = {sizeof(TeplugNormCaps),
                               kCpu,
                               1,
@@ -81,7 +86,9 @@ const TeplugNormCaps kCaps = {sizeof(TeplugNormCaps),
 
 }  // namespace
 
-extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                                 TeplugPluginInfo* info) {
   return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kNormIid,
-                                          reinterpret_cast<TeplugObject*>(&g_norm), &kCaps, "rmsnorm");
+                                          reinterpret_cast<TeplugObject*>(&g_norm), &kCaps,
+                                          "rmsnorm");
 }

@@ -20,7 +20,8 @@ const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 constexpr uint8_t kE4m3One = 0x38;  // sign 0, exponent 7 (bias 7), mantissa 0
 
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr || !(teplug_iid_equal(iid, &kQuantizerIid) || teplug_iid_equal(iid, &kObjectIid)))
+  if (iid == nullptr ||
+      !(teplug_iid_equal(iid, &kQuantizerIid) || teplug_iid_equal(iid, &kObjectIid)))
     return nullptr;
   AddRef(self);
   return self;
@@ -29,7 +30,8 @@ TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
 TeplugError* Quantize(TeplugQuantizerV1*, const TeplugQuantizeArgs* a) {
   if (a == nullptr || a->input == nullptr || a->output == nullptr || a->output->quant == nullptr ||
       a->output->quant->scale_inv == nullptr)
-    return Error(TEPLUG_INVALID_ARGUMENT, "quantize: input, output and output scale_inv are required");
+    return Error(TEPLUG_INVALID_ARGUMENT,
+                 "quantize: input, output and output scale_inv are required");
   int64_t n = 1;
   for (int i = 0; i < a->output->rank; ++i) n *= a->output->shape[i];
   std::memset(a->output->data, kE4m3One, static_cast<size_t>(n));
@@ -41,11 +43,12 @@ TeplugError* Dequantize(TeplugQuantizerV1*, const TeplugDequantizeArgs*) {
   return Error(TEPLUG_UNSUPPORTED, "dequantize: not served");
 }
 
-const TeplugQuantizerV1Vtbl kVtbl = {{sizeof(TeplugQuantizerV1Vtbl), &Query, &AddRef, &Release},
-                                     nullptr, &Quantize, &Dequantize};
+const TeplugQuantizerV1Vtbl kVtbl = {
+    {sizeof(TeplugQuantizerV1Vtbl), &Query, &AddRef, &Release}, nullptr, &Quantize, &Dequantize};
 TeplugQuantizerV1 g_quantizer = {&kVtbl};
 
-const TeplugDeviceSupport kCpu[] = {{sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+const TeplugDeviceSupport kCpu[] = {
+    {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
 const TeplugQuantizerCaps kCaps = {sizeof(TeplugQuantizerCaps),
                                    kCpu,
                                    1,
@@ -56,7 +59,9 @@ const TeplugQuantizerCaps kCaps = {sizeof(TeplugQuantizerCaps),
 
 }  // namespace
 
-extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  return conformance_plugins::RegisterOne(host, info, "conformance_quantizer_numbers", kQuantizerIid, reinterpret_cast<TeplugObject*>(&g_quantizer),
-                                          &kCaps, "ones");
+extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                                 TeplugPluginInfo* info) {
+  return conformance_plugins::RegisterOne(
+      host, info, "conformance_quantizer_numbers", kQuantizerIid,
+      reinterpret_cast<TeplugObject*>(&g_quantizer), &kCaps, "ones");
 }
