@@ -182,7 +182,11 @@ must_contain "$output" "minimal_cpp/naive-fp32" "teplug list"
 must_contain "$output" "minimal_c/naive-fp32" "teplug list"
 must_contain "$output" "refused plugins (0)" "teplug list"
 
-# Conformance of the kit-built plugins belongs here, once the CLI has the command:
-#   "$prefix/bin/teplug" conformance "$cmake_build/libteplug_minimal_cpp.so"
+step "conformance of the built plugins with the installed teplug"
+for plugin in "$cmake_build/libteplug_minimal_cpp.so" "$pc_build/libteplug_minimal_c.so"; do
+  output="$("$prefix/bin/teplug" conformance --quick "$plugin")" ||
+    fail "teplug conformance $plugin exited with $?: $output"
+  must_contain "$output" "pass         contract threads" "teplug conformance"
+done
 
 step "PASSED (teplug $version installed, moved, and used through CMake and pkg-config)"

@@ -635,13 +635,149 @@ test_help() {
   expect_in "$ERR" "unknown command \"lst\"; did you mean list?"
 }
 
+CONFORMANCE_PLUGINS=tools/teplug/conformance_plugins
+
+# expect_reproduced CHECK: the first "reproduce:" line of $OUT, run, fails
+# the same way: exit 1, CHECK failing again, and for a numerics case the same
+# case with the same error ("case ...: error E > tolerance T").
+expect_reproduced() {
+  local command same
+  command=$(grep -m1 -F "reproduce: teplug conformance" "$OUT" | sed -e 's/^ *reproduce: teplug //')
+  same=$(grep -m1 -o 'case [^ ]*: error [^ ]* > tolerance [^ ]*' "$OUT")
+  if [[ -z "$command" ]]; then
+    fail "$LAST: no reproducing command printed"
+    return
+  fi
+  eval "run_teplug $command"
+  expect_status 1
+  expect_in "$OUT" "FAIL         $1"
+  [[ -n "$same" ]] && expect_in "$OUT" "$same"
+}
+
+test_conformance() {
+  # The reference plugin conforms; what conformance cannot build yet is
+  # reported as not checked, never as passing.
+  run_teplug conformance "$REFERENCE_SO"
+  expect_status 0
+  expect_in "$OUT" "pass         contract threads"
+  expect_in "$OUT" "pass         epilogues=gelu_aux"
+  expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
+  expect_in "$OUT" "not checked  scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         features=dequantize"
+  expect_in "$OUT" "not checked  features=columnwise"
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "pass         features=zero_centered_gamma"
+  expect_in "$OUT" "pass         mask_types=causal_bottom_right"
+  expect_in "$OUT" "pass         features=gqa"
+  expect_in "$OUT" "not checked  layouts=thd_thd_thd"
+  expect_in "$OUT" "0 failed"
+  # Not a terminal: no progress on stderr; --json is only the report.
+  [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
+  run_teplug conformance "$REFERENCE_SO" --json --quick --interface gemm
+  expect_status 0
+  [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
+  python3 - "$OUT" <<'PY' || fail "conformance --json: not the expected report (see above)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["passed"] is True, doc["passed"]
+rows = doc["rows"]
+assert {r["interface"] for r in rows} == {"gemm"}, rows
+verdicts = {r["check"]: r["verdict"] for r in rows}
+assert verdicts["contract refcount"] == "pass", verdicts
+assert verdicts["a_dtypes=bf16"] == "pass", verdicts
+assert verdicts["a_dtypes=int8"] == "not declared", verdicts
+assert verdicts["a_dtypes=fp4_e2m1"] == "not checked", verdicts
+assert not [r for r in rows if r["verdict"] == "fail"], rows
+PY
+
+  # The example plugins the project ships conform.
+  run_teplug conformance "$MINIMAL_C"
+  expect_status 0
+  expect_in "$OUT" "pass         epilogues=accumulate"
+  run_teplug conformance interfaces/examples/libteplug_minimal_cpp.so --quick
+  expect_status 0
+
+  # An honest small plugin passes; each copy that lies about one thing fails
+  # naming that check, and its reproducing command fails the same way.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_honest.so"
+  expect_status 0
+  expect_in "$OUT" "pass         d_dtypes=bf16"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "pass         d_dtypes=fp32"
+  expect_in "$OUT" "FAIL         d_dtypes=bf16"
+  expect_in "$OUT" "> tolerance 0.0156"
+  expect_in "$OUT" "reproduce: teplug conformance"
+  expect_reproduced "a_dtypes="
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_quantizer_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=per_tensor"
+  expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,"
+  expect_reproduced "output_dtypes=fp8_e4m3"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         norm_types=rmsnorm"
+  expect_in "$OUT" "pass         contract refcount"
+  expect_in "$OUT" "--interface norm --case 'norm_type=rmsnorm,input_dtype=fp32,"
+  expect_reproduced "norm_types=rmsnorm"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_numbers.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         layouts=bshd_bshd_bshd"
+  expect_in "$OUT" "--interface attention --case 'qkv_dtype=fp32,layout=bshd_bshd_bshd,mask=none,"
+  expect_reproduced "mask_types=none"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_refcount.so"
+  expect_status 1
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "FAIL         contract refcount"
+  expect_in "$OUT" "--interface norm --check refcount --seed"
+  expect_reproduced "contract refcount"
+  local lie check
+  for lie in refcount:refcount reason:supports_reason threads:threads; do
+    check=${lie#*:}
+    run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_${lie%%:*}.so"
+    expect_status 1
+    expect_in "$OUT" "FAIL         contract $check"
+    expect_in "$OUT" "--check $check --seed"
+    expect_reproduced "contract $check"
+  done
+
+  # The plugin is probed before it is loaded in-process: a plugin that
+  # aborts while loading is refused, and conformance says so.
+  run_teplug conformance "$CRASHING"
+  expect_status 1
+  expect_in "$ERR" "refused"
+  run_teplug conformance "$HOSTILE"
+  expect_status 1
+  expect_in "$ERR" "ABI mismatch"
+
+  # Usage errors name what was wrong.
+  run_teplug conformance "$REFERENCE_SO" --interface gemm --case 'a_dtype=bf16,mm=3'
+  expect_status 2
+  expect_in "$ERR" 'unknown key "mm"'
+  run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
+  expect_status 2
+  expect_in "$ERR" "add --interface (gemm, quantizer, norm or attention)"
+  run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
+  expect_status 2
+  expect_in "$ERR" 'unknown gemm check "refcnt"'
+  run_teplug conformance
+  expect_status 2
+  run_teplug conformance --help
+  expect_status 0
+  expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
+  expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
+  expect_in "$OUT" "INorm/1 (numerics"
+  expect_in "$OUT" "IAttention/1 forward"
+}
+
 case "${1:-}" in
   list) test_list ;;
+  conformance) test_conformance ;;
   explain) test_explain ;;
   validate) test_validate ;;
   run) test_run ;;
   help) test_help ;;
-  *) echo "usage: cli_test.sh list|explain|validate|run|help"; exit 2 ;;
+  *) echo "usage: cli_test.sh list|explain|validate|run|help|conformance"; exit 2 ;;
 esac
 if [[ "$FAILURES" != 0 ]]; then
   echo "$FAILURES check(s) failed"

@@ -18,6 +18,7 @@ int ListCommand(const std::vector<std::string>& args);
 int ExplainCommand(const std::vector<std::string>& args);
 int ValidateCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args);
+int ConformanceCommand(const std::vector<std::string>& args);
 
 }  // namespace teplug::cli
 

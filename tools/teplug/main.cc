@@ -36,6 +36,9 @@ constexpr Command kCommands[] = {
     {"run", teplug::cli::RunCommand,
      "the main job: a transformer block forward and backward through\n"
      "the kernel, each op checked against the reference provider"},
+    {"conformance", teplug::cli::ConformanceCommand,
+     "prove a plugin right: contract checks and every declared\n"
+     "capability's numerics against the reference provider"},
 };
 
 std::vector<std::string> CommandNames() {
@@ -49,7 +52,7 @@ std::string GlobalHelp() {
   for (const Command& c : kCommands) {
     bool first = true;
     for (absl::string_view line : absl::StrSplit(c.summary, '\n')) {
-      absl::StrAppend(&out, absl::StrFormat("  %-10s  %s\n", first ? c.name : "", line));
+      absl::StrAppend(&out, absl::StrFormat("  %-11s  %s\n", first ? c.name : "", line));
       first = false;
     }
   }

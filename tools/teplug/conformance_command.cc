@@ -1,0 +1,373 @@
+// `teplug conformance PLUGIN.so`: loads a plugin (pre-flight probe first,
+// then in-process, in a kernel of its own) beside the built-in reference
+// provider (in another kernel: the oracle), runs the contract checks on each
+// implementation it registers and the numerics of every capability it
+// declares against the reference, and reports pass / FAIL / not checked /
+// not declared per interface and capability, with a command line that
+// re-runs each failure.
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "core/kernel/kernel.h"
+#include "core/log/untrusted_text.h"
+#include "tools/teplug/command_parse.h"
+#include "tools/teplug/commands.h"
+#include "tools/teplug/conformance_attention.h"
+#include "tools/teplug/conformance_contract.h"
+#include "tools/teplug/conformance_gemm.h"
+#include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_norm.h"
+#include "tools/teplug/conformance_quantizer.h"
+#include "tools/teplug/conformance_report.h"
+#include "tools/teplug/tolerances.h"
+
+namespace teplug::cli {
+namespace {
+
+constexpr char kConformanceHelp[] =
+    "Usage: teplug conformance PLUGIN.so [--json] [--quick] [--interface NAME]\n"
+    "                          [--case CASE | --check NAME] [--seed N]\n"
+    "\n"
+    "Proves a plugin right, for its vendor. The plugin is loaded first in a forked\n"
+    "child (the pre-flight probe: a plugin that crashes or hangs is reported, not\n"
+    "followed), then in-process in a kernel of its own, beside the built-in\n"
+    "reference provider (the oracle). For each implementation it registers:\n"
+    "\n"
+    "  contract  refcount (a call keeps no reference; release decrements),\n"
+    "            error_object (a failing call's error is well formed),\n"
+    "            supports_reason (supports says why when it says no),\n"
+    "            refused_op (what the descriptor does not declare is answered\n"
+    "            unsupported or invalid_argument), workspace (the op succeeds with\n"
+    "            exactly the workspace it asked for), struct_sizes (v1.0-sized and\n"
+    "            larger zero-padded args both work, with the same result),\n"
+    "            threads (4 threads calling at once get the single-threaded result);\n"
+    "            every covered interface gets refcount and threads (each call\n"
+    "            checked against the reference), IGemm/1 all of them\n"
+    "  numerics  every capability it declares (read from its descriptor as\n"
+    "            `teplug list` shows it): one case per dtype, epilogue and scaling\n"
+    "            mode, plus sampled combinations (fewer with --quick), each run on\n"
+    "            random non-zero inputs through the plugin and the reference, the\n"
+    "            outputs compared with the tolerances below (max |x - ref| / max |ref|)\n"
+    "\n"
+    "Covered today, on host memory: IGemm/1 (contract and numerics: fp32, fp16,\n"
+    "bf16, fp8_e4m3, fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu,\n"
+    "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1\n"
+    "(numerics: fp32, fp16, bf16 to fp8_e4m3, fp8_e5m2, per_tensor current scaling\n"
+    "and mxfp8_1d32, dequantize), INorm/1 (numerics: LayerNorm and RMSNorm,\n"
+    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma)\n"
+    "and IAttention/1 forward (numerics: fp32/fp16/bf16, bshd_bshd_bshd and\n"
+    "sbhd_sbhd_sbhd, masks none, causal, causal_bottom_right, GQA).\n"
+    "Everything else a plugin declares (fp4 and fp8 attention, fp8 GEMM outputs,\n"
+    "block scaling, columnwise and delayed scaling, packed and THD layouts,\n"
+    "padding masks, attention bias, dropout, sliding window, attention backward,\n"
+    "ICollective, IDevice, devices other than the CPU) is reported \"not\n"
+    "checked\", never as passing.\n"
+    "\n"
+    "Each failure prints the command that re-runs exactly that case\n"
+    "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
+    "On a terminal, progress (cases done of total, current capability) goes to\n"
+    "stderr; --json writes only the report.\n"
+    "Exit status: 0 when no check failed, 1 when one did (or the plugin was\n"
+    "refused), 2 for a usage error.\n";
+
+// "gemm" for "IGemm/1".
+std::string ShortInterfaceName(const std::string& listing_name) {
+  std::string s = listing_name.substr(0, listing_name.find('/'));
+  if (!s.empty() && s[0] == 'I') s = s.substr(1);
+  return absl::AsciiStrToLower(s);
+}
+
+// Shell single-quoted.
+std::string Quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Progress on stderr when it is a terminal and the output is not --json:
+// "[cases done/total] current case, about N s left" on one line, erased at the end.
+class Progress {
+ public:
+  Progress(bool enabled, int total)
+      : enabled_(enabled && isatty(STDERR_FILENO)),
+        total_(total),
+        start_(std::chrono::steady_clock::now()) {}
+  ~Progress() {
+    if (enabled_) std::cerr << "\r\x1b[K" << std::flush;
+  }
+  // Called before each step; `what` names it.
+  void Step(const std::string& what) {
+    if (!enabled_) return;
+    const double spent =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string left =
+        done_ == 0 ? "" : absl::StrFormat(", about %.0f s left", spent / done_ * (total_ - done_));
+    std::cerr << "\r\x1b[K"
+              << absl::StrFormat("[%d/%d] %s%s", done_, total_, what.substr(0, 100), left)
+              << std::flush;
+    ++done_;
+  }
+
+ private:
+  bool enabled_;
+  int total_, done_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The plugin's kernel: the plugin only, probed first, no environment.
+absl::StatusOr<std::unique_ptr<core::Kernel>> PluginKernel(const std::string& path) {
+  core::KernelOptions o;
+  o.load_builtins = false;
+  o.use_environment = false;
+  o.plugin_paths = {path};
+  o.probe_plugins = true;
+  o.log_level = core::LogLevel::kError;
+  return core::Kernel::Create(std::move(o));
+}
+
+// The oracle: the built-in reference provider only.
+absl::StatusOr<std::unique_ptr<core::Kernel>> OracleKernel() {
+  core::KernelOptions o;
+  o.use_environment = false;
+  o.log_level = core::LogLevel::kError;
+  return core::Kernel::Create(std::move(o));
+}
+
+struct Options {
+  std::string plugin, interface_name, only_case, only_check;
+  bool quick = false, json = false;
+  uint64_t seed = 1;
+};
+
+// The covered interfaces.
+const std::vector<const InterfaceConformance*>& Covered() {
+  static const std::vector<const InterfaceConformance*> kCovered = {
+      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance()};
+  return kCovered;
+}
+const InterfaceConformance* CoveredInterface(const std::string& name) {
+  for (const InterfaceConformance* c : Covered())
+    if (name == c->name) return c;
+  return nullptr;
+}
+
+std::string ReproduceCommand(const Options& opt, const std::string& iface, const std::string& what,
+                             uint64_t seed) {
+  return absl::StrCat("teplug conformance ", Quoted(opt.plugin), " --interface ", iface, " ", what,
+                      " --seed ", seed);
+}
+
+ConformanceRow Row(const std::string& iface, const core::ImplementationListing& impl,
+                   const std::string& check, Verdict v, const std::string& detail) {
+  ConformanceRow r;
+  r.interface_name = iface;
+  r.implementation = impl.name;
+  r.check = check;
+  r.verdict = v;
+  r.detail = detail;
+  return r;
+}
+
+// Contract and numerics rows of one implementation of a covered interface.
+void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
+                         const core::Kernel& plugin, const core::Kernel& oracle,
+                         const core::ProviderListing& provider,
+                         const core::ImplementationListing& impl,
+                         std::vector<ConformanceRow>* rows) {
+  const std::string iface = ic.name;
+  const std::vector<std::string> claims = DeclaredClaims(impl);
+  bool on_cpu = false;
+  for (const core::CapabilityField& f : impl.capability_fields)
+    if (f.name == "devices")
+      for (const std::string& d : f.members) on_cpu = on_cpu || d == "cpu";
+  if (!on_cpu) {
+    for (const std::string& c : claims)
+      rows->push_back(
+          Row(iface, impl, c, Verdict::kNotChecked, "conformance drives host (cpu) memory only"));
+    return;
+  }
+  std::vector<PlannedCase> plan;
+  if (!opt.only_case.empty()) {
+    absl::StatusOr<std::vector<std::string>> exercised = ic.parse_case(opt.only_case);
+    if (!exercised.ok()) return;  // checked before any kernel started
+    plan.push_back({opt.only_case, opt.seed, *exercised});
+  } else if (opt.only_check.empty()) {
+    plan = ic.plan(claims, opt.quick, opt.seed);
+  }
+  const bool contract = opt.only_case.empty();
+  Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
+  if (contract) {
+    const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
+    if (covering.empty()) {
+      rows->push_back(Row(iface, impl, "contract", Verdict::kNotChecked,
+                          "no case conformance can build: nothing to call the checks with"));
+    } else {
+      progress.Step(iface + " contract checks");
+      const std::vector<ContractOutcome> outcomes =
+          ic.contract != nullptr
+              ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
+                            opt.only_check)
+              : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
+                                        opt.seed, opt.only_check);
+      for (const ContractOutcome& o : outcomes) {
+        ConformanceRow r = Row(iface, impl, "contract " + o.check,
+                               o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
+        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed);
+        rows->push_back(r);
+      }
+    }
+  }
+  // Per claim: the cases that exercised it, its worst error, its first failure.
+  std::map<std::string, ConformanceRow> by_claim;
+  for (const PlannedCase& p : plan) {
+    progress.Step(iface + " " + p.text);
+    const CaseOutcome o = ic.run(plugin, provider.name, oracle, p.text, p.seed);
+    for (const std::string& claim : p.exercises) {
+      auto [it, fresh] = by_claim.try_emplace(claim, Row(iface, impl, claim, Verdict::kPass, ""));
+      ConformanceRow& r = it->second;
+      ++r.cases;
+      // The case closest to (or furthest past) its tolerance speaks for the claim.
+      if (o.tolerance > 0 &&
+          (r.tolerance <= 0 || o.max_error / o.tolerance > r.max_error / r.tolerance)) {
+        r.max_error = o.max_error;
+        r.tolerance = o.tolerance;
+      }
+      if (!o.passed && r.verdict == Verdict::kPass) {
+        r.verdict = Verdict::kFail;
+        r.detail = o.problem.empty() ? absl::StrFormat("case %s: error %.3g > tolerance %.3g",
+                                                       p.text, o.max_error, o.tolerance)
+                                     : absl::StrCat("case ", p.text, ": ", o.problem);
+        r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(p.text), p.seed);
+      }
+    }
+  }
+  if (!opt.only_case.empty() || !opt.only_check.empty()) {
+    for (auto& [claim, r] : by_claim) rows->push_back(r);
+    return;
+  }
+  for (const std::string& claim : ic.all_claims()) {
+    const bool declared = HasClaim(claims, claim);
+    if (auto it = by_claim.find(claim); it != by_claim.end() && declared) {
+      rows->push_back(it->second);
+    } else if (declared) {
+      rows->push_back(Row(iface, impl, claim, Verdict::kNotChecked,
+                          ic.checkable(claim) ? "no case could pair it with the other claims"
+                                              : "conformance cannot build this case yet"));
+    } else {
+      rows->push_back(Row(iface, impl, claim, Verdict::kNotDeclared, ""));
+    }
+  }
+}
+
+}  // namespace
+
+int ConformanceCommand(const std::vector<std::string>& args) {
+  FlagSet flags("teplug conformance");
+  flags.AddBool("json", "the report as JSON on stdout (no progress)");
+  flags.AddBool("quick", "one case per capability, no sampled combinations");
+  flags.AddString("interface", "NAME", "check only this interface", "",
+                  {"gemm", "attention", "quantizer", "collective", "norm", "device"});
+  flags.AddString("device", "SPEC", "the device to check on; only cpu (host memory) today", "cpu",
+                  {"cpu", "cpu:0"});
+  flags.AddString("case", "CASE", "run only this numerics case (as a failure prints it)");
+  flags.AddString("check", "NAME", "run only this contract check (refcount, threads, ...)");
+  flags.AddInt("seed", "the inputs' random seed (a failure prints the one to reuse)", 1, 0,
+               int64_t{1} << 62);
+  if (std::optional<int> done = ParseCommandLine(flags, args, kConformanceHelp)) return *done;
+  if (flags.positionals().size() != 1)
+    return ReportUsage(flags, "give exactly one plugin library (PLUGIN.so)");
+  Options opt;
+  opt.plugin = flags.positionals()[0];
+  opt.json = flags.GetBool("json");
+  opt.quick = flags.GetBool("quick");
+  opt.interface_name = flags.GetString("interface");
+  opt.only_case = flags.GetString("case");
+  opt.only_check = flags.GetString("check");
+  opt.seed = static_cast<uint64_t>(flags.GetInt("seed"));
+  if (!opt.only_case.empty() && !opt.only_check.empty())
+    return ReportUsage(flags, "--case and --check each pick one thing to run: give one of them");
+  if (!opt.only_case.empty() || !opt.only_check.empty()) {
+    const InterfaceConformance* ic = CoveredInterface(opt.interface_name);
+    if (ic == nullptr)
+      return ReportUsage(flags,
+                         "--case and --check run one case of one interface: add --interface "
+                         "(gemm, quantizer, norm or attention)");
+    if (!opt.only_case.empty()) {
+      if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
+        return ReportUsage(flags, std::string(c.status().message()));
+    }
+    if (!opt.only_check.empty()) {
+      const std::vector<std::string> names =
+          ic->contract_names == nullptr ? SharedContractCheckNames() : ic->contract_names();
+      if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
+        return ReportUsage(flags,
+                           absl::StrCat("--check: unknown ", ic->name, " check \"", opt.only_check,
+                                        "\" (checks: ", absl::StrJoin(names, ", "), ")"));
+    }
+  }
+
+  absl::StatusOr<std::unique_ptr<core::Kernel>> plugin = PluginKernel(opt.plugin);
+  if (!plugin.ok()) {
+    std::cerr << "error: cannot start a kernel for " << core::EscapeUntrustedText(opt.plugin)
+              << ": " << plugin.status().message() << "\n";
+    return kExitNo;
+  }
+  for (const core::LoadReportEntry& e : (*plugin)->LoadReport()) {
+    if (!e.loaded) {
+      std::cerr << "error: " << core::RefusalLine(e) << "\n";
+      return kExitNo;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<core::Kernel>> oracle = OracleKernel();
+  if (!oracle.ok()) {
+    std::cerr << "error: cannot start the reference kernel: " << oracle.status().message() << "\n";
+    return kExitNo;
+  }
+  std::vector<ConformanceRow> rows;
+  for (const core::ProviderListing& p : (*plugin)->ListProviders()) {
+    for (const core::ImplementationListing& impl : p.implementations) {
+      const std::string iface = ShortInterfaceName(impl.interface_name);
+      if (!opt.interface_name.empty() && iface != opt.interface_name) continue;
+      if (const InterfaceConformance* ic = CoveredInterface(iface)) {
+        CheckImplementation(opt, *ic, **plugin, **oracle, p, impl, &rows);
+        continue;
+      }
+      for (const core::CapabilityField& f : impl.capability_fields) {
+        if (!f.is_set || f.name == "devices") continue;
+        for (const std::string& m : f.members) {
+          ConformanceRow r;
+          r.interface_name = iface;
+          r.implementation = impl.name;
+          r.check = absl::StrCat(f.name, "=", m);
+          r.verdict = Verdict::kNotChecked;
+          r.detail = "conformance does not check this interface yet";
+          rows.push_back(r);
+        }
+      }
+    }
+  }
+  if (rows.empty()) {
+    std::cerr << "error: " << core::EscapeUntrustedText(opt.plugin)
+              << " registers no implementation"
+              << (opt.interface_name.empty() ? "" : " of interface " + opt.interface_name) << "\n";
+    return kExitNo;
+  }
+  if (opt.json) {
+    PrintConformanceJson(std::cout, opt.plugin, rows);
+  } else {
+    PrintConformanceText(std::cout, opt.plugin, rows);
+  }
+  return NoneFailed(rows) ? kExitOk : kExitNo;
+}
+
+}  // namespace teplug::cli

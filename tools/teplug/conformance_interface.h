@@ -1,0 +1,102 @@
+// What `teplug conformance` needs to know to check one interface: its claims,
+// how to plan, spell and run its numerics cases against the reference, and
+// its contract checks. One InterfaceConformance per covered interface
+// (conformance_gemm.cc, conformance_quantizer.cc); the command loops over
+// them and reports every other interface's claims as not checked.
+#ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_
+#define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/kernel/kernel.h"
+#include "tools/teplug/host_tensor.h"
+
+namespace teplug::cli {
+
+// A numerics case to run: its --case text, its input seed and the claims
+// ("field=member", as DeclaredClaims spells them) it exercises.
+struct PlannedCase {
+  std::string text;
+  uint64_t seed = 0;
+  std::vector<std::string> exercises;
+};
+
+// The outcome of one case: the plugin's outputs against the reference's.
+struct CaseOutcome {
+  bool passed = false;
+  std::string problem;  // why it failed before comparing; "" when it compared
+  double max_error = -1, tolerance = -1;
+
+  // Takes one compared output into account: the output closest to (or
+  // furthest past) its tolerance speaks for the case.
+  void Include(double error, double tol) {
+    if (tolerance <= 0 || error / tol > max_error / tolerance) max_error = error, tolerance = tol;
+  }
+  // Sets `passed` from the outputs included.
+  void Decide() { passed = tolerance > 0 && max_error <= tolerance; }
+};
+
+struct ContractOutcome {
+  std::string check;
+  bool passed = false;
+  std::string detail;
+};
+
+struct InterfaceConformance {
+  const char* name;  // "gemm": the --interface value and the report's group
+  // Every claim the interface's descriptor can make.
+  std::vector<std::string> (*all_claims)();
+  // Whether conformance can build a case exercising `claim`.
+  bool (*checkable)(const std::string& claim);
+  // One case per checkable declared claim, then (unless quick) sampled
+  // combinations; seeds derived from `seed`.
+  std::vector<PlannedCase> (*plan)(const std::vector<std::string>& claims, bool quick,
+                                   uint64_t seed);
+  // The claims a --case text exercises, or the error naming what is wrong in it.
+  absl::StatusOr<std::vector<std::string>> (*parse_case)(const std::string& text);
+  // Runs a (valid) case through `provider` in `plugin` and the reference in `oracle`.
+  CaseOutcome (*run)(const core::Kernel& plugin, const std::string& provider,
+                     const core::Kernel& oracle, const std::string& text, uint64_t seed);
+  // The implementation `provider` serves the case `text` with (for the
+  // contract checks every interface gets: refcount and threads).
+  absl::StatusOr<core::Selection> (*select)(const core::Kernel& plugin, const std::string& provider,
+                                            const std::string& text);
+  // The interface's own contract checks' names and runner (on the
+  // implementation serving `base`, only the check `only` unless it is
+  // empty); when null, the shared ones (SharedContractCheckNames) run.
+  std::vector<std::string> (*contract_names)();
+  std::vector<ContractOutcome> (*contract)(const core::Kernel& plugin, const std::string& provider,
+                                           const std::vector<std::string>& claims,
+                                           const std::string& base, uint64_t seed,
+                                           const std::string& only);
+};
+
+// "field=member" for every member of every set field of `listing`'s
+// descriptor but its devices ("a_dtypes=bf16", "epilogues=gelu").
+std::vector<std::string> DeclaredClaims(const core::ImplementationListing& listing);
+// The first line of a kernel message (a decision record may follow it), escaped.
+std::string KernelMessageHead(absl::string_view message);
+// Fills `t` (fp32, fp16 or bf16) with values from [-1, -0.05] U [0.05, 1]:
+// random, never zero.
+void FillNonZero(HostTensor* t, std::mt19937_64* rng);
+// Splits a --case text ("key=value,key=value") and calls `set` for each
+// item in order; the first error `set` returns is the result.
+absl::Status ForEachCaseItem(
+    const std::string& text,
+    const std::function<absl::Status(const std::string& key, const std::string& value)>& set);
+// `--case: "key=value": the value must be <want>`.
+absl::Status BadCaseValue(const std::string& key, const std::string& value,
+                          const std::string& want);
+// "field=member".
+std::string Claim(const std::string& field, const std::string& member);
+// Whether `claims` holds `claim`.
+bool HasClaim(const std::vector<std::string>& claims, const std::string& claim);
+
+}  // namespace teplug::cli
+
+#endif  // TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_

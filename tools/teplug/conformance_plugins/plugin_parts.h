@@ -1,0 +1,56 @@
+// What the conformance test plugins share: their reference count, error
+// objects and their entry's one registration. Plain C ABI, no SDK, as a vendor might write it.
+#ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
+#define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
+
+#include <atomic>
+#include <cstdlib>
+
+#include "teplug/teplug.h"
+
+namespace conformance_plugins {
+
+// The reference count of a plugin's one static object (it never frees
+// itself). With LIE_REFCOUNT, release does not decrement: that plugin's lie.
+inline std::atomic<uint32_t> g_refs{1};
+inline uint32_t AddRef(TeplugObject*) { return ++g_refs; }
+inline uint32_t Release(TeplugObject*) {
+#ifdef LIE_REFCOUNT
+  return g_refs.load();
+#else
+  return --g_refs;
+#endif
+}
+
+inline void FreeError(TeplugError* e) { std::free(e); }
+
+// A malloc'ed error with a static message.
+inline TeplugError* Error(int32_t code, const char* message) {
+  auto* e = static_cast<TeplugError*>(std::malloc(sizeof(TeplugError)));
+  if (e == nullptr) return nullptr;
+  *e = {sizeof(TeplugError), code, 0, message, &FreeError};
+  return e;
+}
+
+// Fills `info` (ABI 1.0 to current) and registers one implementation.
+inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
+                                const char* provider, const TeplugIID& iid, TeplugObject* object,
+                                const void* caps, const char* implementation) {
+  info->name = provider;
+  info->vendor = "teplug conformance tests";
+  info->version = "1.0";
+  info->abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
+  info->abi_max = TEPLUG_ABI_VERSION_CURRENT;
+  TeplugImplementationDesc d = {};
+  d.struct_size = sizeof d;
+  d.iid = iid;
+  d.object = object;
+  d.capability = caps;
+  d.name = implementation;
+  d.priority = 10;
+  return host->registrar->register_implementation(host->registrar, &d);
+}
+
+}  // namespace conformance_plugins
+
+#endif  // TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
