@@ -1,5 +1,6 @@
 #include "tools/teplug/conformance_attention_case.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -88,7 +89,6 @@ struct Declared {
   std::vector<int32_t> dtypes, layouts, masks, biases;
   std::set<std::string> features;
   bool Has(const char* feature) const { return features.count(feature) != 0; }
-  bool HasLayout(int32_t l) const { return std::count(layouts.begin(), layouts.end(), l) != 0; }
   bool HasMask(int32_t m) const { return std::count(masks.begin(), masks.end(), m) != 0; }
 };
 
