@@ -145,9 +145,10 @@ TEST(PlanAttentionCases, PairsThdLayoutsOnlyWithADeclaredPaddingMask) {
                                      "layouts=thd_thd_thd", "layouts=t3hd",
                                      "mask_types=causal",   "bias_types=none",
                                      "features=gqa",        "features=different_head_dims"};
-  ExpectPlanCovers(claims, false, {"layouts=thd_thd_thd", "layouts=t3hd"});
+  for (bool quick : {true, false})
+    ExpectPlanCovers(claims, quick, {"layouts=thd_thd_thd", "layouts=t3hd"});
   claims.push_back("mask_types=padding_causal");
-  ExpectPlanCovers(claims, false, {});
+  for (bool quick : {true, false}) ExpectPlanCovers(claims, quick, {});
   for (const PlannedAttentionCase& p : PlanAttentionCases(claims, false, 9)) {
     if (FormatOf(p.c.layout) == QkvFormat::kThd) {
       EXPECT_EQ(p.c.mask, TEPLUG_MASK_PADDING_CAUSAL);
