@@ -13,8 +13,6 @@
 namespace teplug::cli {
 namespace {
 
-bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
-
 // The plugin's outputs against the reference's, one named output at a time;
 // the output closest to (or furthest past) its tolerance speaks for the case.
 class Comparison {
@@ -32,7 +30,7 @@ class Comparison {
     for (size_t i = 0; i < w.size(); ++i)
       scale = std::max(scale, std::fabs(w[i])), largest = std::max(largest, std::fabs(g[i]));
     Add(got.name(), scale > 0 ? NormalizedMaxError(g, w) : largest, tolerance);
-    if (IsFp8(got.dtype())) {
+    if (IsFp8DType(got.dtype())) {
       const double want_amax = RecordedAmax(want),
                    difference = std::fabs(RecordedAmax(got) - want_amax);
       Add(got.name() + ".quant.amax", scale > 0 ? difference / want_amax : difference, tolerance);
@@ -49,11 +47,10 @@ class Comparison {
         const int64_t row = static_cast<int64_t>(i) % c.seq_q;
         const int64_t head = static_cast<int64_t>(i) / c.seq_q % c.heads;
         const int64_t batch = static_cast<int64_t>(i) / c.seq_q / c.heads;
-        problem_ = absl::StrFormat(
+        return Fail(absl::StrFormat(
             "softmax_lse[%d][%d][%d] is %g where the reference has -inf (a padding row or a row "
             "with no visible key)",
-            batch, head, row, g[i]);
-        return;
+            batch, head, row, g[i]));
       }
       finite_got.push_back(g[i]);
       finite_want.push_back(w[i]);
@@ -81,7 +78,7 @@ class Comparison {
 };
 
 double Tolerance(ToleranceKind kind, int32_t dtype) {
-  return IsFp8(dtype) ? Fp8AttentionTolerance(kind, dtype) : OutputTolerance(kind, dtype);
+  return IsFp8DType(dtype) ? Fp8AttentionTolerance(kind, dtype) : OutputTolerance(kind, dtype);
 }
 
 // With deterministic=1, a second run must give the first run's bytes.

@@ -14,8 +14,6 @@
 namespace teplug::cli {
 namespace {
 
-bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
-
 void WriteFloat(const TeplugTensor* t, float value) { std::memcpy(t->data, &value, sizeof value); }
 
 // Gives `t` per-tensor quantization with `scale` and scale_inv = 1/scale
@@ -42,7 +40,7 @@ void FillFp8(HostTensor* t, std::mt19937_64* rng) {
 }
 
 void FillInput(HostTensor* t, std::mt19937_64* rng) {
-  if (IsFp8(t->dtype())) {
+  if (IsFp8DType(t->dtype())) {
     FillFp8(t, rng);
   } else {
     FillNonZero(t, rng);
@@ -120,7 +118,9 @@ int64_t SetCuSeqlens(const std::vector<int64_t>& lengths, const char* name, Host
 }
 
 // The dtype of a pre/post-scale bias: q's, or bf16 for fp8 inputs.
-int32_t BiasDType(const AttentionCase& c) { return IsFp8(c.dtype) ? TEPLUG_DTYPE_BF16 : c.dtype; }
+int32_t BiasDType(const AttentionCase& c) {
+  return IsFp8DType(c.dtype) ? TEPLUG_DTYPE_BF16 : c.dtype;
+}
 
 bool TakesBiasTensor(const AttentionCase& c) {
   return c.bias == TEPLUG_BIAS_PRE_SCALE || c.bias == TEPLUG_BIAS_POST_SCALE;
@@ -206,7 +206,7 @@ std::unique_ptr<AttentionInputs> MakeAttentionInputs(const AttentionCase& c, uin
     in->alibi_slopes.SetValues(slopes);
     p.alibi_slopes = in->alibi_slopes.tensor();
   }
-  if (IsFp8(c.dtype)) {
+  if (IsFp8DType(c.dtype)) {
     in->s_scales = HostTensor("s", c.dtype, {1});
     SetPerTensorScale(&in->s_scales, 64.0f);  // P in [0, 1/(1 - dropout)]
     in->dp_scales = HostTensor("dp", c.dtype, {1});
@@ -237,7 +237,7 @@ ForwardOutputs MakeForwardOutputs(const AttentionInputs& in) {
   ForwardOutputs out{
       HostTensor("o", in.c.dtype, OutputShape(in)),
       HostTensor("softmax_lse", TEPLUG_DTYPE_FP32, {in.c.batch, in.c.heads, in.c.seq_q})};
-  if (IsFp8(in.c.dtype))
+  if (IsFp8DType(in.c.dtype))
     SetPerTensorScale(&out.o, in.c.dtype == TEPLUG_DTYPE_FP8_E4M3 ? 64.0f : 256.0f);
   return out;
 }
@@ -245,7 +245,7 @@ ForwardOutputs MakeForwardOutputs(const AttentionInputs& in) {
 BackwardOutputs MakeBackwardOutputs(const AttentionInputs& in) {
   BackwardOutputs out;
   out.d = MakeQkv(in, in.c.dtype, "d");
-  if (IsFp8(in.c.dtype))
+  if (IsFp8DType(in.c.dtype))
     for (HostTensor* b : out.d.Buffers()) SetPerTensorScale(b, 16.0f);
   if (TakesBiasTensor(in.c)) {
     const TeplugTensor* bias = in.bias.tensor();
@@ -264,7 +264,7 @@ TeplugAttentionFwdArgs ForwardArgs(AttentionInputs* in, ForwardOutputs* out) {
   a.bias = TakesBiasTensor(in->c) ? in->bias.tensor() : nullptr;
   a.o = out->o.tensor();
   a.softmax_lse = out->lse.tensor();
-  a.s_quant = IsFp8(in->c.dtype) ? in->s_scales.tensor()->quant : nullptr;
+  a.s_quant = IsFp8DType(in->c.dtype) ? in->s_scales.tensor()->quant : nullptr;
   return a;
 }
 
@@ -283,8 +283,8 @@ TeplugAttentionBwdArgs BackwardArgs(AttentionInputs* in, const ForwardOutputs& f
   a.dk = out->d.Member(1);
   a.dv = out->d.Member(2);
   a.dbias = TakesBiasTensor(in->c) ? out->dbias.tensor() : nullptr;
-  a.s_quant = IsFp8(in->c.dtype) ? in->s_scales.tensor()->quant : nullptr;
-  a.dp_quant = IsFp8(in->c.dtype) ? in->dp_scales.tensor()->quant : nullptr;
+  a.s_quant = IsFp8DType(in->c.dtype) ? in->s_scales.tensor()->quant : nullptr;
+  a.dp_quant = IsFp8DType(in->c.dtype) ? in->dp_scales.tensor()->quant : nullptr;
   return a;
 }
 

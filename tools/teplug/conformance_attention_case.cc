@@ -189,6 +189,8 @@ bool IsPaddingMask(int32_t m) {
 
 int64_t KvHeads(const AttentionCase& c) { return c.gqa ? c.heads / 2 : c.heads; }
 
+bool IsFp8DType(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
+
 std::string FormatAttentionCase(const AttentionCase& c) {
   std::string s =
       absl::StrCat("qkv_dtype=", sdk::DTypeName(c.dtype), ",layout=", sdk::LayoutName(c.layout),

@@ -47,6 +47,7 @@ bool PackedAfterHeads(int32_t layout);
 // The mask types that read per-sequence lengths (cu_seqlens).
 bool IsPaddingMask(int32_t mask);
 int64_t KvHeads(const AttentionCase& c);
+bool IsFp8DType(int32_t dtype);
 
 std::string FormatAttentionCase(const AttentionCase& c);
 // Errors name the key and value, or the combination the ABI forbids.
