@@ -55,8 +55,10 @@ struct AttentionInputs {
 // dropout seed and offset random 64-bit.
 std::unique_ptr<AttentionInputs> MakeAttentionInputs(const AttentionCase& c, uint64_t seed);
 
-// Outputs start as zeros; fp8 outputs carry a per-tensor scale (o 2^6 for
-// e4m3, 2^8 for e5m2; gradients 2^4) with scale_inv already 1/scale and amax.
+// Outputs start as zeros and have q's dtype (o and the gradients; dbias the
+// bias's: q's, bf16 for fp8); fp8 outputs carry a per-tensor scale (o 2^6
+// for e4m3, 2^8 for e5m2; gradients 2^4) with scale_inv already 1/scale, and
+// an amax.
 struct ForwardOutputs {
   HostTensor o, lse;
 };
