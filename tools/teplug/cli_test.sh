@@ -734,23 +734,23 @@ PY
   expect_in "$OUT" "pass         qkv_dtypes=fp8_e5m2"
   grep "^  not checked" "$OUT" && fail "$LAST: attention claims not checked (above)"
   expect_in "$OUT" ", 0 not checked,"
-  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_honest.so"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_honest.so" --quick
   expect_status 0
   expect_in "$OUT" "pass         mask_types=padding"
   expect_in "$OUT" "pass         features=backward"
-  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_padding.so"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_padding.so" --quick
   expect_status 1
   expect_in "$OUT" "pass         mask_types=none"
   expect_in "$OUT" "FAIL         mask_types=padding"
   expect_in "$OUT" "where the reference has -inf (a padding row"
   expect_in "$OUT" "--interface attention --case 'qkv_dtype=fp32,layout=bshd_bshd_bshd,mask=padding,"
   expect_reproduced "mask_types=padding"
-  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_backward.so"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_backward.so" --quick
   expect_status 1
   expect_in "$OUT" "FAIL         features=backward"
   expect_in "$OUT" "> tolerance 0.0001 in dq"
   expect_reproduced "features=backward"
-  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_nondeterministic.so"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_nondeterministic.so" --quick
   expect_status 1
   expect_in "$OUT" "FAIL         features=deterministic"
   expect_in "$OUT" "deterministic=1 but two backward runs wrote different dq"

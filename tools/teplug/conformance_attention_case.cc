@@ -376,7 +376,7 @@ std::vector<PlannedAttentionCase> PlanAttentionCases(const std::vector<std::stri
   }
   if (d.Has("different_head_dims")) {
     AttentionCase c = base;
-    c.head_dim_v = 16;
+    c.head_dim_v = c.head_dim / 2;
     add(c, {});
   }
   if (quick) return plan;

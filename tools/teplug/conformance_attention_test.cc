@@ -32,7 +32,7 @@ TEST(AttentionCaseText, FormatThenParseGivesTheSameCase) {
   EXPECT_EQ(text,
             "qkv_dtype=fp8_e5m2,layout=thd_th2d,mask=padding_causal_bottom_right,bias=pre_scale,"
             "bias_shape=1h,gqa=1,dropout=0.375,window_left=4,window_right=0,deterministic=1,"
-            "backward=1,batch=2,seq_q=7,seq_kv=16,heads=6,head_dim=32,head_dim_v=32");
+            "backward=1,batch=2,seq_q=7,seq_kv=12,heads=6,head_dim=16,head_dim_v=16");
   absl::StatusOr<AttentionCase> back = ParseAttentionCase(text);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(FormatAttentionCase(*back), text);
@@ -45,9 +45,9 @@ TEST(AttentionCaseText, FormatThenParseGivesTheSameCase) {
   EXPECT_TRUE(back->alibi_slopes_given);
   EXPECT_EQ(back->head_dim_v, 8);
   // head_dim_v defaults to head_dim.
-  back = ParseAttentionCase("head_dim=16");
+  back = ParseAttentionCase("head_dim=24");
   ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->head_dim_v, 16);
+  EXPECT_EQ(back->head_dim_v, 24);
 }
 
 TEST(AttentionCaseText, BadKeysValuesAndCombinationsAreNamed) {
@@ -60,7 +60,7 @@ TEST(AttentionCaseText, BadKeysValuesAndCombinationsAreNamed) {
             std::string::npos);
   EXPECT_NE(ErrorOf("layout=bsh3d,gqa=1").find("gqa=0 and seq_q = seq_kv"), std::string::npos);
   EXPECT_NE(ErrorOf("layout=sb3hd,seq_q=4,seq_kv=5").find("seq_q = seq_kv"), std::string::npos);
-  EXPECT_NE(ErrorOf("layout=bshd_bs2hd,head_dim_v=16").find("head_dim = head_dim_v"),
+  EXPECT_NE(ErrorOf("layout=bshd_bs2hd,head_dim_v=8").find("head_dim = head_dim_v"),
             std::string::npos);
   EXPECT_NE(ErrorOf("bias_shape=11").find("bias_shape applies to bias=pre_scale or post_scale"),
             std::string::npos);
@@ -82,7 +82,7 @@ TEST(AttentionCaseClaims, NameEveryFeatureTheCaseUses) {
   c.window_left = 2;
   c.dropout = 0.5;
   c.gqa = c.deterministic = c.backward = true;
-  c.head_dim_v = 16;
+  c.head_dim_v = 8;
   const std::vector<std::string> claims = AttentionCaseClaims(c);
   for (const char* f :
        {"features=dropout", "features=sliding_window", "features=gqa", "features=deterministic",
@@ -257,7 +257,7 @@ TEST(MakeAttentionInputs, Fp8TensorsCarryTheirScales) {
   TeplugAttentionBwdArgs bwd = BackwardArgs(in.get(), out, &grads);
   EXPECT_NE(bwd.dp_quant, nullptr);
   EXPECT_EQ(bwd.dbias, grads.dbias.tensor());
-  EXPECT_EQ(ShapeOf(bwd.dbias), (std::vector<int64_t>{2, 4, 12, 16}));
+  EXPECT_EQ(ShapeOf(bwd.dbias), (std::vector<int64_t>{2, 4, 8, 12}));
 }
 
 }  // namespace
