@@ -669,7 +669,7 @@ test_conformance() {
   expect_in "$OUT" "pass         features=zero_centered_gamma"
   expect_in "$OUT" "pass         mask_types=causal_bottom_right"
   expect_in "$OUT" "pass         features=gqa"
-  expect_in "$OUT" "not checked  layouts=thd_thd_thd"
+  expect_in "$OUT" "pass         layouts=thd_thd_thd"
   expect_in "$OUT" "0 failed"
   # Not a terminal: no progress on stderr; --json is only the report.
   [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
@@ -725,6 +725,36 @@ PY
   expect_in "$OUT" "FAIL         layouts=bshd_bshd_bshd"
   expect_in "$OUT" "--interface attention --case 'qkv_dtype=fp32,layout=bshd_bshd_bshd,mask=none,"
   expect_reproduced "mask_types=none"
+  # Every attention claim of the reference is checked (packed and THD
+  # layouts, padding masks, biases, fp8, dropout, backward, ...), and an
+  # honest small attention passes where each liar fails on what it lies about.
+  run_teplug conformance "$REFERENCE_SO" --interface attention --quick
+  expect_status 0
+  expect_in "$OUT" "pass         features=backward"
+  expect_in "$OUT" "pass         qkv_dtypes=fp8_e5m2"
+  grep "^  not checked" "$OUT" && fail "$LAST: attention claims not checked (above)"
+  expect_in "$OUT" ", 0 not checked,"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_honest.so" --quick
+  expect_status 0
+  expect_in "$OUT" "pass         mask_types=padding"
+  expect_in "$OUT" "pass         features=backward"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_padding.so" --quick
+  expect_status 1
+  expect_in "$OUT" "pass         mask_types=none"
+  expect_in "$OUT" "FAIL         mask_types=padding"
+  expect_in "$OUT" "where the reference has -inf (a padding row"
+  expect_in "$OUT" "--interface attention --case 'qkv_dtype=fp32,layout=bshd_bshd_bshd,mask=padding,"
+  expect_reproduced "mask_types=padding"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_backward.so" --quick
+  expect_status 1
+  expect_in "$OUT" "FAIL         features=backward"
+  expect_in "$OUT" "> tolerance 0.0001 in dq"
+  expect_reproduced "features=backward"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_nondeterministic.so" --quick
+  expect_status 1
+  expect_in "$OUT" "FAIL         features=deterministic"
+  expect_in "$OUT" "deterministic=1 but two backward runs wrote different dq"
+  expect_reproduced "features=deterministic"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_refcount.so"
   expect_status 1
   expect_in "$OUT" "pass         norm_types=rmsnorm"
@@ -767,7 +797,7 @@ PY
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
   expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
   expect_in "$OUT" "INorm/1 (numerics"
-  expect_in "$OUT" "IAttention/1 forward"
+  expect_in "$OUT" "IAttention/1 (numerics: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2"
 }
 
 case "${1:-}" in

@@ -21,6 +21,11 @@ double OutputTolerance(ToleranceKind kind, int32_t dtype) {
   }
 }
 
+double Fp8AttentionTolerance(ToleranceKind kind, int32_t dtype) {
+  const double step = dtype == TEPLUG_DTYPE_FP8_E5M2 ? 0.25 : 0.125;
+  return step * (kind == ToleranceKind::kAttentionBackward ? 3 : 2);
+}
+
 double QuantizeRoundTripTolerance(int32_t scaling_mode) {
   return scaling_mode == TEPLUG_SCALING_MXFP8_1D32 ? 0.125 : 0.0625;
 }
@@ -61,6 +66,16 @@ std::string ToleranceTable() {
       OutputRow("gemm", ToleranceKind::kGemm),
       OutputRow("attention forward", ToleranceKind::kAttentionForward),
       OutputRow("attention backward", ToleranceKind::kAttentionBackward),
+      "  attention fp8         forward e4m3 ",
+      Short(Fp8AttentionTolerance(ToleranceKind::kAttentionForward, TEPLUG_DTYPE_FP8_E4M3), 3),
+      ", e5m2 ",
+      Short(Fp8AttentionTolerance(ToleranceKind::kAttentionForward, TEPLUG_DTYPE_FP8_E5M2), 3),
+      "; backward e4m3 ",
+      Short(Fp8AttentionTolerance(ToleranceKind::kAttentionBackward, TEPLUG_DTYPE_FP8_E4M3), 3),
+      ", e5m2 ",
+      Short(Fp8AttentionTolerance(ToleranceKind::kAttentionBackward, TEPLUG_DTYPE_FP8_E5M2), 3),
+      "\n"
+      "                        (steps at the max: the output's rounding, P's, dP's)\n",
       "  quantize fp8_e4m3     round trip: per_tensor ",
       Short(QuantizeRoundTripTolerance(TEPLUG_SCALING_PER_TENSOR), 3),
       " (half an e4m3 step), mxfp8_1d32 ",

@@ -18,6 +18,11 @@ enum class ToleranceKind { kGemm, kAttentionForward, kAttentionBackward };
 // fp32; attention backward twice that (two more matmuls and the softmax
 // derivative).
 double OutputTolerance(ToleranceKind kind, int32_t dtype);
+// Tolerance of an fp8 (e4m3 or e5m2) attention output, o or a gradient:
+// steps of the format at the tensor max (e4m3 2^-3, e5m2 2^-2), two for the
+// forward (the output's rounding and P's, which fused fp8 kernels quantize
+// with s_quant), three for the backward (dP's too).
+double Fp8AttentionTolerance(ToleranceKind kind, int32_t dtype);
 // Round trip x -> fp8_e4m3 -> x in `scaling_mode`: per_tensor 2^-4 (half a
 // step of e4m3's 3-bit mantissa at the tensor max), mxfp8_1d32 2^-3 (the OCP
 // scale rule lets a block max up to 512*scale saturate at 448*scale).

@@ -1,0 +1,213 @@
+// An fp32 attention (plain C ABI, bshd_bshd_bshd, masks none and padding,
+// forward and backward, deterministic) that is honest unless built with one
+// lie:
+//   LIE_NUMBERS           ignores softmax_scale in the forward's scores;
+//   LIE_PADDING           ignores cu_seqlens: every sequence is taken at its
+//                         padded length, so padding keys are attended and
+//                         padding rows written;
+//   LIE_BACKWARD          leaves softmax_scale out of dQ, a classic slip;
+//   LIE_NONDETERMINISTIC  with deterministic set, every other backward call
+//                         moves dQ[0] by one ulp (as a racy reduction would):
+//                         within tolerance, but not bitwise reproducible.
+// `teplug conformance` must pass the honest copy and fail each liar on the
+// claims its lie touches (every claim; mask_types=padding;
+// features=backward; features=deterministic).
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "teplug/teplug.h"
+#include "tools/teplug/conformance_plugins/plugin_parts.h"
+
+namespace {
+
+using conformance_plugins::AddRef;
+using conformance_plugins::Error;
+using conformance_plugins::Release;
+
+const TeplugIID kAttentionIid = TEPLUG_IID_ATTENTION_V1_INIT;
+const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
+
+TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
+  if (iid == nullptr ||
+      !(teplug_iid_equal(iid, &kAttentionIid) || teplug_iid_equal(iid, &kObjectIid)))
+    return nullptr;
+  AddRef(self);
+  return self;
+}
+
+TeplugError* Workspace(TeplugAttentionV1*, int32_t, const void*, size_t* bytes) {
+  if (bytes == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "workspace_size: bytes is NULL");
+  *bytes = 0;
+  return nullptr;
+}
+
+// One call's geometry: [B, S, H, D] tensors, the actual lengths per batch.
+struct Problem {
+  int64_t batch, sq, skv, heads, dim;
+  double scale;
+  std::vector<int64_t> len_q, len_kv;
+
+  size_t Q(int64_t b, int64_t s, int64_t h) const { return ((b * sq + s) * heads + h) * dim; }
+  size_t Kv(int64_t b, int64_t s, int64_t h) const { return ((b * skv + s) * heads + h) * dim; }
+  size_t Row(int64_t b, int64_t h, int64_t i) const { return (b * heads + h) * sq + i; }
+};
+
+// Per-batch lengths: from cu_seqlens (int32 prefix sums) for the padding
+// mask, else the padded length.
+std::vector<int64_t> Lengths(const TeplugAttentionParams& p, const TeplugTensor* cu, int64_t max) {
+  std::vector<int64_t> lengths(static_cast<size_t>(p.batch), max);
+#ifndef LIE_PADDING
+  if (p.mask_type == TEPLUG_MASK_PADDING && cu != nullptr) {
+    const auto* sums = static_cast<const int32_t*>(cu->data);
+    for (int64_t b = 0; b < p.batch; ++b) lengths[b] = sums[b + 1] - sums[b];
+  }
+#endif
+  return lengths;
+}
+
+Problem Read(const TeplugAttentionParams& p) {
+  return {p.batch,
+          p.max_seqlen_q,
+          p.max_seqlen_kv,
+          p.num_heads_q,
+          p.head_dim_qk,
+          p.softmax_scale,
+          Lengths(p, p.cu_seqlens_q, p.max_seqlen_q),
+          Lengths(p, p.cu_seqlens_kv, p.max_seqlen_kv)};
+}
+
+double Dot(const float* a, const float* b, int64_t n) {
+  double sum = 0;
+  for (int64_t d = 0; d < n; ++d) sum += double{a[d]} * b[d];
+  return sum;
+}
+
+TeplugError* Forward(TeplugAttentionV1*, const TeplugAttentionFwdArgs* a) {
+  if (a == nullptr || a->params == nullptr || a->q == nullptr || a->k == nullptr ||
+      a->v == nullptr || a->o == nullptr || a->softmax_lse == nullptr)
+    return Error(TEPLUG_INVALID_ARGUMENT,
+                 "forward: params, q, k, v, o and softmax_lse are required");
+  const Problem p = Read(*a->params);
+  const auto* q = static_cast<const float*>(a->q->data);
+  const auto* k = static_cast<const float*>(a->k->data);
+  const auto* v = static_cast<const float*>(a->v->data);
+  auto* o = static_cast<float*>(a->o->data);
+  auto* lse = static_cast<float*>(a->softmax_lse->data);
+  std::memset(o, 0, sizeof(float) * p.batch * p.sq * p.heads * p.dim);
+  std::vector<double> s(static_cast<size_t>(p.skv));
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.heads; ++h)
+      for (int64_t i = 0; i < p.sq; ++i) {
+        lse[p.Row(b, h, i)] = -INFINITY;
+        if (i >= p.len_q[b] || p.len_kv[b] == 0) continue;
+        double top = -INFINITY;
+        for (int64_t j = 0; j < p.len_kv[b]; ++j) {
+#ifdef LIE_NUMBERS
+          s[j] = Dot(q + p.Q(b, i, h), k + p.Kv(b, j, h), p.dim);
+#else
+          s[j] = p.scale * Dot(q + p.Q(b, i, h), k + p.Kv(b, j, h), p.dim);
+#endif
+          top = std::max(top, s[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < p.len_kv[b]; ++j) sum += std::exp(s[j] - top);
+        for (int64_t d = 0; d < p.dim; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < p.len_kv[b]; ++j)
+            acc += std::exp(s[j] - top) / sum * v[p.Kv(b, j, h) + d];
+          o[p.Q(b, i, h) + d] = static_cast<float>(acc);
+        }
+        lse[p.Row(b, h, i)] = static_cast<float>(top + std::log(sum));
+      }
+  return nullptr;
+}
+
+// dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O)), dQ = scale dS K,
+// dK = scale dS^T Q, with P rebuilt from the forward's LSE.
+TeplugError* Backward(TeplugAttentionV1*, const TeplugAttentionBwdArgs* a) {
+  if (a == nullptr || a->params == nullptr || a->q == nullptr || a->k == nullptr ||
+      a->v == nullptr || a->o == nullptr || a->d_o == nullptr || a->softmax_lse == nullptr ||
+      a->dq == nullptr || a->dk == nullptr || a->dv == nullptr)
+    return Error(TEPLUG_INVALID_ARGUMENT, "backward: a required tensor is NULL");
+  const Problem p = Read(*a->params);
+  const auto* q = static_cast<const float*>(a->q->data);
+  const auto* k = static_cast<const float*>(a->k->data);
+  const auto* v = static_cast<const float*>(a->v->data);
+  const auto* o = static_cast<const float*>(a->o->data);
+  const auto* d_o = static_cast<const float*>(a->d_o->data);
+  const auto* lse = static_cast<const float*>(a->softmax_lse->data);
+  const size_t q_count = static_cast<size_t>(p.batch * p.sq * p.heads * p.dim);
+  const size_t kv_count = static_cast<size_t>(p.batch * p.skv * p.heads * p.dim);
+  std::vector<double> dq(q_count), dk(kv_count), dv(kv_count);
+#ifdef LIE_BACKWARD
+  const double dq_scale = 1.0;  // the lie
+#else
+  const double dq_scale = p.scale;
+#endif
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.heads; ++h)
+      for (int64_t i = 0; i < p.len_q[b]; ++i) {
+        const float* qi = q + p.Q(b, i, h);
+        const float* doi = d_o + p.Q(b, i, h);
+        const double row_lse = lse[p.Row(b, h, i)];
+        if (std::isinf(row_lse)) continue;
+        const double rowsum = Dot(doi, o + p.Q(b, i, h), p.dim);
+        for (int64_t j = 0; j < p.len_kv[b]; ++j) {
+          const size_t kj = p.Kv(b, j, h);
+          const double prob = std::exp(p.scale * Dot(qi, k + kj, p.dim) - row_lse);
+          const double ds = prob * (Dot(doi, v + kj, p.dim) - rowsum);
+          for (int64_t d = 0; d < p.dim; ++d) {
+            dv[kj + d] += prob * doi[d];
+            dq[p.Q(b, i, h) + d] += dq_scale * ds * k[kj + d];
+            dk[kj + d] += p.scale * ds * qi[d];
+          }
+        }
+      }
+  auto store = [](const std::vector<double>& from, TeplugTensor* to) {
+    auto* out = static_cast<float*>(to->data);
+    for (size_t i = 0; i < from.size(); ++i) out[i] = static_cast<float>(from[i]);
+  };
+  store(dq, a->dq);
+#ifdef LIE_NONDETERMINISTIC
+  static std::atomic<uint32_t> calls{0};
+  auto* dq0 = static_cast<float*>(a->dq->data);
+  if (a->params->deterministic && (calls++ & 1) != 0) *dq0 = std::nextafter(*dq0, INFINITY);
+#endif
+  store(dk, a->dk);
+  store(dv, a->dv);
+  return nullptr;
+}
+
+const TeplugAttentionV1Vtbl kVtbl = {{sizeof(TeplugAttentionV1Vtbl), &Query, &AddRef, &Release},
+                                     nullptr,
+                                     &Workspace,
+                                     &Forward,
+                                     &Backward};
+TeplugAttentionV1 g_attention = {&kVtbl};
+
+const TeplugDeviceSupport kCpu[] = {
+    {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+TeplugAttentionCaps MakeCaps() {
+  TeplugAttentionCaps c = {};
+  c.struct_size = sizeof c;
+  c.devices = kCpu;
+  c.num_devices = 1;
+  c.qkv_dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
+  c.layouts = TEPLUG_LAYOUT_BIT(TEPLUG_LAYOUT_BSHD_BSHD_BSHD);
+  c.mask_types = TEPLUG_MASK_BIT(TEPLUG_MASK_NONE) | TEPLUG_MASK_BIT(TEPLUG_MASK_PADDING);
+  c.bias_types = TEPLUG_BIAS_BIT(TEPLUG_BIAS_NONE);
+  c.features = TEPLUG_ATTN_CAP_BACKWARD | TEPLUG_ATTN_CAP_DETERMINISTIC;
+  return c;
+}
+const TeplugAttentionCaps kCaps = MakeCaps();
+
+}  // namespace
+
+extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                                 TeplugPluginInfo* info) {
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kAttentionIid,
+                                          reinterpret_cast<TeplugObject*>(&g_attention), &kCaps,
+                                          "fp32");
+}
