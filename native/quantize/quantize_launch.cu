@@ -1,0 +1,21 @@
+#include "native/quantize/quantize_launch.h"
+
+#include <cuda_runtime.h>
+
+#include "native/quantize/kernel_entries.h"
+
+namespace teplug::native::quantize {
+
+int LaunchQuantize(const QuantizeLaunch& launch) {
+  switch (launch.scaling) {
+    case Scaling::kPerTensor: return LaunchPerTensorQuantize(launch);
+    case Scaling::kMx: return LaunchMxQuantize(launch);
+    case Scaling::kBlock1D:
+    case Scaling::kBlock2D: return LaunchBlockQuantize(launch);
+  }
+  return static_cast<int>(cudaErrorInvalidValue);
+}
+
+int LaunchDequantize(const DequantizeLaunch& launch) { return LaunchDequantizeKernels(launch); }
+
+}  // namespace teplug::native::quantize
