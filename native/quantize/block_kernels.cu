@@ -32,8 +32,9 @@ __device__ __forceinline__ float BlockScale(float block_amax, const BlockOptions
 }
 
 template <HighPrecision T>
-__global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols, BlockOptions o,
-                                     uint8_t* codes, float* scale_inv, float* amax) {
+__global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                                     BlockOptions o, uint8_t* codes, float* scale_inv,
+                                     float* amax) {
   constexpr int kPerLane = kBlock / 32;
   const int lane = threadIdx.x % 32;
   const int64_t blocks_per_row = (cols + kBlock - 1) / kBlock;
@@ -41,7 +42,8 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
   float local = 0.0f;
   // The loop bound is the same for every lane of a warp, so shuffles stay converged.
-  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < total; w += warps) {
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < total;
+       w += warps) {
     const int64_t r = w / blocks_per_row;
     const int64_t c = (w % blocks_per_row) * kBlock + lane * kPerLane;
     const int count = static_cast<int>(c >= cols ? 0 : (cols - c < kPerLane ? cols - c : kPerLane));
@@ -73,13 +75,15 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
 }
 
 template <HighPrecision T>
-__global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
-                                        BlockOptions o, uint8_t* codes_t, float* scale_inv, float* amax) {
+__global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows,
+                                        int64_t cols, BlockOptions o, uint8_t* codes_t,
+                                        float* scale_inv, float* amax) {
   const int64_t block_rows = (rows + kBlock - 1) / kBlock;
   const int64_t total = block_rows * cols;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   float local = 0.0f;
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += stride) {
     const int64_t rb = t / cols;
     const int64_t c = t % cols;
     const int64_t r0 = rb * kBlock;
@@ -95,7 +99,8 @@ __global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_
       for (; i + 16 <= count; i += 16) {
         uint8_t group[16];
 #pragma unroll
-        for (int j = 0; j < 16; ++j) group[j] = EncodeFp8(Hp<T>::Load(x[(r0 + i + j) * cols + c]) * s, o.kind);
+        for (int j = 0; j < 16; ++j)
+          group[j] = EncodeFp8(Hp<T>::Load(x[(r0 + i + j) * cols + c]) * s, o.kind);
         StoreCodes16(out + i, group);
       }
     }
@@ -108,8 +113,9 @@ __global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_
 }
 
 template <HighPrecision T>
-__global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols, BlockOptions o,
-                              uint8_t* codes, float* scale_inv, uint8_t* codes_t, float* scale_inv_t, float* amax) {
+__global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                              BlockOptions o, uint8_t* codes, float* scale_inv, uint8_t* codes_t,
+                              float* scale_inv_t, float* amax) {
   __shared__ uint8_t tile[kBlock][kBlock + 1];
   const int64_t tile_rows = (rows + kBlock - 1) / kBlock;
   const int64_t tile_cols = (cols + kBlock - 1) / kBlock;
@@ -128,7 +134,8 @@ __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, in
     const float s = BlockScale(a, o);
     if (threadIdx.x == 0) {
       if (scale_inv != nullptr) scale_inv[tr * tile_cols + tc] = 1.0f / s;
-      if (scale_inv_t != nullptr) scale_inv_t[tc * tile_rows + tr] = 1.0f / s;  // the transposed grid
+      if (scale_inv_t != nullptr)
+        scale_inv_t[tc * tile_rows + tr] = 1.0f / s;  // the transposed grid
     }
     for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
       const int lr = idx / kBlock;
@@ -173,8 +180,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
     if (e == cudaSuccess) {
       const int64_t tiles = ((l.rows + kBlock - 1) / kBlock) * ((l.cols + kBlock - 1) / kBlock);
       Block2DKernel<T><<<GridFor(tiles, 1), kThreads, 0, stream>>>(
-          x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.columnwise_data,
-          static_cast<float*>(l.columnwise_scale_inv), l.amax);
+          x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv),
+          l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
       e = cudaGetLastError();
     }
     return static_cast<int>(e);
@@ -188,7 +195,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
   if (e == cudaSuccess && l.columnwise_data != nullptr) {
     const int64_t threads = ((l.rows + kBlock - 1) / kBlock) * l.cols;
     Block1DColumnwiseKernel<T><<<GridFor(threads), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, o, l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
+        x, l.rows, l.cols, o, l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv),
+        l.amax);
     e = cudaGetLastError();
   }
   return static_cast<int>(e);
@@ -197,12 +205,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
 }  // namespace
 
 int LaunchBlockQuantize(const QuantizeLaunch& launch) {
-  switch (launch.input_type) {
-    case HighPrecision::kFp32: return LaunchTyped<HighPrecision::kFp32>(launch);
-    case HighPrecision::kFp16: return LaunchTyped<HighPrecision::kFp16>(launch);
-    case HighPrecision::kBf16: return LaunchTyped<HighPrecision::kBf16>(launch);
-  }
-  return static_cast<int>(cudaErrorInvalidValue);
+  return WithHighPrecision(launch.input_type,
+                           [&](auto type) { return LaunchTyped<decltype(type)::value>(launch); });
 }
 
 }  // namespace teplug::native::quantize

@@ -21,19 +21,22 @@ struct ScaleGrid {
   __device__ __forceinline__ float At(int64_t r, int64_t c) const {
     const float* f = static_cast<const float*>(scale_inv);
     switch (scaling) {
-      case Scaling::kPerTensor: return f[0];
+      case Scaling::kPerTensor:
+        return f[0];
       case Scaling::kMx:
         return DecodeE8M0(static_cast<const uint8_t*>(scale_inv)[r * ((cols + 31) / 32) + c / 32]);
-      case Scaling::kBlock1D: return f[r * ((cols + 127) / 128) + c / 128];
-      case Scaling::kBlock2D: return f[(r / 128) * ((cols + 127) / 128) + c / 128];
+      case Scaling::kBlock1D:
+        return f[r * ((cols + 127) / 128) + c / 128];
+      case Scaling::kBlock2D:
+        return f[(r / 128) * ((cols + 127) / 128) + c / 128];
     }
     return 0.0f;
   }
 };
 
 template <HighPrecision T>
-__global__ void DequantizeKernel(const uint8_t* codes, int64_t rows, int64_t cols, Fp8Kind kind, ScaleGrid grid,
-                                 bool vectorised, typename Hp<T>::Storage* out) {
+__global__ void DequantizeKernel(const uint8_t* codes, int64_t rows, int64_t cols, Fp8Kind kind,
+                                 ScaleGrid grid, bool vectorised, typename Hp<T>::Storage* out) {
   const int64_t n = rows * cols;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -61,20 +64,18 @@ int LaunchTyped(const DequantizeLaunch& l) {
   if (n == 0) return static_cast<int>(cudaSuccess);
   S* out = static_cast<S*>(l.output);
   const bool vectorised = IsAligned(l.codes, kVectorBytes) && IsAligned(out, kVectorBytes);
-  DequantizeKernel<T><<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, static_cast<cudaStream_t>(l.stream)>>>(
-      l.codes, l.rows, l.cols, l.kind, ScaleGrid{l.scaling, l.scale_inv, l.cols}, vectorised, out);
+  DequantizeKernel<T>
+      <<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, static_cast<cudaStream_t>(l.stream)>>>(
+          l.codes, l.rows, l.cols, l.kind, ScaleGrid{l.scaling, l.scale_inv, l.cols}, vectorised,
+          out);
   return static_cast<int>(cudaGetLastError());
 }
 
 }  // namespace
 
 int LaunchDequantizeKernels(const DequantizeLaunch& launch) {
-  switch (launch.output_type) {
-    case HighPrecision::kFp32: return LaunchTyped<HighPrecision::kFp32>(launch);
-    case HighPrecision::kFp16: return LaunchTyped<HighPrecision::kFp16>(launch);
-    case HighPrecision::kBf16: return LaunchTyped<HighPrecision::kBf16>(launch);
-  }
-  return static_cast<int>(cudaErrorInvalidValue);
+  return WithHighPrecision(launch.output_type,
+                           [&](auto type) { return LaunchTyped<decltype(type)::value>(launch); });
 }
 
 }  // namespace teplug::native::quantize

@@ -25,12 +25,12 @@ enum class Fp8Kind : int { kE4M3 = 0, kE5M2 = 1 };
 
 // Shape of an fp8 format: field widths and its special codes.
 struct Fp8Layout {
-  int mantissa_bits;    // 3 or 2
-  int bias;             // 7 or 15
-  uint8_t max_code;     // largest finite magnitude: 0x7E (448) or 0x7B (57344)
-  uint8_t nan_code;     // positive NaN the encoder writes: 0x7F or 0x7E
-  float max_normal;     // 448 or 57344
-  int max_exponent;     // unbiased exponent of max normal: 8 or 15 (MX emax_elem)
+  int mantissa_bits;  // 3 or 2
+  int bias;           // 7 or 15
+  uint8_t max_code;   // largest finite magnitude: 0x7E (448) or 0x7B (57344)
+  uint8_t nan_code;   // positive NaN the encoder writes: 0x7F or 0x7E
+  float max_normal;   // 448 or 57344
+  int max_exponent;   // unbiased exponent of max normal: 8 or 15 (MX emax_elem)
 };
 
 TEPLUG_HOST_DEVICE Fp8Layout LayoutOf(Fp8Kind kind) {
@@ -39,7 +39,9 @@ TEPLUG_HOST_DEVICE Fp8Layout LayoutOf(Fp8Kind kind) {
 }
 
 // 2^e for an exponent whose binary32 is normal (-126 <= e <= 127).
-TEPLUG_HOST_DEVICE float NormalPowerOfTwo(int e) { return BitsToFloat(static_cast<uint32_t>(e + 127) << 23); }
+TEPLUG_HOST_DEVICE float NormalPowerOfTwo(int e) {
+  return BitsToFloat(static_cast<uint32_t>(e + 127) << 23);
+}
 
 // Nearest-even, saturating fp8 code of `x`.
 TEPLUG_HOST_DEVICE uint8_t EncodeFp8(float x, Fp8Kind kind) {
@@ -73,12 +75,14 @@ TEPLUG_HOST_DEVICE float DecodeFp8(uint8_t code, Fp8Kind kind) {
   const int exponent_mask = (1 << (7 - f.mantissa_bits)) - 1;
   const int exponent = (code >> f.mantissa_bits) & exponent_mask;
   const uint32_t mantissa = code & ((1u << f.mantissa_bits) - 1u);
-  if (kind == Fp8Kind::kE4M3 && exponent == exponent_mask && mantissa == 7u) return BitsToFloat(sign | 0x7FC00000u);
+  if (kind == Fp8Kind::kE4M3 && exponent == exponent_mask && mantissa == 7u)
+    return BitsToFloat(sign | 0x7FC00000u);
   if (kind == Fp8Kind::kE5M2 && exponent == exponent_mask) {
     return BitsToFloat(sign | (mantissa == 0u ? 0x7F800000u : 0x7FC00000u));
   }
   if (exponent == 0) {
-    const float magnitude = static_cast<float>(mantissa) * NormalPowerOfTwo(1 - f.bias - f.mantissa_bits);
+    const float magnitude =
+        static_cast<float>(mantissa) * NormalPowerOfTwo(1 - f.bias - f.mantissa_bits);
     return BitsToFloat(sign | FloatBits(magnitude));
   }
   return BitsToFloat(sign | (static_cast<uint32_t>(exponent - f.bias + 127) << 23) |
@@ -105,18 +109,22 @@ TEPLUG_HOST_DEVICE float DecodeFp16(uint16_t h) {
   const uint32_t exponent = (h >> 10) & 0x1Fu;
   const uint32_t mantissa = h & 0x3FFu;
   if (exponent == 0x1Fu) return BitsToFloat(sign | (mantissa == 0u ? 0x7F800000u : 0x7FC00000u));
-  if (exponent == 0u) return BitsToFloat(sign | FloatBits(static_cast<float>(mantissa) * NormalPowerOfTwo(-24)));
+  if (exponent == 0u)
+    return BitsToFloat(sign | FloatBits(static_cast<float>(mantissa) * NormalPowerOfTwo(-24)));
   return BitsToFloat(sign | ((exponent - 15u + 127u) << 23) | (mantissa << 13));
 }
 
 // bfloat16 of `x`: the top half of the binary32, rounded to nearest even.
 TEPLUG_HOST_DEVICE uint16_t EncodeBf16(float x) {
   const uint32_t bits = FloatBits(x);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x7FC0u);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x7FC0u);
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
-TEPLUG_HOST_DEVICE float DecodeBf16(uint16_t b) { return BitsToFloat(static_cast<uint32_t>(b) << 16); }
+TEPLUG_HOST_DEVICE float DecodeBf16(uint16_t b) {
+  return BitsToFloat(static_cast<uint32_t>(b) << 16);
+}
 
 // e8m0 (MX v1.0): 2^(code - 127); code 0 is 2^-127 (a binary32 subnormal),
 // 0xFF is NaN.

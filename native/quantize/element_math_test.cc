@@ -26,7 +26,9 @@ namespace ref = ::teplug::reference;
 
 constexpr Fp8Kind kKinds[] = {Fp8Kind::kE4M3, Fp8Kind::kE5M2};
 
-ref::Fp8Format RefFormat(Fp8Kind k) { return k == Fp8Kind::kE4M3 ? ref::Fp8Format::kE4M3 : ref::Fp8Format::kE5M2; }
+ref::Fp8Format RefFormat(Fp8Kind k) {
+  return k == Fp8Kind::kE4M3 ? ref::Fp8Format::kE4M3 : ref::Fp8Format::kE5M2;
+}
 const char* Name(Fp8Kind k) { return k == Fp8Kind::kE4M3 ? "e4m3" : "e5m2"; }
 
 // Equal as bit patterns; any two NaNs of the same sign count as equal, and
@@ -38,19 +40,29 @@ const char* Name(Fp8Kind k) { return k == Fp8Kind::kE4M3 ? "e4m3" : "e5m2"; }
     return ::testing::AssertionSuccess();
   }
   if (FloatBits(expected) == FloatBits(actual)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << std::hexfloat << "expected " << expected << " (0x" << std::hex
-                                       << FloatBits(expected) << "), got " << actual << " (0x" << FloatBits(actual)
-                                       << ")";
+  return ::testing::AssertionFailure()
+         << std::hexfloat << "expected " << expected << " (0x" << std::hex << FloatBits(expected)
+         << "), got " << actual << " (0x" << FloatBits(actual) << ")";
 }
 
 // Random floats that hit every hard case of a format whose largest finite
 // value is `max_finite`: random bit patterns (all exponents, subnormals,
 // NaN payloads), +-0, +-Inf, NaN, every exact midpoint between neighbouring
 // codes of `codes` and the floats next to it, and values around max_finite.
-std::vector<float> HardFloats(const std::vector<float>& code_values, float max_finite, uint32_t seed) {
+std::vector<float> HardFloats(const std::vector<float>& code_values, float max_finite,
+                              uint32_t seed) {
   std::mt19937 rng(seed);
-  std::vector<float> v = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, FLT_MAX, -FLT_MAX, FLT_MIN,
-                          BitsToFloat(1u), BitsToFloat(0x80000001u)};
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          INFINITY,
+                          -INFINITY,
+                          NAN,
+                          -NAN,
+                          FLT_MAX,
+                          -FLT_MAX,
+                          FLT_MIN,
+                          BitsToFloat(1u),
+                          BitsToFloat(0x80000001u)};
   for (int i = 0; i < 20000; ++i) v.push_back(BitsToFloat(rng()));
   std::vector<float> finite;
   for (float c : code_values) {
@@ -74,7 +86,8 @@ std::vector<float> HardFloats(const std::vector<float>& code_values, float max_f
   }
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   for (int i = 0; i < 20000; ++i) v.push_back(unit(rng) * max_finite * 1.2f);
-  for (int i = 0; i < 5000; ++i) v.push_back(unit(rng) * finite[1] * 4.0f);  // fp8/fp16 subnormal range
+  for (int i = 0; i < 5000; ++i)
+    v.push_back(unit(rng) * finite[1] * 4.0f);  // fp8/fp16 subnormal range
   return v;
 }
 
@@ -87,7 +100,8 @@ std::vector<float> AllFp8Values(Fp8Kind k) {
 TEST(Fp8Decode, EveryCodeMatchesTheReference) {
   for (Fp8Kind k : kKinds) {
     for (int c = 0; c < 256; ++c) {
-      EXPECT_TRUE(SameFloat(ref::DecodeFp8(RefFormat(k), static_cast<uint8_t>(c)), DecodeFp8(static_cast<uint8_t>(c), k)))
+      EXPECT_TRUE(SameFloat(ref::DecodeFp8(RefFormat(k), static_cast<uint8_t>(c)),
+                            DecodeFp8(static_cast<uint8_t>(c), k)))
           << Name(k) << " code 0x" << std::hex << c;
     }
   }
@@ -97,7 +111,8 @@ TEST(Fp8Encode, SaturatingNearestEvenMatchesTheReference) {
   for (Fp8Kind k : kKinds) {
     const Fp8Layout f = LayoutOf(k);
     for (float x : HardFloats(AllFp8Values(k), f.max_normal, 11)) {
-      ASSERT_EQ(ref::EncodeFp8(RefFormat(k), static_cast<double>(x), /*saturate=*/true), EncodeFp8(x, k))
+      ASSERT_EQ(ref::EncodeFp8(RefFormat(k), static_cast<double>(x), /*saturate=*/true),
+                EncodeFp8(x, k))
           << Name(k) << " of " << std::hexfloat << x;
     }
   }
@@ -121,7 +136,8 @@ std::vector<float> All16BitValues(float (*decode)(uint16_t)) {
 
 TEST(Fp16, EveryCodeDecodesAndRandomValuesEncodeLikeTheReference) {
   for (uint32_t c = 0; c < 65536; ++c) {
-    ASSERT_TRUE(SameFloat(ref::DecodeFp16(static_cast<uint16_t>(c)), DecodeFp16(static_cast<uint16_t>(c))))
+    ASSERT_TRUE(
+        SameFloat(ref::DecodeFp16(static_cast<uint16_t>(c)), DecodeFp16(static_cast<uint16_t>(c))))
         << "fp16 0x" << std::hex << c;
   }
   for (float x : HardFloats(All16BitValues(&ref::DecodeFp16), 65504.0f, 12)) {
@@ -131,7 +147,8 @@ TEST(Fp16, EveryCodeDecodesAndRandomValuesEncodeLikeTheReference) {
 
 TEST(Bf16, EveryCodeDecodesAndRandomValuesEncodeLikeTheReference) {
   for (uint32_t c = 0; c < 65536; ++c) {
-    ASSERT_TRUE(SameFloat(ref::DecodeBf16(static_cast<uint16_t>(c)), DecodeBf16(static_cast<uint16_t>(c))))
+    ASSERT_TRUE(
+        SameFloat(ref::DecodeBf16(static_cast<uint16_t>(c)), DecodeBf16(static_cast<uint16_t>(c))))
         << "bf16 0x" << std::hex << c;
   }
   for (float x : HardFloats(All16BitValues(&ref::DecodeBf16), kBf16MaxFinite, 13)) {
@@ -141,7 +158,9 @@ TEST(Bf16, EveryCodeDecodesAndRandomValuesEncodeLikeTheReference) {
 
 TEST(E8M0, EveryCodeMatchesTheReference) {
   for (int c = 0; c < 256; ++c) {
-    EXPECT_TRUE(SameFloat(ref::DecodeE8M0(static_cast<uint8_t>(c)), DecodeE8M0(static_cast<uint8_t>(c)))) << c;
+    EXPECT_TRUE(
+        SameFloat(ref::DecodeE8M0(static_cast<uint8_t>(c)), DecodeE8M0(static_cast<uint8_t>(c))))
+        << c;
   }
 }
 
@@ -162,8 +181,9 @@ TEST(Amax, FoldSkipsNanLikeTheReference) {
 
 TEST(ScaleFromAmax, MatchesTheReferenceForEveryOptionAndEdge) {
   std::mt19937 rng(15);
-  std::vector<float> amaxes = {0.0f, NAN, INFINITY, FLT_MIN, BitsToFloat(1u), BitsToFloat(0x00123456u), 1e-38f,
-                               448.0f, 57344.0f, 1.0f, FLT_MAX, 1e-5f, 3e-36f};
+  std::vector<float> amaxes = {
+      0.0f,     NAN,  INFINITY, FLT_MIN, BitsToFloat(1u), BitsToFloat(0x00123456u), 1e-38f, 448.0f,
+      57344.0f, 1.0f, FLT_MAX,  1e-5f,   3e-36f};
   for (int i = 0; i < 20000; ++i) amaxes.push_back(BitsToFloat(rng() & 0x7FFFFFFFu));
   const float epsilons[] = {0.0f, 1e-12f, 0.5f};
   const float input_max[] = {kFp32MaxFinite, kFp16MaxFinite, kBf16MaxFinite};
@@ -175,7 +195,8 @@ TEST(ScaleFromAmax, MatchesTheReferenceForEveryOptionAndEdge) {
           for (bool pow2 : {false, true}) {
             ASSERT_TRUE(SameFloat(ref::ComputeScaleFromAmax(amax, fp8_max, pow2, eps, top),
                                   ScaleFromAmax(amax, fp8_max, pow2, eps, top)))
-                << Name(k) << " amax " << std::hexfloat << amax << " eps " << eps << " pow2 " << pow2;
+                << Name(k) << " amax " << std::hexfloat << amax << " eps " << eps << " pow2 "
+                << pow2;
           }
         }
       }
@@ -190,16 +211,30 @@ std::vector<float> RandomMxBlock(std::mt19937& rng, int trial) {
   std::vector<float> b(32);
   const int e = exponent(rng);
   for (float& x : b) {
-    x = std::ldexp(significand(rng), e - static_cast<int>(rng() % 12)) * ((rng() & 1) ? -1.0f : 1.0f);
+    x = std::ldexp(significand(rng), e - static_cast<int>(rng() % 12)) *
+        ((rng() & 1) ? -1.0f : 1.0f);
   }
   switch (trial % 9) {
-    case 0: b[rng() % 32] = NAN; break;
-    case 1: b[rng() % 32] = -INFINITY; break;
-    case 2: std::fill(b.begin(), b.end(), 0.0f); break;
-    case 3: b[rng() % 32] = std::ldexp(1.875f, e); break;  // significand above 1.75: the rules differ
-    case 4: b[rng() % 32] = std::ldexp(1.75f, e); break;
-    case 5: for (float& x : b) x = BitsToFloat(rng() & 0x007FFFFFu); break;  // subnormals
-    default: break;
+    case 0:
+      b[rng() % 32] = NAN;
+      break;
+    case 1:
+      b[rng() % 32] = -INFINITY;
+      break;
+    case 2:
+      std::fill(b.begin(), b.end(), 0.0f);
+      break;
+    case 3:
+      b[rng() % 32] = std::ldexp(1.875f, e);
+      break;  // significand above 1.75: the rules differ
+    case 4:
+      b[rng() % 32] = std::ldexp(1.75f, e);
+      break;
+    case 5:
+      for (float& x : b) x = BitsToFloat(rng() & 0x007FFFFFu);
+      break;  // subnormals
+    default:
+      break;
   }
   return b;
 }
@@ -221,12 +256,14 @@ TEST(MxScale, BlockScaleAndCodesMatchTheReferenceUnderBothRules) {
         ASSERT_TRUE(expected.ok()) << expected.status();
         for (size_t i = 0; i < 32; ++i) {
           ASSERT_EQ(expected->data[i], MxEncodeElement(block[i], code, k, rule))
-              << Name(k) << " trial " << trial << " element " << i << " " << std::hexfloat << block[i];
+              << Name(k) << " trial " << trial << " element " << i << " " << std::hexfloat
+              << block[i];
         }
         auto values = ref::DequantizeMxfp8(*expected, false);
         ASSERT_TRUE(values.ok()) << values.status();
         for (size_t i = 0; i < 32; ++i) {
-          ASSERT_TRUE(SameFloat((*values)[i], DequantizeElement(expected->data[i], k, DecodeE8M0(code)),
+          ASSERT_TRUE(SameFloat((*values)[i],
+                                DequantizeElement(expected->data[i], k, DecodeE8M0(code)),
                                 /*nan_sign_matters=*/false))
               << Name(k) << " trial " << trial << " element " << i;
         }
@@ -246,17 +283,20 @@ TEST(PerTensorCast, CodesAndDequantizedValuesMatchTheReference) {
       x[rng() % x.size()] = INFINITY;
       x[rng() % x.size()] = BitsToFloat(0x00000301u);
       const float scale = std::ldexp(1.0f + unit(rng) * 0.5f, static_cast<int>(rng() % 30) - 10);
-      auto expected = ref::QuantizeWithDelayedScaling(x.data(), 1, x.size(), scale, RefFormat(k), false);
+      auto expected =
+          ref::QuantizeWithDelayedScaling(x.data(), 1, x.size(), scale, RefFormat(k), false);
       ASSERT_TRUE(expected.ok()) << expected.status();
       ASSERT_TRUE(SameFloat(expected->scale_inv, 1.0f / scale));
       std::vector<float> values(x.size());
-      ASSERT_TRUE(ref::DequantizePerTensor(expected->data.data(), x.size(), RefFormat(k), expected->scale_inv,
-                                           values.data())
+      ASSERT_TRUE(ref::DequantizePerTensor(expected->data.data(), x.size(), RefFormat(k),
+                                           expected->scale_inv, values.data())
                       .ok());
       for (size_t i = 0; i < x.size(); ++i) {
-        ASSERT_EQ(expected->data[i], EncodeFp8(x[i] * scale, k)) << Name(k) << " " << std::hexfloat << x[i];
-        ASSERT_TRUE(SameFloat(values[i], DequantizeElement(expected->data[i], k, expected->scale_inv),
-                                /*nan_sign_matters=*/false));
+        ASSERT_EQ(expected->data[i], EncodeFp8(x[i] * scale, k))
+            << Name(k) << " " << std::hexfloat << x[i];
+        ASSERT_TRUE(SameFloat(values[i],
+                              DequantizeElement(expected->data[i], k, expected->scale_inv),
+                              /*nan_sign_matters=*/false));
       }
     }
   }

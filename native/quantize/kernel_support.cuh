@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "native/quantize/element_formats.h"
 #include "native/quantize/quantize_launch.h"
@@ -35,6 +36,21 @@ struct Hp<HighPrecision::kBf16> {
   static __device__ __forceinline__ float Load(Storage v) { return DecodeBf16(v); }
   static __device__ __forceinline__ Storage Store(float v) { return EncodeBf16(v); }
 };
+
+// Calls fn(std::integral_constant<HighPrecision, type>{}): the one switch from
+// a run-time dtype to the kernels' template argument.
+template <class Fn>
+int WithHighPrecision(HighPrecision type, Fn&& fn) {
+  switch (type) {
+    case HighPrecision::kFp32:
+      return fn(std::integral_constant<HighPrecision, HighPrecision::kFp32>{});
+    case HighPrecision::kFp16:
+      return fn(std::integral_constant<HighPrecision, HighPrecision::kFp16>{});
+    case HighPrecision::kBf16:
+      return fn(std::integral_constant<HighPrecision, HighPrecision::kBf16>{});
+  }
+  return static_cast<int>(cudaErrorInvalidValue);
+}
 
 // Bytes of one vector access.
 inline constexpr int kVectorBytes = 16;
@@ -88,7 +104,8 @@ __device__ __forceinline__ void StoreCodes16(uint8_t* p, const uint8_t (&codes)[
 // Max over a warp's lanes (values are amaxes: non-negative, never NaN).
 __device__ __forceinline__ float WarpMax(float v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, offset));
+  for (int offset = 16; offset > 0; offset /= 2)
+    v = fmaxf(v, __shfl_xor_sync(0xFFFFFFFFu, v, offset));
   return v;
 }
 

@@ -14,19 +14,22 @@ namespace {
 constexpr int kMxBlock = 32;
 
 template <HighPrecision T>
-__global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols, Fp8Kind kind,
-                                MxRule rule, uint8_t* codes, uint8_t* scales, float* amax) {
+__global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                                Fp8Kind kind, MxRule rule, uint8_t* codes, uint8_t* scales,
+                                float* amax) {
   const int64_t blocks_per_row = (cols + kMxBlock - 1) / kMxBlock;
   const int64_t total = rows * blocks_per_row;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   float local = 0.0f;
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += stride) {
     const int64_t r = t / blocks_per_row;
     const int64_t c0 = (t % blocks_per_row) * kMxBlock;
     const int count = static_cast<int>(cols - c0 < kMxBlock ? cols - c0 : kMxBlock);
     const typename Hp<T>::Storage* in = x + r * cols + c0;
     uint8_t* out = codes + r * cols + c0;
-    const bool vector = count == kMxBlock && IsAligned(in, kVectorBytes) && IsAligned(out, kVectorBytes);
+    const bool vector =
+        count == kMxBlock && IsAligned(in, kVectorBytes) && IsAligned(out, kVectorBytes);
     float v[kMxBlock];
     if (vector) {
       LoadVector<T, kMxBlock>(in, v);
@@ -57,13 +60,15 @@ __global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, 
 }
 
 template <HighPrecision T>
-__global__ void MxColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols, Fp8Kind kind,
-                                   MxRule rule, uint8_t* codes, uint8_t* scales, float* amax) {
+__global__ void MxColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                                   Fp8Kind kind, MxRule rule, uint8_t* codes, uint8_t* scales,
+                                   float* amax) {
   const int64_t block_rows = (rows + kMxBlock - 1) / kMxBlock;
   const int64_t total = block_rows * cols;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   float local = 0.0f;
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += stride) {
     const int64_t r0 = (t / cols) * kMxBlock;
     const int64_t c = t % cols;
     const int count = static_cast<int>(rows - r0 < kMxBlock ? rows - r0 : kMxBlock);
@@ -76,7 +81,8 @@ __global__ void MxColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t row
     local = fmaxf(local, summary.amax);
     const uint8_t scale = MxScaleCode(summary, kind, rule);
     scales[t] = scale;  // [ceil(rows/32), cols]: t is (r0 / 32) * cols + c
-    for (int i = 0; i < count; ++i) codes[(r0 + i) * cols + c] = MxEncodeElement(v[i], scale, kind, rule);
+    for (int i = 0; i < count; ++i)
+      codes[(r0 + i) * cols + c] = MxEncodeElement(v[i], scale, kind, rule);
   }
   if (amax != nullptr) {
     const float block = BlockMax(local);
@@ -96,14 +102,15 @@ int LaunchTyped(const QuantizeLaunch& l) {
   if (e == cudaSuccess && l.rowwise_data != nullptr) {
     const int64_t blocks = l.rows * ((l.cols + kMxBlock - 1) / kMxBlock);
     MxRowwiseKernel<T><<<GridFor(blocks), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, l.kind, l.mx_rule, l.rowwise_data, static_cast<uint8_t*>(l.rowwise_scale_inv), l.amax);
+        x, l.rows, l.cols, l.kind, l.mx_rule, l.rowwise_data,
+        static_cast<uint8_t*>(l.rowwise_scale_inv), l.amax);
     e = cudaGetLastError();
   }
   if (e == cudaSuccess && l.columnwise_data != nullptr) {
     const int64_t blocks = ((l.rows + kMxBlock - 1) / kMxBlock) * l.cols;
     MxColumnwiseKernel<T><<<GridFor(blocks), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, l.kind, l.mx_rule, l.columnwise_data, static_cast<uint8_t*>(l.columnwise_scale_inv),
-        l.amax);
+        x, l.rows, l.cols, l.kind, l.mx_rule, l.columnwise_data,
+        static_cast<uint8_t*>(l.columnwise_scale_inv), l.amax);
     e = cudaGetLastError();
   }
   return static_cast<int>(e);
@@ -112,12 +119,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
 }  // namespace
 
 int LaunchMxQuantize(const QuantizeLaunch& launch) {
-  switch (launch.input_type) {
-    case HighPrecision::kFp32: return LaunchTyped<HighPrecision::kFp32>(launch);
-    case HighPrecision::kFp16: return LaunchTyped<HighPrecision::kFp16>(launch);
-    case HighPrecision::kBf16: return LaunchTyped<HighPrecision::kBf16>(launch);
-  }
-  return static_cast<int>(cudaErrorInvalidValue);
+  return WithHighPrecision(launch.input_type,
+                           [&](auto type) { return LaunchTyped<decltype(type)::value>(launch); });
 }
 
 }  // namespace teplug::native::quantize

@@ -15,7 +15,8 @@ namespace {
 constexpr int kChunk = 16;
 
 template <HighPrecision T>
-__global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vectorised, float* amax) {
+__global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vectorised,
+                           float* amax) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t chunks = vectorised ? n / kChunk : 0;
@@ -26,7 +27,8 @@ __global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) local = AmaxStep(local, v[i]);
   }
-  for (int64_t i = chunks * kChunk + first; i < n; i += stride) local = AmaxStep(local, Hp<T>::Load(x[i]));
+  for (int64_t i = chunks * kChunk + first; i < n; i += stride)
+    local = AmaxStep(local, Hp<T>::Load(x[i]));
   const float block = BlockMax(local);
   if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
 }
@@ -34,9 +36,10 @@ __global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
 // One thread: the scale (current scaling: from *amax; delayed: *scale as
 // given) and its inverse into each scale_inv asked for.
 __global__ void ScaleKernel(bool current, const float* amax, float* scale, float* rowwise_scale_inv,
-                            float* columnwise_scale_inv, float fp8_max, bool force_pow2, float epsilon,
-                            float input_max_finite) {
-  const float s = current ? ScaleFromAmax(*amax, fp8_max, force_pow2, epsilon, input_max_finite) : *scale;
+                            float* columnwise_scale_inv, float fp8_max, bool force_pow2,
+                            float epsilon, float input_max_finite) {
+  const float s =
+      current ? ScaleFromAmax(*amax, fp8_max, force_pow2, epsilon, input_max_finite) : *scale;
   if (current) *scale = s;
   const float inverse = 1.0f / s;
   if (rowwise_scale_inv != nullptr) *rowwise_scale_inv = inverse;
@@ -45,8 +48,8 @@ __global__ void ScaleKernel(bool current, const float* amax, float* scale, float
 
 // Row-wise codes of the flattened tensor; amax (when not NULL) reduced in the same pass.
 template <HighPrecision T>
-__global__ void CastKernel(const typename Hp<T>::Storage* x, int64_t n, bool vectorised, const float* scale,
-                           Fp8Kind kind, uint8_t* out, float* amax) {
+__global__ void CastKernel(const typename Hp<T>::Storage* x, int64_t n, bool vectorised,
+                           const float* scale, Fp8Kind kind, uint8_t* out, float* amax) {
   const float s = *scale;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -80,8 +83,9 @@ constexpr int kTile = 32;
 constexpr int kTileRowsPerPass = 8;  // blockDim = (kTile, kTileRowsPerPass)
 
 template <HighPrecision T>
-__global__ void TiledCastKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols, const float* scale,
-                                Fp8Kind kind, uint8_t* rowwise, uint8_t* columnwise, float* amax) {
+__global__ void TiledCastKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                                const float* scale, Fp8Kind kind, uint8_t* rowwise,
+                                uint8_t* columnwise, float* amax) {
   __shared__ uint8_t tile[kTile][kTile + 1];
   const float s = *scale;
   const int64_t tiles_across = (cols + kTile - 1) / kTile;
@@ -136,13 +140,15 @@ int LaunchTyped(const QuantizeLaunch& l) {
   const bool vectorised = IsAligned(x, kVectorBytes) &&
                           (l.rowwise_data == nullptr || IsAligned(l.rowwise_data, kVectorBytes));
   if (e == cudaSuccess && l.current_scaling && n > 0) {
-    AmaxKernel<T><<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(x, n, vectorised, amax);
+    AmaxKernel<T>
+        <<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(x, n, vectorised, amax);
     e = cudaGetLastError();
   }
   if (e == cudaSuccess) {
-    ScaleKernel<<<1, 1, 0, stream>>>(l.current_scaling, amax, scale, static_cast<float*>(l.rowwise_scale_inv),
-                                     static_cast<float*>(l.columnwise_scale_inv), fp8_max, l.force_pow2_scales,
-                                     l.amax_epsilon, l.input_max_finite);
+    ScaleKernel<<<1, 1, 0, stream>>>(l.current_scaling, amax, scale,
+                                     static_cast<float*>(l.rowwise_scale_inv),
+                                     static_cast<float*>(l.columnwise_scale_inv), fp8_max,
+                                     l.force_pow2_scales, l.amax_epsilon, l.input_max_finite);
     e = cudaGetLastError();
   }
   // Delayed scaling reduces amax in the cast; current scaling already has it.
@@ -153,8 +159,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
       TiledCastKernel<T><<<GridFor(tiles, 1), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
           x, l.rows, l.cols, scale, l.kind, l.rowwise_data, l.columnwise_data, cast_amax);
     } else {
-      CastKernel<T><<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(x, n, vectorised, scale, l.kind,
-                                                                                l.rowwise_data, cast_amax);
+      CastKernel<T><<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(
+          x, n, vectorised, scale, l.kind, l.rowwise_data, cast_amax);
     }
     e = cudaGetLastError();
   }
@@ -168,12 +174,8 @@ int LaunchTyped(const QuantizeLaunch& l) {
 }  // namespace
 
 int LaunchPerTensorQuantize(const QuantizeLaunch& launch) {
-  switch (launch.input_type) {
-    case HighPrecision::kFp32: return LaunchTyped<HighPrecision::kFp32>(launch);
-    case HighPrecision::kFp16: return LaunchTyped<HighPrecision::kFp16>(launch);
-    case HighPrecision::kBf16: return LaunchTyped<HighPrecision::kBf16>(launch);
-  }
-  return static_cast<int>(cudaErrorInvalidValue);
+  return WithHighPrecision(launch.input_type,
+                           [&](auto type) { return LaunchTyped<decltype(type)::value>(launch); });
 }
 
 }  // namespace teplug::native::quantize

@@ -83,6 +83,9 @@ class KernelLauncher {
   virtual int Dequantize(const DequantizeLaunch& launch) = 0;
 };
 
+// The kernels above behind the seam (stateless, shared; in the kernels library).
+KernelLauncher& RealKernelLauncher();
+
 }  // namespace teplug::native::quantize
 
 #endif  // TEPLUG_NATIVE_QUANTIZE_QUANTIZE_LAUNCH_H_

@@ -33,8 +33,8 @@ inline constexpr float kBf16MaxFinite = 3.38953139e38f;  // bf16 0x7F7F
 //   a is 0, Inf or NaN -> 1; else fp8_max / a (IEEE division);
 //   an Inf quotient -> input_max_finite;
 //   force_pow2 -> mantissa bits cleared (rounded down to a power of two).
-TEPLUG_HOST_DEVICE float ScaleFromAmax(float amax, float fp8_max, bool force_pow2, float amax_epsilon,
-                                       float input_max_finite) {
+TEPLUG_HOST_DEVICE float ScaleFromAmax(float amax, float fp8_max, bool force_pow2,
+                                       float amax_epsilon, float input_max_finite) {
   if (amax < amax_epsilon) amax = amax_epsilon;
   if (amax == 0.0f || IsInfBits(amax) || IsNanBits(amax)) return 1.0f;
   float scale = fp8_max / amax;
@@ -105,7 +105,8 @@ TEPLUG_HOST_DEVICE float MxQuantizeMultiplier(uint8_t code, MxRule rule) {
 // throughout a block whose OCP scale is NaN, otherwise the saturating cast
 // of fp32(x * multiplier).
 TEPLUG_HOST_DEVICE uint8_t MxEncodeElement(float x, uint8_t scale_code, Fp8Kind kind, MxRule rule) {
-  if (scale_code == 0xFFu) return static_cast<uint8_t>(((FloatBits(x) >> 24) & 0x80u) | LayoutOf(kind).nan_code);
+  if (scale_code == 0xFFu)
+    return static_cast<uint8_t>(((FloatBits(x) >> 24) & 0x80u) | LayoutOf(kind).nan_code);
   return EncodeFp8(x * MxQuantizeMultiplier(scale_code, rule), kind);
 }
 
