@@ -66,7 +66,7 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
     const float s = BlockScale(a, o);
     if (lane == 0) scale_inv[w] = 1.0f / s;
     uint8_t* out = codes + r * cols + c;
-    for (int i = 0; i < count; ++i) out[i] = EncodeFp8(v[i] * s, o.kind);
+    for (int i = 0; i < count; ++i) out[i] = EncodeScaled(v[i], s, o.kind);
   }
   if (amax != nullptr) {
     const float block = BlockMax(local);
@@ -100,11 +100,11 @@ __global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_
         uint8_t group[16];
 #pragma unroll
         for (int j = 0; j < 16; ++j)
-          group[j] = EncodeFp8(Hp<T>::Load(x[(r0 + i + j) * cols + c]) * s, o.kind);
+          group[j] = EncodeScaled(Hp<T>::Load(x[(r0 + i + j) * cols + c]), s, o.kind);
         StoreCodes16(out + i, group);
       }
     }
-    for (; i < count; ++i) out[i] = EncodeFp8(Hp<T>::Load(x[(r0 + i) * cols + c]) * s, o.kind);
+    for (; i < count; ++i) out[i] = EncodeScaled(Hp<T>::Load(x[(r0 + i) * cols + c]), s, o.kind);
   }
   if (amax != nullptr) {
     const float block = BlockMax(local);
@@ -143,7 +143,7 @@ __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, in
       const int64_t r = tr * kBlock + lr;
       const int64_t c = tc * kBlock + lc;
       if (r < rows && c < cols) {
-        const uint8_t code = EncodeFp8(Hp<T>::Load(x[r * cols + c]) * s, o.kind);
+        const uint8_t code = EncodeScaled(Hp<T>::Load(x[r * cols + c]), s, o.kind);
         if (codes != nullptr) codes[r * cols + c] = code;
         tile[lr][lc] = code;
       }

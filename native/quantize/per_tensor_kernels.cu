@@ -62,14 +62,14 @@ __global__ void CastKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) {
       local = AmaxStep(local, v[i]);
-      codes[i] = EncodeFp8(v[i] * s, kind);
+      codes[i] = EncodeScaled(v[i], s, kind);
     }
     StoreCodes16(out + c * kChunk, codes);
   }
   for (int64_t i = chunks * kChunk + first; i < n; i += stride) {
     const float v = Hp<T>::Load(x[i]);
     local = AmaxStep(local, v);
-    out[i] = EncodeFp8(v * s, kind);
+    out[i] = EncodeScaled(v, s, kind);
   }
   if (amax != nullptr) {
     const float block = BlockMax(local);
@@ -100,7 +100,7 @@ __global__ void TiledCastKernel(const typename Hp<T>::Storage* x, int64_t rows, 
       if (r < rows && c < cols) {
         const float v = Hp<T>::Load(x[r * cols + c]);
         local = AmaxStep(local, v);
-        const uint8_t code = EncodeFp8(v * s, kind);
+        const uint8_t code = EncodeScaled(v, s, kind);
         if (rowwise != nullptr) rowwise[r * cols + c] = code;
         tile[j][threadIdx.x] = code;
       }

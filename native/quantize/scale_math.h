@@ -90,6 +90,14 @@ TEPLUG_HOST_DEVICE uint8_t MxScaleCode(const MxBlockSummary& s, Fp8Kind kind, Mx
   return static_cast<uint8_t>(exponent_field);
 }
 
+// The fp8 code of x * multiplier (the product rounded to fp32, then the
+// saturating cast). A NaN x keeps its sign: GPUs return a canonical positive
+// NaN from arithmetic on a NaN, where the contract (and the host) keep it.
+TEPLUG_HOST_DEVICE uint8_t EncodeScaled(float x, float multiplier, Fp8Kind kind) {
+  if (IsNanBits(x)) return static_cast<uint8_t>(((FloatBits(x) >> 24) & 0x80u) | LayoutOf(kind).nan_code);
+  return EncodeFp8(x * multiplier, kind);
+}
+
 // The multiplier an element of a block with e8m0 code `code` is quantized
 // with: x * multiplier, exactly 1 / 2^(code - 127) (the OCP rule's V / X),
 // and 1 for code 0 under TransformerEngine's rule (its exp2f_rcp). NaN for
@@ -107,7 +115,7 @@ TEPLUG_HOST_DEVICE float MxQuantizeMultiplier(uint8_t code, MxRule rule) {
 TEPLUG_HOST_DEVICE uint8_t MxEncodeElement(float x, uint8_t scale_code, Fp8Kind kind, MxRule rule) {
   if (scale_code == 0xFFu)
     return static_cast<uint8_t>(((FloatBits(x) >> 24) & 0x80u) | LayoutOf(kind).nan_code);
-  return EncodeFp8(x * MxQuantizeMultiplier(scale_code, rule), kind);
+  return EncodeScaled(x, MxQuantizeMultiplier(scale_code, rule), kind);
 }
 
 // The real value of a code with its (per-tensor, block or decoded e8m0)
