@@ -2,8 +2,8 @@
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
 # provider, its IDevice and IQuantizer at priority 300; without a GPU,
 # `teplug explain device|quantizer --device cuda` says why native cannot serve
-# in the CUDA runtime's words; and the binary needs no libcudart.so to start (the runtime is linked
-# statically), so it runs on machines without CUDA.
+# in the CUDA runtime's words; and the binary needs no libcudart.so to start
+# (the runtime is linked statically), so it runs on machines without CUDA.
 set -u
 TEPLUG=tools/teplug/teplug
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
