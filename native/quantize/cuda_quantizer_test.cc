@@ -6,7 +6,9 @@
 // across the ABI.
 #include "native/quantize/cuda_quantizer.h"
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -186,6 +188,23 @@ TEST(CudaQuantizer, LaunchAndSetDeviceFailuresAreInternalInTheRuntimesWords) {
                            std::string("native: dequantize: cudaSetDevice returned "
                                        "cudaErrorInvalidValue (invalid argument)")));
   EXPECT_TRUE(kernels.dequantizes.empty());
+}
+
+TEST(CudaQuantizer, ConcurrentFirstCallsAskTheRuntimeOnce) {
+  FakeCudaRuntime runtime({Gpu(9, 0)});
+  RecordingKernels kernels;
+  Quantizer q(runtime, kernels);
+  std::vector<std::thread> threads;
+  std::atomic<int> served{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      QuantizeCall call(TEPLUG_SCALING_BLOCK_1D128, 4, 128);
+      if (q.WhyNot(TEPLUG_OP_QUANTIZE, &call.args).empty()) ++served;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(served.load(), 8);
+  EXPECT_EQ(runtime.calls("GetDeviceCount"), 1);
 }
 
 }  // namespace
