@@ -217,6 +217,12 @@ float InputMaxFinite(int32_t dtype) {
 constexpr float kDelayedScale = 3.0f;
 constexpr float kEpsilon = 1e-6f;
 
+// Power-of-two scales: on in the block modes (TE's Float8BlockScaling
+// default), off in per-tensor current scaling (Float8CurrentScaling's).
+bool Pow2(int32_t mode) {
+  return mode == TEPLUG_SCALING_BLOCK_1D128 || mode == TEPLUG_SCALING_BLOCK_2D128;
+}
+
 Expected Reference(const Case& c, const std::vector<float>& x) {
   const ref::Fp8Format f =
       c.output_dtype == TEPLUG_DTYPE_FP8_E4M3 ? ref::Fp8Format::kE4M3 : ref::Fp8Format::kE5M2;
@@ -226,6 +232,7 @@ Expected Reference(const Case& c, const std::vector<float>& x) {
   if (c.mode == TEPLUG_SCALING_PER_TENSOR) {
     ref::CurrentScalingOptions o;
     o.amax_epsilon = kEpsilon;
+    o.force_pow2_scales = Pow2(c.mode);
     o.input_max_finite = InputMaxFinite(c.input_dtype);
     auto r = c.current
                  ? ref::QuantizeWithCurrentScaling(x.data(), rows, cols, f, o, true)
@@ -251,6 +258,7 @@ Expected Reference(const Case& c, const std::vector<float>& x) {
   } else {
     ref::BlockScalingOptions o;
     o.amax_epsilon = kEpsilon;
+    o.force_pow2_scales = Pow2(c.mode);
     o.input_max_finite = InputMaxFinite(c.input_dtype);
     auto r =
         ref::QuantizeBlockScaled(x.data(), rows, cols, f,
@@ -341,6 +349,7 @@ void RunCase(core::Kernel& k, const Case& c, cudaStream_t stream) {
   a.output = &t_out;
   a.recipe = c.current ? TEPLUG_RECIPE_CURRENT : TEPLUG_RECIPE_DELAYED;
   a.amax_epsilon = mx ? 0.0f : kEpsilon;
+  a.force_pow2_scales = Pow2(c.mode) ? 1 : 0;
   a.rowwise = 1;
   a.columnwise = 1;
   a.stream = stream;
