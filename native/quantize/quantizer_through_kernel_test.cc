@@ -370,8 +370,9 @@ void RunCase(core::Kernel& k, const Case& c, cudaStream_t stream) {
   EXPECT_EQ(columnwise_scale_inv.Download<uint8_t>(want.columnwise_scale_inv.size()),
             want.columnwise_scale_inv);
   EXPECT_TRUE(SameValue(want.amax, amax.Download<float>(1)[0]));
-  if (c.mode == TEPLUG_SCALING_PER_TENSOR)
+  if (c.mode == TEPLUG_SCALING_PER_TENSOR) {
     EXPECT_TRUE(SameValue(c.current ? want.scale : kDelayedScale, scale.Download<float>(1)[0]));
+  }
 
   // Dequantize the row-wise codes into fp32 and bf16.
   for (int32_t out_dtype : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16}) {
