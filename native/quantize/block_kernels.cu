@@ -68,10 +68,7 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
     uint8_t* out = codes + r * cols + c;
     for (int i = 0; i < count; ++i) out[i] = EncodeScaled(v[i], s, o.kind);
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>
@@ -106,10 +103,7 @@ __global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_
     }
     for (; i < count; ++i) out[i] = EncodeScaled(Hp<T>::Load(x[(r0 + i) * cols + c]), s, o.kind);
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>
@@ -160,10 +154,7 @@ __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, in
     }
     __syncthreads();
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>

@@ -136,6 +136,14 @@ __device__ __forceinline__ void AtomicMaxNonNegative(float* target, float v) {
   atomicMax(reinterpret_cast<int*>(target), __float_as_int(v));
 }
 
+// The end of a kernel that reduced `local` amaxes: the block's max into
+// *amax (when not NULL). Every thread of the block must call it.
+__device__ __forceinline__ void ReduceAmaxIntoGlobal(float* amax, float local) {
+  if (amax == nullptr) return;
+  const float block = BlockMax(local);
+  if (threadIdx.x == 0 && threadIdx.y == 0) AtomicMaxNonNegative(amax, block);
+}
+
 // Threads per block of the element-wise kernels, and a grid that covers
 // `work` items (capped; the kernels loop with a grid stride).
 inline constexpr int kThreads = 256;

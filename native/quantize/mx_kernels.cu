@@ -53,10 +53,7 @@ __global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, 
       for (int i = 0; i < count; ++i) out[i] = MxEncodeElement(v[i], scale, kind, rule);
     }
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>
@@ -84,10 +81,7 @@ __global__ void MxColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t row
     for (int i = 0; i < count; ++i)
       codes[(r0 + i) * cols + c] = MxEncodeElement(v[i], scale, kind, rule);
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>

@@ -29,8 +29,7 @@ __global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
   }
   for (int64_t i = chunks * kChunk + first; i < n; i += stride)
     local = AmaxStep(local, Hp<T>::Load(x[i]));
-  const float block = BlockMax(local);
-  if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 // One thread: the scale (current scaling: from *amax; delayed: *scale as
@@ -71,10 +70,7 @@ __global__ void CastKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
     local = AmaxStep(local, v);
     out[i] = EncodeScaled(v, s, kind);
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 // Tiles of kTile x kTile: each is read once and written row-wise (when
@@ -113,10 +109,7 @@ __global__ void TiledCastKernel(const typename Hp<T>::Storage* x, int64_t rows, 
     }
     __syncthreads();
   }
-  if (amax != nullptr) {
-    const float block = BlockMax(local);
-    if (threadIdx.x == 0 && threadIdx.y == 0) AtomicMaxNonNegative(amax, block);
-  }
+  ReduceAmaxIntoGlobal(amax, local);
 }
 
 template <HighPrecision T>

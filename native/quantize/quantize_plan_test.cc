@@ -244,8 +244,8 @@ INSTANTIATE_TEST_SUITE_P(
                               "NULL): native quantizes tensors "
                               "in CUDA memory"},
                       Refusal{"columnwise_data NULL", TEPLUG_SCALING_PER_TENSOR,
-                              [](QuantizeCall& c) { c.quant.columnwise_data = nullptr; },
-                              kInvalid, "TeplugQuantizeArgs.output.quant.columnwise_data is NULL"},
+                              [](QuantizeCall& c) { c.quant.columnwise_data = nullptr; }, kInvalid,
+                              "TeplugQuantizeArgs.output.quant.columnwise_data is NULL"},
                       Refusal{"columnwise not transposed", TEPLUG_SCALING_BLOCK_1D128,
                               [](QuantizeCall& c) {
                                 c.columnwise_data.shape[0] = 8;

@@ -20,6 +20,7 @@
 #include "core/kernel/kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "native/quantize/testing/quantize_call.h"
 #include "plugins/reference/numerics/block_scaling.h"
 #include "plugins/reference/numerics/float_formats.h"
 #include "plugins/reference/numerics/mx_scaling.h"
@@ -35,6 +36,7 @@ namespace {
 
 namespace ref = ::teplug::reference;
 using ::testing::HasSubstr;
+using testing::TensorOf;
 
 std::unique_ptr<core::Kernel> MakeKernel() {
   core::KernelOptions o;
@@ -62,17 +64,6 @@ TeplugDevice Cuda0() {
   return d;
 }
 
-TeplugTensor View(void* data, int32_t dtype, std::vector<int64_t> shape,
-                  const TeplugDevice* device) {
-  TeplugTensor t = sdk::Versioned<TeplugTensor>();
-  t.data = data;
-  t.dtype = dtype;
-  t.rank = static_cast<int32_t>(shape.size());
-  for (size_t k = 0; k < shape.size(); ++k) t.shape[k] = shape[k];
-  t.device = device;
-  return t;
-}
-
 TEST(NativeQuantizerThroughKernel, WithoutAGpuTheRecordGivesTheRuntimesReason) {
   const std::string why = WhyNoGpu();
   if (why.empty()) GTEST_SKIP() << "a GPU is present";
@@ -80,9 +71,9 @@ TEST(NativeQuantizerThroughKernel, WithoutAGpuTheRecordGivesTheRuntimesReason) {
   ASSERT_NE(k, nullptr);
   const TeplugDevice cuda = Cuda0();
   int x = 0;
-  TeplugTensor in = View(&x, TEPLUG_DTYPE_BF16, {64, 64}, &cuda);
-  TeplugTensor out = View(&x, TEPLUG_DTYPE_FP8_E4M3, {64, 64}, &cuda);
-  TeplugTensor scales = View(&x, TEPLUG_DTYPE_E8M0, {64, 2}, &cuda);
+  TeplugTensor in = TensorOf(&x, TEPLUG_DTYPE_BF16, {64, 64}, &cuda);
+  TeplugTensor out = TensorOf(&x, TEPLUG_DTYPE_FP8_E4M3, {64, 64}, &cuda);
+  TeplugTensor scales = TensorOf(&x, TEPLUG_DTYPE_E8M0, {64, 2}, &cuda);
   TeplugQuantization q = sdk::Versioned<TeplugQuantization>();
   q.mode = TEPLUG_SCALING_MXFP8_1D32;
   q.scale_inv = &scales;
@@ -327,15 +318,15 @@ void RunCase(core::Kernel& k, const Case& c, cudaStream_t stream) {
   scale.Upload(std::vector<float>{kDelayedScale});
   amax.Upload(std::vector<float>{-1.0f});  // must be overwritten
 
-  TeplugTensor t_in = View(input.get(), c.input_dtype, {c.rows, c.cols}, &cuda);
-  TeplugTensor t_out = View(codes.get(), c.output_dtype, {c.rows, c.cols}, &cuda);
-  TeplugTensor t_cw =
-      View(columnwise_codes.get(), c.output_dtype,
-           mx ? std::vector<int64_t>{c.rows, c.cols} : std::vector<int64_t>{c.cols, c.rows}, &cuda);
-  TeplugTensor t_si = View(scale_inv.get(), scale_dtype, grid, &cuda);
-  TeplugTensor t_csi = View(columnwise_scale_inv.get(), scale_dtype, columnwise_grid, &cuda);
-  TeplugTensor t_scale = View(scale.get(), TEPLUG_DTYPE_FP32, {1}, &cuda);
-  TeplugTensor t_amax = View(amax.get(), TEPLUG_DTYPE_FP32, {1}, &cuda);
+  TeplugTensor t_in = TensorOf(input.get(), c.input_dtype, {c.rows, c.cols}, &cuda);
+  TeplugTensor t_out = TensorOf(codes.get(), c.output_dtype, {c.rows, c.cols}, &cuda);
+  TeplugTensor t_cw = TensorOf(
+      columnwise_codes.get(), c.output_dtype,
+      mx ? std::vector<int64_t>{c.rows, c.cols} : std::vector<int64_t>{c.cols, c.rows}, &cuda);
+  TeplugTensor t_si = TensorOf(scale_inv.get(), scale_dtype, grid, &cuda);
+  TeplugTensor t_csi = TensorOf(columnwise_scale_inv.get(), scale_dtype, columnwise_grid, &cuda);
+  TeplugTensor t_scale = TensorOf(scale.get(), TEPLUG_DTYPE_FP32, {1}, &cuda);
+  TeplugTensor t_amax = TensorOf(amax.get(), TEPLUG_DTYPE_FP32, {1}, &cuda);
   TeplugQuantization q = sdk::Versioned<TeplugQuantization>();
   q.mode = c.mode;
   q.scale = &t_scale;
@@ -377,7 +368,7 @@ void RunCase(core::Kernel& k, const Case& c, cudaStream_t stream) {
   // Dequantize the row-wise codes into fp32 and bf16.
   for (int32_t out_dtype : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16}) {
     DeviceBuffer values(n * 4);
-    TeplugTensor t_values = View(values.get(), out_dtype, {c.rows, c.cols}, &cuda);
+    TeplugTensor t_values = TensorOf(values.get(), out_dtype, {c.rows, c.cols}, &cuda);
     TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
     d.input = &t_out;
     d.output = &t_values;
