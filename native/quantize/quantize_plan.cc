@@ -81,6 +81,21 @@ absl::StatusOr<TeplugQuantization> ReadQuantization(const TeplugQuantization* q,
   return out;
 }
 
+// teplug's name of the mode ("mxfp8_1d32").
+const char* ScalingModeName(Scaling scaling) {
+  switch (scaling) {
+    case Scaling::kMx:
+      return sdk::ScalingName(TEPLUG_SCALING_MXFP8_1D32);
+    case Scaling::kBlock1D:
+      return sdk::ScalingName(TEPLUG_SCALING_BLOCK_1D128);
+    case Scaling::kBlock2D:
+      return sdk::ScalingName(TEPLUG_SCALING_BLOCK_2D128);
+    case Scaling::kPerTensor:
+      break;
+  }
+  return sdk::ScalingName(TEPLUG_SCALING_PER_TENSOR);
+}
+
 // The scale grid of `scaling` for a [rows, cols] matrix (row-wise rule).
 std::vector<int64_t> ScaleGrid(Scaling scaling, int64_t rows, int64_t cols) {
   switch (scaling) {
@@ -108,8 +123,7 @@ absl::StatusOr<CheckedTensor> CheckScaleTensor(const TeplugTensor* p, const std:
   const bool e8m0 = scaling == Scaling::kMx;
   TEPLUG_QUANTIZE_RETURN_IF_ERROR(
       RequireDType(*t, TEPLUG_DTYPE_BIT(e8m0 ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32),
-                   absl::StrCat(sdk::ScalingName(static_cast<int32_t>(scaling) + 1), " scales are ",
-                                e8m0 ? "e8m0" : "fp32")));
+                   absl::StrCat(ScalingModeName(scaling), " scales are ", e8m0 ? "e8m0" : "fp32")));
   if (scaling == Scaling::kPerTensor) {
     if (t->elements != 1) {
       return absl::InvalidArgumentError(absl::StrCat(name, " has shape ", ShapeText(t->shape), " (",
