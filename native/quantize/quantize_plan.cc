@@ -154,7 +154,7 @@ absl::StatusOr<QuantizePlan> PlanQuantize(const TeplugQuantizeArgs& args, bool d
   TEPLUG_QUANTIZE_RETURN_IF_ERROR(RequireSameDevice(*out, *in));
   TEPLUG_QUANTIZE_RETURN_IF_ERROR(RequireShape(*out, in->shape, "the input's shape is"));
   const std::string q_name = "TeplugQuantizeArgs.output.quant";
-  absl::StatusOr<TeplugQuantization> q = ReadQuantization(args.output->quant, q_name);
+  absl::StatusOr<TeplugQuantization> q = ReadQuantization(out->tensor.quant, q_name);
   if (!q.ok()) return q.status();
   absl::StatusOr<Scaling> scaling = ScalingOf(*q, q_name);
   if (!scaling.ok()) return scaling.status();
@@ -260,7 +260,7 @@ absl::StatusOr<DequantizePlan> PlanDequantize(const TeplugDequantizeArgs& args,
   TEPLUG_QUANTIZE_RETURN_IF_ERROR(RequireShape(*out, in->shape, "the input's shape is"));
   TEPLUG_QUANTIZE_RETURN_IF_ERROR(RequireElementAlignment(*out));
   const std::string q_name = "TeplugDequantizeArgs.input.quant";
-  absl::StatusOr<TeplugQuantization> q = ReadQuantization(args.input->quant, q_name);
+  absl::StatusOr<TeplugQuantization> q = ReadQuantization(in->tensor.quant, q_name);
   if (!q.ok()) return q.status();
   absl::StatusOr<Scaling> scaling = ScalingOf(*q, q_name);
   if (!scaling.ok()) return scaling.status();
