@@ -1,9 +1,9 @@
 #!/bin/bash
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
-# provider and its IDevice at priority 300; without a GPU, `teplug explain
-# device --device cuda` says why native cannot serve in the CUDA runtime's
-# words; and the binary needs no libcudart.so to start (the runtime is linked
-# statically), so it runs on machines without CUDA.
+# provider, its IDevice and IQuantizer at priority 300; without a GPU,
+# `teplug explain device|quantizer --device cuda` says why native cannot serve
+# in the CUDA runtime's words; and the binary needs no libcudart.so to start
+# (the runtime is linked statically), so it runs on machines without CUDA.
 set -u
 TEPLUG=tools/teplug/teplug
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
@@ -23,10 +23,19 @@ expect_in() {
   fi
 }
 
+# expect_match REGEX: the last output has a line matching REGEX (extended).
+expect_match() {
+  if ! grep -qE -- "$1" "$OUT"; then
+    fail "$LAST: output lacks a line matching \"$1\""
+    cat "$OUT"
+  fi
+}
+
 LAST="teplug list --no-discovery"
 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'native  vendor "teplug"  version 0.1.0'
-expect_in 'IDevice/1  native/cuda  priority 300'
+expect_match 'IDevice/1 +native/cuda +priority 300'
+expect_match 'IQuantizer/1 +native/quantizer +priority 300'
 
 if grep -qE '^  cuda:[0-9]+  native/cuda' "$OUT"; then
   echo "a GPU is present: the no-GPU explanation is not checked"
@@ -34,6 +43,9 @@ else
   LAST="teplug explain device --device cuda --no-discovery"
   "$TEPLUG" explain device --device cuda --no-discovery >"$OUT" 2>&1
   expect_in 'native/cuda    rejected        300  [supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug explain quantizer --device cuda --no-discovery"
+  "$TEPLUG" explain quantizer --device cuda --scaling-mode mxfp8_1d32 --no-discovery >"$OUT" 2>&1
+  expect_match 'native/quantizer +rejected +300  \[supports\] native: no CUDA device: cudaGetDeviceCount returned cuda'
 fi
 
 LAST="ldd $TEPLUG"

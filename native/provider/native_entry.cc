@@ -3,6 +3,8 @@
 #include "native/device/cuda_device.h"
 #include "native/device/cuda_runtime_real.h"
 #include "native/provider/device_caps.h"
+#include "native/quantize/cuda_quantizer.h"
+#include "native/quantize/quantizer_caps.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/implement.hpp"
 #include "teplug/sdk/plugin.hpp"
@@ -14,6 +16,10 @@ void RegisterNativeImplementations(sdk::Registrar& r) {
   // A host older than IDevice/1 skips it.
   r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewCudaDevice(RealCudaRuntime())), NativeDeviceCaps(),
                      "cuda", kNativePriority);
+  // IQuantizer/1 on the quantize kernels (native/quantize).
+  r.RegisterIfServed(sdk::kIidQuantizerV1,
+                     sdk::MakeQuantizer(quantize::NewCudaQuantizer(RealCudaRuntime(), quantize::RealKernelLauncher())),
+                     quantize::NativeQuantizerCaps(), "quantizer", kNativePriority);
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ _cuda_objects = rule(
     doc = "Compiles .cu files with nvcc into object files for a cc_library.",
 )
 
-def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible_with = [], **kwargs):
+def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible_with = [], runtime = "@local_cuda//:cudart", **kwargs):
     """A cc_library whose .cu sources are compiled by nvcc (sm_80, sm_90, sm_100 + PTX).
 
     Usable in static libraries, tests and linkshared plugins (objects are -fPIC). The
@@ -103,13 +103,16 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible
       name: the cc_library's name.
       srcs: .cu files (plain .cc files belong in a cc_library dep).
       hdrs: headers of this library, visible to dependents and to the .cu files.
-      deps: cc_library dependencies; @local_cuda//:cudart is always added.
+      deps: cc_library dependencies; `runtime` is always added.
       copts: extra nvcc options.
       target_compatible_with: further constraints, on top of CUDA-only.
+      runtime: the CUDA runtime linked: the shared @local_cuda//:cudart, or
+        @local_cuda//:cudart_static for code linked into the native provider
+        (which must start where libcudart.so is not installed).
       **kwargs: passed to cc_library (visibility, alwayslink, ...).
     """
     compatible = cuda_compatible() + target_compatible_with
-    all_deps = deps + ["@local_cuda//:cudart"]
+    all_deps = deps + [runtime]
     objects = []
     if CUDA_AVAILABLE:
         _cuda_objects(

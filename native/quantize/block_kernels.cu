@@ -1,0 +1,203 @@
+// Block-scaled FP8 kernels (TransformerEngine's Float8BlockScaling): fp32
+// scales from each block's amax by ScaleFromAmax.
+//  - 1x128 row-wise: one warp per block, four consecutive elements per lane
+//    (one 16-byte load for fp32), scale from a warp reduction.
+//  - 1x128 column-wise (blocks down the original columns, codes transposed
+//    to [cols, rows]): one thread per (column, 128 rows); reads are
+//    coalesced across neighbouring columns, each thread writes its 128
+//    consecutive transposed codes with 16-byte stores.
+//  - 128x128: one thread block per tile; amax by a block reduction, then the
+//    codes row-wise and, through shared memory, transposed.
+#include <cuda_runtime.h>
+
+#include "native/quantize/kernel_entries.h"
+#include "native/quantize/kernel_support.cuh"
+
+namespace teplug::native::quantize {
+namespace {
+
+constexpr int kBlock = 128;
+
+// The scale options every block kernel needs.
+struct BlockOptions {
+  Fp8Kind kind;
+  float fp8_max;
+  bool force_pow2;
+  float epsilon;
+  float input_max_finite;
+};
+
+__device__ __forceinline__ float BlockScale(float block_amax, const BlockOptions& o) {
+  return ScaleFromAmax(block_amax, o.fp8_max, o.force_pow2, o.epsilon, o.input_max_finite);
+}
+
+template <HighPrecision T>
+__global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                                     BlockOptions o, uint8_t* codes, float* scale_inv,
+                                     float* amax) {
+  constexpr int kPerLane = kBlock / 32;
+  const int lane = threadIdx.x % 32;
+  const int64_t blocks_per_row = (cols + kBlock - 1) / kBlock;
+  const int64_t total = rows * blocks_per_row;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  float local = 0.0f;
+  // The loop bound is the same for every lane of a warp, so shuffles stay converged.
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < total;
+       w += warps) {
+    const int64_t r = w / blocks_per_row;
+    const int64_t c = (w % blocks_per_row) * kBlock + lane * kPerLane;
+    const int count = static_cast<int>(c >= cols ? 0 : (cols - c < kPerLane ? cols - c : kPerLane));
+    const typename Hp<T>::Storage* in = x + r * cols + c;
+    float v[kPerLane];
+    bool loaded = false;
+    if constexpr (T == HighPrecision::kFp32) {  // four fp32 are one 16-byte vector
+      if (count == kPerLane && IsAligned(in, kVectorBytes)) {
+        LoadVector<T, kPerLane>(in, v);
+        loaded = true;
+      }
+    }
+    if (!loaded) {
+      for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
+    }
+    float a = 0.0f;
+    for (int i = 0; i < count; ++i) a = AmaxStep(a, v[i]);
+    a = WarpMax(a);
+    local = fmaxf(local, a);
+    const float s = BlockScale(a, o);
+    if (lane == 0) scale_inv[w] = 1.0f / s;
+    uint8_t* out = codes + r * cols + c;
+    for (int i = 0; i < count; ++i) out[i] = EncodeScaled(v[i], s, o.kind);
+  }
+  ReduceAmaxIntoGlobal(amax, local);
+}
+
+template <HighPrecision T>
+__global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows,
+                                        int64_t cols, BlockOptions o, uint8_t* codes_t,
+                                        float* scale_inv, float* amax) {
+  const int64_t block_rows = (rows + kBlock - 1) / kBlock;
+  const int64_t total = block_rows * cols;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  float local = 0.0f;
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += stride) {
+    const int64_t rb = t / cols;
+    const int64_t c = t % cols;
+    const int64_t r0 = rb * kBlock;
+    const int count = static_cast<int>(rows - r0 < kBlock ? rows - r0 : kBlock);
+    float a = 0.0f;
+    for (int i = 0; i < count; ++i) a = AmaxStep(a, Hp<T>::Load(x[(r0 + i) * cols + c]));
+    local = fmaxf(local, a);
+    const float s = BlockScale(a, o);
+    scale_inv[c * block_rows + rb] = 1.0f / s;  // [cols, ceil(rows/128)]
+    uint8_t* out = codes_t + c * rows + r0;
+    int i = 0;
+    if (IsAligned(out, kVectorBytes)) {
+      for (; i + 16 <= count; i += 16) {
+        uint8_t group[16];
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+          group[j] = EncodeScaled(Hp<T>::Load(x[(r0 + i + j) * cols + c]), s, o.kind);
+        StoreCodes16(out + i, group);
+      }
+    }
+    for (; i < count; ++i) out[i] = EncodeScaled(Hp<T>::Load(x[(r0 + i) * cols + c]), s, o.kind);
+  }
+  ReduceAmaxIntoGlobal(amax, local);
+}
+
+template <HighPrecision T>
+__global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                              BlockOptions o, uint8_t* codes, float* scale_inv, uint8_t* codes_t,
+                              float* scale_inv_t, float* amax) {
+  __shared__ uint8_t tile[kBlock][kBlock + 1];
+  const int64_t tile_rows = (rows + kBlock - 1) / kBlock;
+  const int64_t tile_cols = (cols + kBlock - 1) / kBlock;
+  float local = 0.0f;
+  for (int64_t t = blockIdx.x; t < tile_rows * tile_cols; t += gridDim.x) {
+    const int64_t tr = t / tile_cols;
+    const int64_t tc = t % tile_cols;
+    float a = 0.0f;
+    for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
+      const int64_t r = tr * kBlock + idx / kBlock;
+      const int64_t c = tc * kBlock + idx % kBlock;
+      if (r < rows && c < cols) a = AmaxStep(a, Hp<T>::Load(x[r * cols + c]));
+    }
+    a = BlockMax(a);
+    local = fmaxf(local, a);
+    const float s = BlockScale(a, o);
+    if (threadIdx.x == 0) {
+      if (scale_inv != nullptr) scale_inv[tr * tile_cols + tc] = 1.0f / s;
+      if (scale_inv_t != nullptr)
+        scale_inv_t[tc * tile_rows + tr] = 1.0f / s;  // the transposed grid
+    }
+    for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
+      const int lr = idx / kBlock;
+      const int lc = idx % kBlock;
+      const int64_t r = tr * kBlock + lr;
+      const int64_t c = tc * kBlock + lc;
+      if (r < rows && c < cols) {
+        const uint8_t code = EncodeScaled(Hp<T>::Load(x[r * cols + c]), s, o.kind);
+        if (codes != nullptr) codes[r * cols + c] = code;
+        tile[lr][lc] = code;
+      }
+    }
+    __syncthreads();
+    if (codes_t != nullptr) {
+      for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
+        const int lc = idx / kBlock;
+        const int lr = idx % kBlock;
+        const int64_t r = tr * kBlock + lr;
+        const int64_t c = tc * kBlock + lc;
+        if (r < rows && c < cols) codes_t[c * rows + r] = tile[lr][lc];
+      }
+    }
+    __syncthreads();
+  }
+  ReduceAmaxIntoGlobal(amax, local);
+}
+
+template <HighPrecision T>
+int LaunchTyped(const QuantizeLaunch& l) {
+  using S = typename Hp<T>::Storage;
+  cudaStream_t stream = static_cast<cudaStream_t>(l.stream);
+  const S* x = static_cast<const S*>(l.input);
+  const BlockOptions o{l.kind, LayoutOf(l.kind).max_normal, l.force_pow2_scales, l.amax_epsilon,
+                       l.input_max_finite};
+  cudaError_t e = cudaSuccess;
+  if (l.amax != nullptr) e = cudaMemsetAsync(l.amax, 0, sizeof(float), stream);
+  if (l.rows * l.cols == 0) return static_cast<int>(e);
+  if (l.scaling == Scaling::kBlock2D) {
+    if (e == cudaSuccess) {
+      const int64_t tiles = ((l.rows + kBlock - 1) / kBlock) * ((l.cols + kBlock - 1) / kBlock);
+      Block2DKernel<T><<<GridFor(tiles, 1), kThreads, 0, stream>>>(
+          x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv),
+          l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
+      e = cudaGetLastError();
+    }
+    return static_cast<int>(e);
+  }
+  if (e == cudaSuccess && l.rowwise_data != nullptr) {
+    const int64_t warps = l.rows * ((l.cols + kBlock - 1) / kBlock);
+    Block1DRowwiseKernel<T><<<GridFor(warps * 32), kThreads, 0, stream>>>(
+        x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.amax);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess && l.columnwise_data != nullptr) {
+    const int64_t threads = ((l.rows + kBlock - 1) / kBlock) * l.cols;
+    Block1DColumnwiseKernel<T><<<GridFor(threads), kThreads, 0, stream>>>(
+        x, l.rows, l.cols, o, l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv),
+        l.amax);
+    e = cudaGetLastError();
+  }
+  return static_cast<int>(e);
+}
+
+}  // namespace
+
+int LaunchBlockQuantize(const QuantizeLaunch& launch) {
+  return WithHighPrecision(launch.input_type,
+                           [&](auto type) { return LaunchTyped<decltype(type)::value>(launch); });
+}
+
+}  // namespace teplug::native::quantize
