@@ -1,9 +1,10 @@
 #!/bin/bash
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
-# provider and its IDevice at priority 300; without a GPU, `teplug explain
-# device --device cuda` says why native cannot serve in the CUDA runtime's
-# words; and the binary needs no libcudart.so to start (the runtime is linked
-# statically), so it runs on machines without CUDA.
+# provider, its IDevice and IGemm at priority 300; without a GPU, `teplug explain
+# device --device cuda` and `teplug explain gemm --device cuda` say why native
+# cannot serve in the CUDA runtime's words; and the binary needs neither
+# libcudart.so (the runtime is linked statically) nor libcublasLt.so (loaded
+# on first use) to start, so it runs on machines without CUDA.
 set -u
 TEPLUG=tools/teplug/teplug
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
@@ -26,7 +27,8 @@ expect_in() {
 LAST="teplug list --no-discovery"
 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'native  vendor "teplug"  version 0.1.0'
-expect_in 'IDevice/1  native/cuda  priority 300'
+expect_in 'IDevice/1  native/cuda      priority 300'
+expect_in 'IGemm/1    native/cublaslt  priority 300'
 
 if grep -qE '^  cuda:[0-9]+  native/cuda' "$OUT"; then
   echo "a GPU is present: the no-GPU explanation is not checked"
@@ -34,12 +36,15 @@ else
   LAST="teplug explain device --device cuda --no-discovery"
   "$TEPLUG" explain device --device cuda --no-discovery >"$OUT" 2>&1
   expect_in 'native/cuda    rejected        300  [supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug explain gemm --device cuda --no-discovery"
+  "$TEPLUG" explain gemm --device cuda --no-discovery >"$OUT" 2>&1
+  expect_in 'native/cublaslt  rejected        300  [supports] native gemm: no CUDA device: cudaGetDeviceCount returned cuda'
 fi
 
 LAST="ldd $TEPLUG"
 ldd "$TEPLUG" >"$OUT" 2>&1
-if grep -q 'libcudart' "$OUT"; then
-  fail "$LAST: the CLI links libcudart.so dynamically"
+if grep -qE 'libcudart|libcublas' "$OUT"; then
+  fail "$LAST: the CLI links libcudart.so or libcublasLt.so dynamically"
   cat "$OUT"
 fi
 

@@ -2,6 +2,7 @@
 
 #include "native/device/cuda_device.h"
 #include "native/device/cuda_runtime_real.h"
+#include "native/gemm/cublaslt_gemm.h"
 #include "native/provider/device_caps.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/implement.hpp"
@@ -14,6 +15,9 @@ void RegisterNativeImplementations(sdk::Registrar& r) {
   // A host older than IDevice/1 skips it.
   r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewCudaDevice(RealCudaRuntime())), NativeDeviceCaps(),
                      "cuda", kNativePriority);
+  r.RegisterIfServed(sdk::kIidGemmV1,
+                     sdk::MakeGemm(NewCublasLtGemm(RealCublasLtLoader(), RealCudaRuntime())),
+                     CublasLtGemmCaps(), "cublaslt", kNativePriority);
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // (plugin_entry.cc), and the built-in registration passes it to
 // TEPLUG_REGISTER_BUILTIN_PROVIDER (builtin_registration.cc).
 //
-// It registers "native" (vendor "teplug") with IDevice/1 "cuda" at priority
-// 300, the convention's priority of native CUDA implementations (reference 0,
-// portable CPU 100, vendor-optimised 200-500). Registration never touches the
+// It registers "native" (vendor "teplug") with IDevice/1 "cuda" and IGemm/1
+// "cublaslt" (native/gemm/cublaslt_gemm.h) at priority 300, the convention's
+// priority of native CUDA implementations (reference 0, portable CPU 100,
+// vendor-optimised 200-500). Registration never touches the
 // CUDA runtime, so it succeeds without a driver or GPU; the device then serves
 // no devices and says why (see native/device/cuda_device.h).
 #ifndef TEPLUG_NATIVE_PROVIDER_NATIVE_ENTRY_H_
