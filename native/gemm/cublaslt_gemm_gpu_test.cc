@@ -25,6 +25,7 @@
 #include "core/kernel/kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "native/gemm/testing/gpu_presence.h"
 #include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -32,6 +33,8 @@
 
 namespace teplug::native {
 namespace {
+
+using testing::WhyNoGpu;
 
 using ::testing::HasSubstr;
 
@@ -42,17 +45,6 @@ std::unique_ptr<core::Kernel> MakeKernel() {
   auto k = core::Kernel::Create(o);
   EXPECT_TRUE(k.ok()) << k.status();
   return k.ok() ? *std::move(k) : nullptr;
-}
-
-// Why there is no GPU ("" when there is one), in the driver's words.
-std::string WhyNoGpu() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    return std::string("cudaGetDeviceCount returned ") + cudaGetErrorName(e) + " (" +
-           cudaGetErrorString(e) + ")";
-  }
-  return count > 0 ? "" : "cudaGetDeviceCount reported 0 devices";
 }
 
 float Bf16ToFloat(uint16_t b) {
