@@ -6,10 +6,12 @@
 // against the toolkit's libcublasLt (no GPU needed to load it).
 #include "native/gemm/cublaslt_gemm.h"
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -328,6 +330,34 @@ TEST(CublasLtGemmAlgorithms, TheChosenAlgorithmsWorkspaceIsReportedAndRequired) 
   ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
   EXPECT_EQ(f.lt->matmuls().back().workspace, g.workspace);
   EXPECT_EQ(f.lt->matmuls().back().workspace_bytes, size_t{8} << 20);
+}
+
+TEST(CublasLtGemmAlgorithms, ConcurrentCallersShareOneLibraryHandleAndCache) {
+  Fixture f;
+  constexpr int kThreads = 8, kCalls = 40;
+  std::vector<std::unique_ptr<Args>> signatures;
+  for (int64_t k : {16, 32, 48}) {
+    signatures.push_back(std::make_unique<Args>());
+    signatures.back()->Gemm(TEPLUG_DTYPE_BF16, 64, 32, k);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        const TeplugGemmArgs& g = signatures[static_cast<size_t>((t + i) % 3)]->args();
+        if (f.Run(g).first != TEPLUG_OK || f.gemm->WorkspaceSize(g) != 0) ++failures;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(f.lt->CountOf("Matmul"), kThreads * kCalls);
+  EXPECT_EQ(f.lt->CountOf("GetVersion"), 1);  // loaded once
+  EXPECT_EQ(f.lt->CountOf("Create"), 1);      // one handle
+  // Racing first callers may each ask; after that the cache answers.
+  EXPECT_GE(f.lt->heuristic_calls(), 3);
+  EXPECT_LE(f.lt->heuristic_calls(), 3 * kThreads);
 }
 
 // ------------------------------------------------------------ what reaches cuBLASLt
