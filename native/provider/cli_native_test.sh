@@ -2,7 +2,8 @@
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
 # provider, its IDevice and IGemm at priority 300; without a GPU, `teplug explain
 # device --device cuda` and `teplug explain gemm --device cuda` say why native
-# cannot serve in the CUDA runtime's words; and the binary needs neither
+# cannot serve in the CUDA runtime's words, and `teplug run --device cuda`
+# stops with that reason; and the binary needs neither
 # libcudart.so (the runtime is linked statically) nor libcublasLt.so (loaded
 # on first use) to start, so it runs on machines without CUDA.
 set -u
@@ -39,6 +40,12 @@ else
   LAST="teplug explain gemm --device cuda --no-discovery"
   "$TEPLUG" explain gemm --device cuda --no-discovery >"$OUT" 2>&1
   expect_in 'native/cublaslt  rejected        300  [supports] native gemm: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug run --device cuda"
+  "$TEPLUG" run --device cuda --no-discovery >"$OUT" 2>&1
+  status=$?
+  [[ "$status" == 1 ]] || fail "$LAST: exit status $status, expected 1"
+  expect_in 'error: teplug run --device cuda: cannot open cuda:0: '
+  expect_in '[supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
 fi
 
 LAST="ldd $TEPLUG"
