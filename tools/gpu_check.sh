@@ -5,12 +5,13 @@
 #      with -c opt for it alone (--define=teplug_cuda_archs=<arch>);
 #   2. runs every test of //native/... (host tests and GPU tests) and fails
 #      if a GPU test skipped for want of a device (it must run here);
-#   3. runs `teplug conformance` on libteplug_native.so;
+#   3. runs `teplug conformance` on libteplug_native.so, and the main job
+#      with its GEMMs on the GPU (`teplug run --device cuda`);
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
 #      prints one table: GEMM through teplug vs the same cuBLASLt call made
 #      directly with the same algorithm, TFLOP/s and the fraction of the
 #      device's peak.
-# Exits non-zero when a test or conformance fails (a numerical failure among
+# Exits non-zero when a test, conformance or the main job fails (a numerical failure among
 # them), 2 on a usage or environment error; a benchmark ratio below the
 # target is reported, not fatal. Everything it writes goes under --out.
 #
@@ -185,6 +186,12 @@ main() {
   bin="$( [[ "$DRY_RUN" == 1 ]] && echo bazel-bin || "$BAZEL" info "${flags[@]}" bazel-bin)"
   if ! run "$bin/tools/teplug/teplug" conformance "$bin/native/provider/libteplug_native.so"; then
     echo "gpu_check: FAILED: conformance" >&2
+    failures=$((failures + 1))
+  fi
+
+  echo "== teplug run --device cuda (the main job's GEMMs on the GPU)"
+  if ! run "$bin/tools/teplug/teplug" run --device cuda --ranks 1; then
+    echo "gpu_check: FAILED: teplug run --device cuda" >&2
     failures=$((failures + 1))
   fi
 

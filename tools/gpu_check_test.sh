@@ -92,9 +92,10 @@ expect_eq "dry run rc" "$?" 0
 expect_contains "dry build" "$out" "+ bazel build -c opt --define=teplug_cuda_archs=100 //native/... //tools/teplug"
 expect_contains "dry test" "$out" "+ bazel test -c opt --define=teplug_cuda_archs=100 --test_output=errors //native/..."
 expect_contains "dry conformance" "$out" "+ bazel-bin/tools/teplug/teplug conformance bazel-bin/native/provider/libteplug_native.so"
+expect_contains "dry run --device cuda" "$out" "+ bazel-bin/tools/teplug/teplug run --device cuda --ranks 1"
 expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/native/gemm/cublaslt_gemm_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
-expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance "
+expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run "
 
 # ---- without nvidia-smi and without --arch: a clear refusal
 mkdir -p "$TMP/nobin"
