@@ -2,9 +2,10 @@
 // cublasLtMatmul on args.stream, on the GPU of D's device.
 //
 //  - supports() answers from, in order: the args (the plan's refusals, and
-//    every tensor on D's CUDA device), libcublasLt (loaded on first use; a
-//    missing library is the reason, in dlopen's words), the GPU (the CUDA
-//    runtime's reason when there is none), the per-generation table of
+//    every tensor on D's CUDA device), the GPU (the CUDA runtime's reason
+//    when there is none; asked before the library, so a machine without a
+//    GPU never loads cuBLASLt), libcublasLt (loaded on first use; a missing
+//    library is the reason, in dlopen's words), the per-generation table of
 //    cublaslt_gemm_support.h for the GPU's arch and the loaded library's
 //    version, what native does not do (MXFP8 and block scales, which need
 //    cuBLASLt's tiled scale layout; writing an fp8 D's scale_inv), and finally

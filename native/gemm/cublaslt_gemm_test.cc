@@ -158,7 +158,7 @@ TEST(CublasLtGemmRefusals, WithoutAGpuTheRuntimesWordsAreTheReason) {
       StartsWith(
           "native gemm: no CUDA device: cudaGetDeviceCount returned cudaErrorInsufficientDriver"));
   EXPECT_EQ(f.Run(a.args()).first, TEPLUG_UNAVAILABLE);
-  EXPECT_EQ(f.lt->heuristic_calls(), 0);
+  EXPECT_NE(f.pending, nullptr) << "cuBLASLt was loaded on a machine without a GPU";
 }
 
 TEST(CublasLtGemmRefusals, ZeroGpusAndAnOrdinalBeyondThemAreRefused) {
