@@ -13,6 +13,7 @@
 #include "native/gemm/algorithm_cache.h"
 #include "native/gemm/cublaslt_gemm_plan.h"
 #include "native/gemm/cublaslt_gemm_support.h"
+#include "native/gemm/cublaslt_heuristic.h"
 #include "native/gemm/cublaslt_library.h"
 #include "native/gemm/cublaslt_matmul_description.h"
 #include "native/gemm/cublaslt_status.h"
@@ -20,12 +21,6 @@
 
 namespace teplug::native {
 namespace {
-
-// The heuristic's choice for one op signature.
-struct ChosenAlgorithm {
-  cublasLtMatmulAlgo_t algo{};
-  size_t workspace = 0;
-};
 
 // What the GEMM learns once: the library, or why there is none.
 struct Library {
@@ -224,48 +219,10 @@ class CublasLtGemm final : public sdk::GemmImpl {
     }
     CublasLtMatmulDescription description(lt);
     if (absl::Status s = description.Build(g.plan, args); !s.ok()) return s;
-    cublasLtMatmulPreference_t pref = nullptr;
-    cublasStatus_t s = lt.MatmulPreferenceCreate(&pref);
-    if (s != CUBLAS_STATUS_SUCCESS) return CublasError("cublasLtMatmulPreferenceCreate", s);
-    absl::StatusOr<ChosenAlgorithm> chosen = AskHeuristic(lt, g, description, pref, alignments);
-    lt.MatmulPreferenceDestroy(pref);
+    absl::StatusOr<ChosenAlgorithm> chosen = AskCublasLtHeuristic(
+        lt, g.handle, description, alignments, options_.max_workspace, g.ordinal);
     if (chosen.ok()) cache_.Insert(key, *chosen);
     return chosen;
-  }
-
-  absl::StatusOr<ChosenAlgorithm> AskHeuristic(CublasLtApi& lt, const Accepted& g,
-                                               const CublasLtMatmulDescription& description,
-                                               cublasLtMatmulPreference_t pref,
-                                               const uint32_t alignments[4]) {
-    const uint64_t max_workspace = options_.max_workspace;
-    cublasStatus_t s = lt.MatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace, sizeof(max_workspace));
-    if (s != CUBLAS_STATUS_SUCCESS) {
-      return CublasError("cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", s);
-    }
-    const cublasLtMatmulPreferenceAttributes_t alignment_attrs[4] = {
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
-    for (int i = 0; i < 4; ++i) {
-      s = lt.MatmulPreferenceSetAttribute(pref, alignment_attrs[i], &alignments[i],
-                                          sizeof(alignments[i]));
-      if (s != CUBLAS_STATUS_SUCCESS) {
-        return CublasError(absl::StrCat("cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT_",
-                                        std::string(1, "ABCD"[i]), "_BYTES)"),
-                           s);
-      }
-    }
-    cublasLtMatmulHeuristicResult_t result{};
-    int returned = 0;
-    s = lt.MatmulAlgoGetHeuristic(g.handle, description.desc(), description.a(), description.b(),
-                                  description.c(), description.d(), pref, 1, &result, &returned);
-    if (s != CUBLAS_STATUS_SUCCESS) return CublasError("cublasLtMatmulAlgoGetHeuristic", s);
-    if (returned < 1 || result.state != CUBLAS_STATUS_SUCCESS) {
-      return absl::UnimplementedError(absl::StrCat(
-          "native gemm: cublasLtMatmulAlgoGetHeuristic found no algorithm for this GEMM on cuda:",
-          g.ordinal, returned < 1 ? "" : " (" + CublasStatusName(result.state) + ")"));
-    }
-    return ChosenAlgorithm{result.algo, result.workspaceSize};
   }
 
   absl::StatusOr<cublasLtHandle_t> HandleFor(int ordinal) {

@@ -31,6 +31,7 @@
 #include "native/gemm/algorithm_cache.h"
 #include "native/gemm/cublaslt_gemm.h"
 #include "native/gemm/cublaslt_gemm_plan.h"
+#include "native/gemm/cublaslt_heuristic.h"
 #include "native/gemm/cublaslt_library.h"
 #include "native/gemm/cublaslt_matmul_description.h"
 #include "native/gemm/testing/gpu_presence.h"
@@ -192,29 +193,13 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
   Check(plan.ok(), "plan: " + std::string(plan.status().message()));
   CublasLtMatmulDescription description(*b.lt);
   Check(description.Build(*plan, args).ok(), "describe");
-  cublasLtMatmulPreference_t pref = nullptr;
-  Check(b.lt->MatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS, "preference");
-  const uint64_t max_workspace = kMaxGemmWorkspace;
-  b.lt->MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace,
-                                     sizeof(max_workspace));
   const LtOperandPointers p = OperandPointers(*plan, args);
   const uint32_t alignments[4] = {AlignmentClass(p.a), AlignmentClass(p.b), AlignmentClass(p.c),
                                   AlignmentClass(p.d)};
-  const cublasLtMatmulPreferenceAttributes_t alignment_attrs[4] = {
-      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
-  for (int i = 0; i < 4; ++i) {
-    b.lt->MatmulPreferenceSetAttribute(pref, alignment_attrs[i], &alignments[i], sizeof(uint32_t));
-  }
-  cublasLtMatmulHeuristicResult_t chosen{};
-  int returned = 0;
-  Check(b.lt->MatmulAlgoGetHeuristic(b.handle, description.desc(), description.a(), description.b(),
-                                     description.c(), description.d(), pref, 1, &chosen,
-                                     &returned) == CUBLAS_STATUS_SUCCESS &&
-            returned == 1,
-        "heuristic");
-  b.lt->MatmulPreferenceDestroy(pref);
-  Check(chosen.workspaceSize == workspace_bytes,
+  absl::StatusOr<ChosenAlgorithm> chosen =
+      AskCublasLtHeuristic(*b.lt, b.handle, description, alignments, kMaxGemmWorkspace, 0);
+  Check(chosen.ok(), "heuristic: " + std::string(chosen.status().message()));
+  Check(chosen->workspace == workspace_bytes,
         "the direct heuristic chose an algorithm with another workspace size than teplug's");
 
   const auto stream = static_cast<cudaStream_t>(b.stream);
@@ -226,7 +211,7 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
     const cublasStatus_t s =
         b.lt->Matmul(b.handle, description.desc(), &plan->alpha, p.a, description.a(), p.b,
                      description.b(), &plan->beta, p.c, description.c(), p.d, description.d(),
-                     &chosen.algo, workspace, workspace_bytes, stream);
+                     &chosen->algo, workspace, workspace_bytes, stream);
     Check(s == CUBLAS_STATUS_SUCCESS, "direct cublasLtMatmul");
   };
   through_teplug();  // warm-up: the heuristic's answer is cached
