@@ -1,9 +1,11 @@
 #!/bin/bash
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
-# provider, its IDevice and IQuantizer at priority 300; without a GPU,
-# `teplug explain device|quantizer --device cuda` says why native cannot serve
-# in the CUDA runtime's words; and the binary needs no libcudart.so to start
-# (the runtime is linked statically), so it runs on machines without CUDA.
+# provider, its IDevice, IGemm and IQuantizer at priority 300; without a GPU,
+# `teplug explain device|gemm|quantizer --device cuda` say why native cannot
+# serve in the CUDA runtime's words, and `teplug run --device cuda` stops with
+# that reason; and the binary needs neither libcudart.so (the runtime is linked
+# statically) nor libcublasLt.so (loaded on first use) to start, so it runs on
+# machines without CUDA.
 set -u
 TEPLUG=tools/teplug/teplug
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
@@ -35,6 +37,7 @@ LAST="teplug list --no-discovery"
 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'native  vendor "teplug"  version 0.1.0'
 expect_match 'IDevice/1 +native/cuda +priority 300'
+expect_match 'IGemm/1 +native/cublaslt +priority 300'
 expect_match 'IQuantizer/1 +native/quantizer +priority 300'
 
 if grep -qE '^  cuda:[0-9]+  native/cuda' "$OUT"; then
@@ -46,12 +49,21 @@ else
   LAST="teplug explain quantizer --device cuda --no-discovery"
   "$TEPLUG" explain quantizer --device cuda --scaling-mode mxfp8_1d32 --no-discovery >"$OUT" 2>&1
   expect_match 'native/quantizer +rejected +300  \[supports\] native: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug explain gemm --device cuda --no-discovery"
+  "$TEPLUG" explain gemm --device cuda --no-discovery >"$OUT" 2>&1
+  expect_match 'native/cublaslt +rejected +300  \[supports\] native gemm: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug run --device cuda"
+  "$TEPLUG" run --device cuda --no-discovery >"$OUT" 2>&1
+  status=$?
+  [[ "$status" == 1 ]] || fail "$LAST: exit status $status, expected 1"
+  expect_in 'error: teplug run --device cuda: cannot open cuda:0: '
+  expect_in '[supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
 fi
 
 LAST="ldd $TEPLUG"
 ldd "$TEPLUG" >"$OUT" 2>&1
-if grep -q 'libcudart' "$OUT"; then
-  fail "$LAST: the CLI links libcudart.so dynamically"
+if grep -qE 'libcudart|libcublas' "$OUT"; then
+  fail "$LAST: the CLI links libcudart.so or libcublasLt.so dynamically"
   cat "$OUT"
 fi
 

@@ -2,6 +2,7 @@
 
 #include "native/device/cuda_device.h"
 #include "native/device/cuda_runtime_real.h"
+#include "native/gemm/cublaslt_gemm.h"
 #include "native/provider/device_caps.h"
 #include "native/quantize/cuda_quantizer.h"
 #include "native/quantize/quantizer_caps.h"
@@ -16,6 +17,9 @@ void RegisterNativeImplementations(sdk::Registrar& r) {
   // A host older than IDevice/1 skips it.
   r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewCudaDevice(RealCudaRuntime())), NativeDeviceCaps(),
                      "cuda", kNativePriority);
+  r.RegisterIfServed(sdk::kIidGemmV1,
+                     sdk::MakeGemm(NewCublasLtGemm(RealCublasLtLoader(), RealCudaRuntime())),
+                     CublasLtGemmCaps(), "cublaslt", kNativePriority);
   // IQuantizer/1 on the quantize kernels (native/quantize).
   r.RegisterIfServed(sdk::kIidQuantizerV1,
                      sdk::MakeQuantizer(quantize::NewCudaQuantizer(RealCudaRuntime(), quantize::RealKernelLauncher())),

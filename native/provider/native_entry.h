@@ -3,8 +3,9 @@
 // (plugin_entry.cc), and the built-in registration passes it to
 // TEPLUG_REGISTER_BUILTIN_PROVIDER (builtin_registration.cc).
 //
-// It registers "native" (vendor "teplug") with IDevice/1 "cuda" and
-// IQuantizer/1 "quantizer" (native/quantize) at priority 300, the convention's
+// It registers "native" (vendor "teplug") with IDevice/1 "cuda", IGemm/1
+// "cublaslt" (native/gemm/cublaslt_gemm.h) and IQuantizer/1 "quantizer"
+// (native/quantize) at priority 300, the convention's
 // priority of native CUDA implementations (reference 0, portable CPU 100,
 // vendor-optimised 200-500). Registration never touches the
 // CUDA runtime, so it succeeds without a driver or GPU; the device then serves

@@ -37,9 +37,13 @@ def _nvcc_arguments(ctx, cc_toolchain, compilation, src, obj):
     args = ctx.actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(["-x", "cu", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
-    for arch in CUDA_ARCHITECTURES:
+    # --define=teplug_cuda_archs=90 (comma-separated) compiles for those only
+    # (tools/gpu_check.sh builds for the GPU it runs on).
+    archs = ctx.var.get("teplug_cuda_archs", "")
+    archs = archs.split(",") if archs else CUDA_ARCHITECTURES
+    for arch in archs:
         args.add("-gencode", "arch=compute_%s,code=sm_%s" % (arch, arch))
-    newest = CUDA_ARCHITECTURES[-1]
+    newest = archs[-1]
     args.add("-gencode", "arch=compute_%s,code=compute_%s" % (newest, newest))
     args.add_all(compilation.defines, format_each = "-D%s")
     args.add_all(compilation.local_defines, format_each = "-D%s")

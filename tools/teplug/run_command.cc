@@ -7,6 +7,7 @@
 // 2 for usage errors.
 #include <chrono>
 #include <iostream>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -14,7 +15,10 @@
 #include "absl/synchronization/mutex.h"
 #include "core/config/default_config.h"
 #include "core/log/untrusted_text.h"
+#include "teplug/sdk/device_context.hpp"
+#include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
+#include "teplug/sdk/struct_io.hpp"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/kernel_flags.h"
@@ -32,7 +36,7 @@ using core::EscapeUntrustedText;
 constexpr char kRunHelp[] =
     "Usage: teplug run [--layers N] [--batch N] [--seq N] [--heads N] [--head-dim N]\n"
     "                  [--dtype fp32|fp16|bf16] [--ranks N] [--compare reference|none]\n"
-    "                  [--config FILE] [--plugin PATH]...\n"
+    "                  [--device cpu|cuda] [--config FILE] [--plugin PATH]...\n"
     "\n"
     "The main job: a transformer attention block, forward and backward, every op\n"
     "through the kernel, on --ranks data-parallel ranks (threads):\n"
@@ -63,6 +67,11 @@ constexpr char kRunHelp[] =
     "                     round trip, decoding of fp8 codes, sum of the ranks' gradients\n"
     "Errors and ops are merged over layers and ranks (worst error shown); each op\n"
     "is timed at its first call.\n"
+    "--device cuda runs the GEMMs on cuda:0 (opened through the kernel's IDevice;\n"
+    "their inputs are copied there and D back, and their times include those\n"
+    "copies); a GEMM nothing serves there runs on the CPU, listed after the table\n"
+    "with why. Attention, quantization and the all-reduce run on CPU providers.\n"
+    "Without a usable CUDA device it stops with the device's reason.\n"
     "--compare none runs no op through the reference provider: no vs-reference\n"
     "errors and no speedup, a pure benchmark (the independent checks still run).\n"
     "\n"
@@ -86,6 +95,7 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddString("compare", "reference|none",
                   "compare every op with the reference provider (errors, speedup), or not",
                   "reference", {"reference", "none"});
+  flags.AddString("device", "cpu|cuda", "where the GEMMs run", "cpu", {"cpu", "cuda"});
   AddKernelFlags(&flags);
   if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable())) return *done;
   if (!flags.positionals().empty()) {
@@ -111,6 +121,29 @@ int RunCommand(const std::vector<std::string>& args) {
   if (!kernel.ok()) {
     std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
+  }
+  DeviceGemmTarget device_gemms;
+  std::unique_ptr<sdk::DeviceContext> gpu;
+  if (flags.GetString("device") == "cuda") {
+    device_gemms.device = sdk::Versioned<TeplugDevice>();
+    device_gemms.device.kind = TEPLUG_DEVICE_CUDA;
+    for (const core::ServedDevice& d : (*kernel)->ListDevices().devices) {
+      if (d.device.kind == TEPLUG_DEVICE_CUDA && d.device.ordinal == 0) {
+        device_gemms.device = d.device;
+      }
+    }
+    auto idevice = (*kernel)->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
+    sdk::OwnedError e = idevice ? sdk::DeviceContext::Open(idevice.get(), device_gemms.device, &gpu)
+                                : sdk::OwnedError();
+    if (!idevice || e) {
+      std::cerr << "error: teplug run --device cuda: cannot open cuda:0: "
+                << (idevice ? EscapeUntrustedLines(e.message(), "  ")
+                            : "the kernel serves no IDevice")
+                << "\n";
+      return kExitNo;
+    }
+    device_gemms.ctx = gpu.get();
+    job.device_gemms = &device_gemms;
   }
   const int64_t hidden = shape.heads * shape.head_dim;
   std::cout << absl::StrFormat(
@@ -164,6 +197,13 @@ int RunCommand(const std::vector<std::string>& args) {
   for (const auto& v : per_rank) all.insert(all.end(), v.begin(), v.end());
   const std::vector<OpSummary> ops = Summarize(all);
   std::cout << FormatOpTable(ops);
+  if (job.device_gemms != nullptr) {
+    std::cout << "\n--device cuda: GEMMs ran on cuda:0 (times include the copies to and from it); "
+                 "attention, quantization and the all-reduce ran on CPU providers\n";
+    for (const std::string& n : device_gemms.Notes()) {
+      std::cout << "  ran on the CPU instead: " << EscapeUntrustedLines(n, "    ") << "\n";
+    }
+  }
 
   int failed = 0, served_by_reference = 0;
   std::vector<std::string> failed_names;

@@ -70,6 +70,7 @@ class BlockRunner {
         s_(s),
         compare_(options.compare),
         gate_(options.timing_gate != nullptr ? options.timing_gate : &own_gate_),
+        device_gemms_(options.device_gemms),
         group_(group),
         rank_(rank),
         results_(results) {
@@ -126,6 +127,7 @@ class BlockRunner {
   const Compare compare_;
   absl::Mutex own_gate_;  // the gate when the caller gives none (one rank)
   absl::Mutex* const gate_;
+  DeviceGemmTarget* const device_gemms_;
   std::set<std::string> timed_labels_;
   RankGroup* group_;
   const int rank_;
@@ -221,6 +223,9 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
     auto* gm = reinterpret_cast<TeplugGemmV1*>(o);
     return gm->vtbl->gemm(gm, static_cast<const TeplugGemmArgs*>(args));
   };
+  if (device_gemms_ != nullptr) {
+    c.invoke = OnDeviceWhenDispatched(device_gemms_, Obj(gemm_.get()), label, c.invoke);
+  }
   c.rebind = [ref_args, ref_d, a_view, b_view, m,
               n](const std::vector<HostTensor*>& outs) -> const void* {
     *ref_d = View2d(*outs[0], m, n);

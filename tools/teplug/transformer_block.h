@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/kernel/kernel.h"
 #include "tools/teplug/checked_op.h"
+#include "tools/teplug/device_gemm.h"
 #include "tools/teplug/op_report.h"
 #include "tools/teplug/rank_group.h"
 
@@ -49,6 +50,9 @@ struct JobOptions {
   // compute op, and rank 0 holds it exclusively while it times one, so no
   // other work of the job runs during a timed call.
   absl::Mutex* timing_gate = nullptr;
+  // `teplug run --device`: run the GEMMs on this device (device_gemm.h);
+  // NULL: every op on host memory.
+  DeviceGemmTarget* device_gemms = nullptr;
 };
 
 // Runs the block on `rank` of `group`, appending one OpResult per op call.
