@@ -10,7 +10,9 @@
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
 #      prints one table: GEMM through teplug vs the same cuBLASLt call made
 #      directly with the same algorithm, TFLOP/s and the fraction of the
-#      device's peak.
+#      device's peak; then the quantize kernels' benchmark
+#      (native/quantize/quantize_bandwidth_bench.cc): achieved bandwidth for
+#      64 MiB-1 GiB inputs against the device's peak memory bandwidth.
 # Exits non-zero when a test, conformance or the main job fails (a numerical failure among
 # them), 2 on a usage or environment error; a benchmark ratio below the
 # target is reported, not fatal. Everything it writes goes under --out.
@@ -201,6 +203,15 @@ main() {
       [[ "$DRY_RUN" == 1 ]] || format_report "$OUT_DIR/gemm_bench.csv" | tee "$OUT_DIR/gemm_report.txt"
     else
       echo "gpu_check: the benchmark failed (see $OUT_DIR/gemm_bench.csv)" >&2
+      failures=$((failures + 1))
+    fi
+  fi
+
+  if [[ "$BENCH" == 1 ]]; then
+    echo "== quantize kernels: achieved bandwidth against the device's peak (target >= 0.7)"
+    if ! run "$bin/native/quantize/quantize_bandwidth_bench" --benchmark_counters_tabular=true \
+        | tee "$OUT_DIR/quantize_bench.txt"; then
+      echo "gpu_check: the quantize benchmark failed (see $OUT_DIR/quantize_bench.txt)" >&2
       failures=$((failures + 1))
     fi
   fi

@@ -95,7 +95,8 @@ expect_contains "dry conformance" "$out" "+ bazel-bin/tools/teplug/teplug confor
 expect_contains "dry run --device cuda" "$out" "+ bazel-bin/tools/teplug/teplug run --device cuda --ranks 1"
 expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/native/gemm/cublaslt_gemm_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
-expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run "
+expect_contains "dry quantize bench" "$out" "+ bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true"
+expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
 
 # ---- without nvidia-smi and without --arch: a clear refusal
 mkdir -p "$TMP/nobin"
