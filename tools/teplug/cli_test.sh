@@ -662,9 +662,13 @@ test_conformance() {
   expect_in "$OUT" "pass         contract threads"
   expect_in "$OUT" "pass         epilogues=gelu_aux"
   expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
-  expect_in "$OUT" "not checked  scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         scaling_modes=block_2d128"
+  expect_in "$OUT" "pass         d_dtypes=fp8_e5m2"
+  expect_in "$OUT" "pass         b_dtypes=fp4_e2m1"
   expect_in "$OUT" "pass         features=dequantize"
-  expect_in "$OUT" "not checked  features=columnwise"
+  expect_in "$OUT" "pass         features=columnwise"
+  expect_in "$OUT" "pass         features=delayed_scaling"
   expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         features=zero_centered_gamma"
   expect_in "$OUT" "pass         mask_types=causal_bottom_right"
@@ -686,7 +690,9 @@ verdicts = {r["check"]: r["verdict"] for r in rows}
 assert verdicts["contract refcount"] == "pass", verdicts
 assert verdicts["a_dtypes=bf16"] == "pass", verdicts
 assert verdicts["a_dtypes=int8"] == "not declared", verdicts
-assert verdicts["a_dtypes=fp4_e2m1"] == "not checked", verdicts
+assert verdicts["a_dtypes=fp4_e2m1"] == "pass", verdicts
+assert verdicts["scaling_modes=block_2d128"] == "pass", verdicts
+assert verdicts["d_dtypes=fp8_e4m3"] == "pass", verdicts
 assert not [r for r in rows if r["verdict"] == "fail"], rows
 PY
 
@@ -714,6 +720,22 @@ PY
   expect_in "$OUT" "FAIL         scaling_modes=per_tensor"
   expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,"
   expect_reproduced "output_dtypes=fp8_e4m3"
+  # Block scaling, column-wise output and delayed scaling are exercised: a
+  # GEMM reading every block with its row's first scale, and a quantizer
+  # that writes neither its block scales nor a column-wise copy, fail them.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_block_scales.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=block_1d128"
+  expect_in "$OUT" "--interface gemm --case 'a_dtype=fp8_e4m3,b_dtype=fp8_e4m3,d_dtype=fp32,scaling=block_1d128,"
+  expect_reproduced "scaling_modes=block_1d128"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_quantizer_block_claims.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=block_1d128"
+  expect_in "$OUT" "FAIL         features=columnwise"
+  expect_in "$OUT" "FAIL         features=delayed_scaling"
+  expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): codes byte 0 is 0x38"
+  expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=delayed,"
+  expect_reproduced "features=delayed_scaling"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
@@ -765,7 +787,8 @@ PY
   run_teplug conformance --help
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
-  expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
+  expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
+  expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"
   expect_in "$OUT" "IAttention/1 forward"
 }
