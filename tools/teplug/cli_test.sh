@@ -669,6 +669,11 @@ test_conformance() {
   expect_in "$OUT" "pass         features=dequantize"
   expect_in "$OUT" "pass         features=columnwise"
   expect_in "$OUT" "pass         features=delayed_scaling"
+  expect_in "$OUT" "pass         ops=reduce_scatter"
+  expect_in "$OUT" "pass         ops=barrier"
+  expect_in "$OUT" "pass         ops=recv"
+  expect_in "$OUT" "pass         reductions=avg"
+  expect_in "$OUT" "pass         dtypes=uint8"
   expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         features=zero_centered_gamma"
   expect_in "$OUT" "pass         mask_types=causal_bottom_right"
@@ -736,6 +741,14 @@ PY
   expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): codes byte 0 is 0x38"
   expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=delayed,"
   expect_reproduced "features=delayed_scaling"
+  # Collectives run on 2 and 3 ranks against an exact host oracle: an
+  # all_reduce that leaves one rank out fails.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_ignores_rank.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         ops=all_reduce"
+  expect_in "$OUT" "the exact host oracle says"
+  expect_in "$OUT" "--interface collective --case 'op=all_reduce,dtype=fp32,reduce=sum,world=2,"
+  expect_reproduced "ops=all_reduce"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"

@@ -23,6 +23,7 @@
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/conformance_attention.h"
+#include "tools/teplug/conformance_collective.h"
 #include "tools/teplug/conformance_contract.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
@@ -153,7 +154,8 @@ struct Options {
 // The covered interfaces.
 const std::vector<const InterfaceConformance*>& Covered() {
   static const std::vector<const InterfaceConformance*> kCovered = {
-      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance()};
+      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance(),
+      &CollectiveConformance()};
   return kCovered;
 }
 const InterfaceConformance* CoveredInterface(const std::string& name) {
