@@ -655,10 +655,27 @@ expect_reproduced() {
 }
 
 test_conformance() {
-  # The reference plugin conforms; what conformance cannot build yet is
-  # reported as not checked, never as passing.
+  # What conformance cannot build is reported as not checked, never as
+  # passing, and fails the run: the reference's attention claims that
+  # conformance cannot build yet make it exit 1, saying so; every other
+  # interface of the reference conforms (exit 0, checked one by one below).
   run_teplug conformance "$REFERENCE_SO"
-  expect_status 0
+  expect_status 1
+  expect_in "$OUT" "0 failed"
+  expect_in "$OUT" "not proven: a declared capability conformance cannot check counts as a failure"
+  if grep -E "^  not checked" "$OUT" | grep -v "conformance cannot build this case yet" >/dev/null; then
+    fail "$LAST: a not-checked row without its reason"
+  fi
+  local section
+  section=$(awk '/^[a-z]+ reference\//{iface=$1} /^  not checked/{print iface}' "$OUT" | sort -u)
+  [[ "$section" == "attention" ]] || fail "$LAST: not checked outside attention: $section"
+  for iface in gemm quantizer norm collective device; do
+    run_teplug conformance "$REFERENCE_SO" --interface "$iface"
+    expect_status 0
+    expect_in "$OUT" "0 not checked"
+    expect_in "$OUT" "every declared capability passed"
+  done
+  run_teplug conformance "$REFERENCE_SO"
   expect_in "$OUT" "pass         contract threads"
   expect_in "$OUT" "pass         epilogues=gelu_aux"
   expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
@@ -674,6 +691,8 @@ test_conformance() {
   expect_in "$OUT" "pass         ops=recv"
   expect_in "$OUT" "pass         reductions=avg"
   expect_in "$OUT" "pass         dtypes=uint8"
+  expect_in "$OUT" "pass         calls=memory"
+  expect_in "$OUT" "pass         calls=refusals"
   expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         features=zero_centered_gamma"
   expect_in "$OUT" "pass         mask_types=causal_bottom_right"
@@ -791,7 +810,7 @@ PY
   expect_in "$ERR" 'unknown key "mm"'
   run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
   expect_status 2
-  expect_in "$ERR" "add --interface (gemm, quantizer, norm or attention)"
+  expect_in "$ERR" "add --interface (gemm, quantizer, norm, attention, collective or device)"
   run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
   expect_status 2
   expect_in "$ERR" 'unknown gemm check "refcnt"'
@@ -804,6 +823,9 @@ PY
   expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"
   expect_in "$OUT" "IAttention/1 forward"
+  expect_in "$OUT" "ICollective/1 (every declared op, dtype and reduction on 2 and 3 ranks"
+  expect_in "$OUT" "is reported \"not checked\", never as passing,"
+  expect_in "$OUT" "when a declared capability could not be checked"
 }
 
 case "${1:-}" in

@@ -25,6 +25,7 @@
 #include "tools/teplug/conformance_attention.h"
 #include "tools/teplug/conformance_collective.h"
 #include "tools/teplug/conformance_contract.h"
+#include "tools/teplug/conformance_device.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
 #include "tools/teplug/conformance_norm.h"
@@ -67,20 +68,26 @@ constexpr char kConformanceHelp[] =
     "IQuantizer/1 (numerics, bit-exact against the reference: fp32, fp16, bf16 to\n"
     "fp8_e4m3, fp8_e5m2 in every scaling mode, current and delayed scaling,\n"
     "columnwise copies, dequantize), INorm/1 (numerics: LayerNorm and RMSNorm,\n"
-    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma)\n"
-    "and IAttention/1 forward (numerics: fp32/fp16/bf16, bshd_bshd_bshd and\n"
-    "sbhd_sbhd_sbhd, masks none, causal, causal_bottom_right, GQA).\n"
+    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma),\n"
+    "IAttention/1 forward (numerics: fp32/fp16/bf16, bshd_bshd_bshd and\n"
+    "sbhd_sbhd_sbhd, masks none, causal, causal_bottom_right, GQA),\n"
+    "ICollective/1 (every declared op, dtype and reduction on 2 and 3 ranks as\n"
+    "threads meeting through an in-process key-value store, uneven counts on 3,\n"
+    "each rank's output compared exactly with a host oracle) and IDevice/1\n"
+    "(enumeration, host->device->device->host round trips, streams, refusals).\n"
     "Everything else a plugin declares (fp4 and fp8 attention, packed and THD layouts,\n"
     "padding masks, attention bias, dropout, sliding window, attention backward,\n"
-    "ICollective, IDevice, devices other than the CPU) is reported \"not\n"
-    "checked\", never as passing.\n"
+    "devices other than the CPU) is reported \"not checked\", never as passing,\n"
+    "and fails the run.\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
     "On a terminal, progress (cases done of total, current capability) goes to\n"
     "stderr; --json writes only the report.\n"
-    "Exit status: 0 when no check failed, 1 when one did (or the plugin was\n"
-    "refused), 2 for a usage error.\n";
+    "Exit status: 0 only when every check and every declared capability passed;\n"
+    "1 when one failed, when a declared capability could not be checked (\"not\n"
+    "checked\" rows: a claim conformance cannot exercise is not proven, and the\n"
+    "report says why for each), or when the plugin was refused; 2 for a usage error.\n";
 
 // "gemm" for "IGemm/1".
 std::string ShortInterfaceName(const std::string& listing_name) {
@@ -154,8 +161,8 @@ struct Options {
 // The covered interfaces.
 const std::vector<const InterfaceConformance*>& Covered() {
   static const std::vector<const InterfaceConformance*> kCovered = {
-      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance(),
-      &CollectiveConformance()};
+      &GemmConformance(),      &QuantizerConformance(),  &NormConformance(),
+      &AttentionConformance(), &CollectiveConformance(), &DeviceConformance()};
   return kCovered;
 }
 const InterfaceConformance* CoveredInterface(const std::string& name) {
@@ -188,7 +195,9 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
                          const core::ImplementationListing& impl,
                          std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
-  const std::vector<std::string> claims = DeclaredClaims(impl);
+  std::vector<std::string> claims = DeclaredClaims(impl);
+  if (ic.implied_claims != nullptr)
+    for (const std::string& c : ic.implied_claims()) claims.push_back(c);
   bool on_cpu = false;
   for (const core::CapabilityField& f : impl.capability_fields)
     if (f.name == "devices")
@@ -304,7 +313,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     if (ic == nullptr)
       return ReportUsage(flags,
                          "--case and --check run one case of one interface: add --interface "
-                         "(gemm, quantizer, norm or attention)");
+                         "(gemm, quantizer, norm, attention, collective or device)");
     if (!opt.only_case.empty()) {
       if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
         return ReportUsage(flags, std::string(c.status().message()));
@@ -370,7 +379,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   } else {
     PrintConformanceText(std::cout, opt.plugin, rows);
   }
-  return NoneFailed(rows) ? kExitOk : kExitNo;
+  return Conforms(rows) ? kExitOk : kExitNo;
 }
 
 }  // namespace teplug::cli
