@@ -768,6 +768,14 @@ PY
   expect_in "$OUT" "the exact host oracle says"
   expect_in "$OUT" "--interface collective --case 'op=all_reduce,dtype=fp32,reduce=sum,world=2,"
   expect_reproduced "ops=all_reduce"
+  # A device whose device-to-device copy drops a byte fails its memory round trip.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_device_short_copy.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         calls=memory"
+  expect_in "$OUT" "pass         calls=refusals"
+  expect_in "$OUT" "host->device->device->host: byte 4098 came back"
+  expect_in "$OUT" "--interface device --case 'check=memory,bytes=4099,stream=0'"
+  expect_reproduced "calls=memory"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
