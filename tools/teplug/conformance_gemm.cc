@@ -189,13 +189,12 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
     c.d_dtype = d;
     add(c);
   }
-  // Block-scaled cases span several blocks: two 128-column blocks (the
-  // second partial) and, for block_2d128, two 128-row blocks of A.
+  // Block-scaled cases span several blocks: two 128-element blocks along K
+  // (the second partial) and, for block_2d128, two 128-row blocks of A.
   auto spanning_blocks = [](GemmCase c) {
-    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128) {
-      c.m = 136;
+    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128)
       c.k = 160;
-    }
+    if (c.scaling == TEPLUG_SCALING_BLOCK_2D128) c.m = 136;
     return c;
   };
   for (size_t i = 0; i < 4; ++i) {

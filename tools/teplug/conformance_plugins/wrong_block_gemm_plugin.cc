@@ -5,6 +5,7 @@
 // fail it on scaling_modes=block_1d128 with a reproducing command.
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_plugins/plugin_parts.h"
@@ -61,12 +62,17 @@ float DecodeE4m3(uint8_t code) {
   return sign * std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
 }
 
-// Element (r, c) of a contiguous block_1d128 tensor: the lie is the scale,
-// always the row's first block's.
-float At(const TeplugTensor* t, int64_t r, int64_t c) {
-  const int64_t cols = t->shape[1], blocks = (cols + 127) / 128;
-  const float scale_inv = static_cast<const float*>(t->quant->scale_inv->data)[r * blocks];
-  return DecodeE4m3(static_cast<const uint8_t*>(t->data)[r * cols + c]) * scale_inv;
+// The real values of a contiguous block_1d128 tensor, row-major. The lie is
+// the scale: always the row's first block's.
+std::vector<float> Dequantize(const TeplugTensor* t) {
+  const int64_t rows = t->shape[0], cols = t->shape[1], blocks = (cols + 127) / 128;
+  const auto* codes = static_cast<const uint8_t*>(t->data);
+  const auto* scale_inv = static_cast<const float*>(t->quant->scale_inv->data);
+  std::vector<float> v(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      v[r * cols + c] = DecodeE4m3(codes[r * cols + c]) * scale_inv[r * blocks];
+  return v;
 }
 
 TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
@@ -77,13 +83,15 @@ TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
   if (Unserved(g) != nullptr) return Error(TEPLUG_UNSUPPORTED, Unserved(g));
   const int64_t m = g->d->shape[0], n = g->d->shape[1];
   const int64_t k = g->trans_a ? g->a->shape[0] : g->a->shape[1];
+  const std::vector<float> a = Dequantize(g->a), b = Dequantize(g->b);
+  const int64_t lda = g->a->shape[1], ldb = g->b->shape[1];
   auto* d = static_cast<float*>(g->d->data);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0;
       for (int64_t p = 0; p < k; ++p)
-        acc += (g->trans_a ? At(g->a, p, i) : At(g->a, i, p)) *
-               (g->trans_b ? At(g->b, j, p) : At(g->b, p, j));
+        acc += (g->trans_a ? a[p * lda + i] : a[i * lda + p]) *
+               (g->trans_b ? b[j * ldb + p] : b[p * ldb + j]);
       float v = g->alpha * acc;
       if (g->c != nullptr && g->beta != 0)
         v += g->beta * static_cast<const float*>(g->c->data)[i * n + j];
