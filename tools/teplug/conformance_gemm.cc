@@ -155,6 +155,11 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
   std::vector<PlannedGemmCase> plan;
   auto add = [&](GemmCase c) {
     if (!IsQuantizedOperand(c.a_dtype)) c.scaling = 0;
+    // Block-scaled cases span several blocks: two 128-element blocks along
+    // K (the second partial) and, for block_2d128, two 128-row blocks of A.
+    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128)
+      c.k = 160;
+    if (c.scaling == TEPLUG_SCALING_BLOCK_2D128) c.m = 136;
     if (!buildable(c)) return;
     for (const PlannedGemmCase& p : plan)
       if (FormatGemmCase(p.gemm) == FormatGemmCase(c)) return;
@@ -189,14 +194,6 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
     c.d_dtype = d;
     add(c);
   }
-  // Block-scaled cases span several blocks: two 128-element blocks along K
-  // (the second partial) and, for block_2d128, two 128-row blocks of A.
-  auto spanning_blocks = [](GemmCase c) {
-    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128)
-      c.k = 160;
-    if (c.scaling == TEPLUG_SCALING_BLOCK_2D128) c.m = 136;
-    return c;
-  };
   for (size_t i = 0; i < 4; ++i) {
     if (!Has(claims, Claim("epilogues", kEpilogueNames[i]))) continue;
     GemmCase c = base;
@@ -210,7 +207,7 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
     c.b_dtype = partner("b_dtypes", TEPLUG_DTYPE_FP8_E4M3);
     c.scaling = s;
     c.d_dtype = out;
-    add(spanning_blocks(c));
+    add(c);
   }
   if (quick) return plan;
   // Sampled combinations: the covering cases again with random epilogues,
@@ -231,7 +228,7 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
     c.m = 1 + static_cast<int64_t>(rng() % 40);
     c.n = 1 + static_cast<int64_t>(rng() % 40);
     c.k = 32 * (1 + static_cast<int64_t>(rng() % 3));
-    add(spanning_blocks(c));
+    add(c);
   }
   return plan;
 }
