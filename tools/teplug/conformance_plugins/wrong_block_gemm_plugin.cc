@@ -17,16 +17,8 @@ using conformance_plugins::Error;
 using conformance_plugins::Release;
 
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
-const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 constexpr uint64_t kE4m3 = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3);
 constexpr uint64_t kFp32 = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
-
-TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr || !(teplug_iid_equal(iid, &kGemmIid) || teplug_iid_equal(iid, &kObjectIid)))
-    return nullptr;
-  AddRef(self);
-  return self;
-}
 
 bool BlockE4m3(const TeplugTensor* t) {
   return t != nullptr && t->dtype == TEPLUG_DTYPE_FP8_E4M3 && t->rank == 2 && t->quant != nullptr &&
@@ -101,7 +93,10 @@ TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
 }
 
 const TeplugGemmV1Vtbl kVtbl = {
-    {sizeof(TeplugGemmV1Vtbl), &Query, &AddRef, &Release}, &Supports, &Workspace, &Gemm};
+    {sizeof(TeplugGemmV1Vtbl), &conformance_plugins::QueryOne<&kGemmIid>, &AddRef, &Release},
+    &Supports,
+    &Workspace,
+    &Gemm};
 TeplugGemmV1 g_gemm = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {

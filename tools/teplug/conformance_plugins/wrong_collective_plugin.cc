@@ -23,7 +23,6 @@ using conformance_plugins::Error;
 using conformance_plugins::Release;
 
 const TeplugIID kCollectiveIid = TEPLUG_IID_COLLECTIVE_V1_INIT;
-const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
 
 // What the ranks of one communicator share: each rank's input of the
 // current all_reduce, and how many ranks have deposited / left it.
@@ -45,14 +44,6 @@ struct TeplugCommunicator {
 };
 
 namespace {
-
-TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr ||
-      !(teplug_iid_equal(iid, &kCollectiveIid) || teplug_iid_equal(iid, &kObjectIid)))
-    return nullptr;
-  AddRef(self);
-  return self;
-}
 
 TeplugError* CommCreate(TeplugCollectiveV1*, const TeplugCommCreateArgs* a,
                         TeplugCommunicator** out) {
@@ -118,13 +109,15 @@ TeplugBool Supports(TeplugObject*, int32_t op, const void*, char* reason, size_t
       op == TEPLUG_OP_ALL_REDUCE ? nullptr : "only all_reduce", reason, reason_size);
 }
 
-const TeplugCollectiveV1Vtbl kVtbl = {{sizeof(TeplugCollectiveV1Vtbl), &Query, &AddRef, &Release},
-                                      &Supports,
-                                      &CommCreate,
-                                      &CommDestroy,
-                                      &Run,
-                                      &Group,
-                                      &Group};
+const TeplugCollectiveV1Vtbl kVtbl = {
+    {sizeof(TeplugCollectiveV1Vtbl), &conformance_plugins::QueryOne<&kCollectiveIid>, &AddRef,
+     &Release},
+    &Supports,
+    &CommCreate,
+    &CommDestroy,
+    &Run,
+    &Group,
+    &Group};
 TeplugCollectiveV1 g_collective = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {

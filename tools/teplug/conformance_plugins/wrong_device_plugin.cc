@@ -19,14 +19,6 @@ using conformance_plugins::Error;
 using conformance_plugins::Release;
 
 const TeplugIID kDeviceIid = TEPLUG_IID_DEVICE_V1_INIT;
-const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
-
-TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
-  if (iid == nullptr || !(teplug_iid_equal(iid, &kDeviceIid) || teplug_iid_equal(iid, &kObjectIid)))
-    return nullptr;
-  AddRef(self);
-  return self;
-}
 
 const char* Unserved(const TeplugDeviceOpenArgs* a) {
   if (a == nullptr || a->device == nullptr) return "open: args and device are required";
@@ -107,18 +99,19 @@ TeplugError* StreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream s
   return nullptr;
 }
 
-const TeplugDeviceV1Vtbl kVtbl = {{sizeof(TeplugDeviceV1Vtbl), &Query, &AddRef, &Release},
-                                  &Supports,
-                                  &Count,
-                                  &Info,
-                                  &Open,
-                                  &Close,
-                                  &Allocate,
-                                  &Deallocate,
-                                  &Copy,
-                                  &StreamCreate,
-                                  &StreamSynchronize,
-                                  &StreamDestroy};
+const TeplugDeviceV1Vtbl kVtbl = {
+    {sizeof(TeplugDeviceV1Vtbl), &conformance_plugins::QueryOne<&kDeviceIid>, &AddRef, &Release},
+    &Supports,
+    &Count,
+    &Info,
+    &Open,
+    &Close,
+    &Allocate,
+    &Deallocate,
+    &Copy,
+    &StreamCreate,
+    &StreamSynchronize,
+    &StreamDestroy};
 TeplugDeviceV1 g_device = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {

@@ -52,18 +52,18 @@ TeplugQuantizerV1 g_quantizer = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
-const TeplugQuantizerCaps kCaps = {sizeof(TeplugQuantizerCaps),
-                                   kCpu,
-                                   1,
-                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3),
+const TeplugQuantizerCaps kCaps = {
+    sizeof(TeplugQuantizerCaps),
+    kCpu,
+    1,
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3),
 #ifdef BLOCK_CLAIMS
-                                   TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) |
-                                       TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128),
-                                   TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DELAYED_SCALING};
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128),
+    TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DELAYED_SCALING};
 #else
-                                   TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR),
-                                   TEPLUG_QUANT_CAP_CURRENT_SCALING};
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR),
+    TEPLUG_QUANT_CAP_CURRENT_SCALING};
 #endif
 
 }  // namespace
