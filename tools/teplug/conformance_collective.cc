@@ -144,15 +144,20 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
     add({op, dtypes[0], reduce, 3, 37, false});
     if (Gathering(op)) add({op, dtypes[0], reduce, 3, 37, true});
   }
-  // The op that carries the dtype and reduction cases.
+  auto declared_op = [&](const char* op) {
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  };
+  // The op that carries the dtype cases.
   std::string data_op;
   for (const char* op : {"all_reduce", "reduce_scatter", "all_gather", "broadcast", "send_recv"})
-    if (data_op.empty() && std::find(ops.begin(), ops.end(), op) != ops.end()) data_op = op;
+    if (data_op.empty() && declared_op(op)) data_op = op;
   if (data_op.empty()) return plan;
   for (int32_t d : dtypes) add({data_op, d, reduce, 2, 37, false});
-  const std::string reducing_op = std::find(ops.begin(), ops.end(), "all_reduce") != ops.end()
-                                      ? "all_reduce"
-                                      : "reduce_scatter";
+  // The op that carries the reduction cases (none: no reducing op declared).
+  const std::string reducing_op = declared_op("all_reduce")       ? "all_reduce"
+                                  : declared_op("reduce_scatter") ? "reduce_scatter"
+                                                                  : "";
+  if (reducing_op.empty()) reduces.clear();
   for (int32_t r : reduces) add({reducing_op, dtypes[0], r, 3, 37, false});
   if (quick) return plan;
   // Every dtype with every reduction, and every data op with every dtype.
