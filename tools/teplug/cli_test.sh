@@ -833,6 +833,8 @@ PY
   expect_in "$OUT" "ICollective/1 (every declared op, dtype and reduction on 2 and 3 ranks"
   expect_in "$OUT" "is reported \"not checked\", never as passing,"
   expect_in "$OUT" "when a declared capability could not be checked"
+  expect_in "$OUT" "gemm fp8 D            fp8_e4m3 0.125, fp8_e5m2 0.25"
+  expect_in "$OUT" "holds quantize to the reference bit for bit"
 }
 
 case "${1:-}" in

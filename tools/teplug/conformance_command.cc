@@ -87,7 +87,8 @@ constexpr char kConformanceHelp[] =
     "Exit status: 0 only when every check and every declared capability passed;\n"
     "1 when one failed, when a declared capability could not be checked (\"not\n"
     "checked\" rows: a claim conformance cannot exercise is not proven, and the\n"
-    "report says why for each), or when the plugin was refused; 2 for a usage error.\n";
+    "report says why for each), or when the plugin was refused; 2 for a usage error.\n"
+    "\n";
 
 // "gemm" for "IGemm/1".
 std::string ShortInterfaceName(const std::string& listing_name) {
@@ -295,7 +296,9 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   flags.AddString("check", "NAME", "run only this contract check (refcount, threads, ...)");
   flags.AddInt("seed", "the inputs' random seed (a failure prints the one to reuse)", 1, 0,
                int64_t{1} << 62);
-  if (std::optional<int> done = ParseCommandLine(flags, args, kConformanceHelp)) return *done;
+  if (std::optional<int> done =
+          ParseCommandLine(flags, args, std::string(kConformanceHelp) + ToleranceTable()))
+    return *done;
   if (flags.positionals().size() != 1)
     return ReportUsage(flags, "give exactly one plugin library (PLUGIN.so)");
   Options opt;

@@ -82,7 +82,10 @@ std::string ToleranceTable() {
       Short(kDequantizeTolerance, 3),
       " (one fp32 rounding of code * scale_inv)\n"
       "  all_reduce fp32       ",
-      Short(kAllReduceTolerance, 3), "\n");
+      Short(kAllReduceTolerance, 3),
+      "\n"
+      "`teplug conformance` holds quantize to the reference bit for bit (quantizer.h\n"
+      "defines every bit) and collectives to an exact host oracle (small integer inputs).\n");
 }
 
 }  // namespace teplug::cli
