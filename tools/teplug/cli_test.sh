@@ -759,6 +759,19 @@ PY
   expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): codes byte 0 is 0x38"
   expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=delayed,"
   expect_reproduced "features=delayed_scaling"
+  # A quantizer right bit for bit but for its untransposed column-wise copy:
+  # the columnwise cases fail on that copy's bytes, the same case without
+  # the copy passes.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_columnwise_untransposed.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         features=columnwise"
+  expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): columnwise_data byte"
+  expect_reproduced "features=columnwise"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_columnwise_untransposed.so" \
+    --interface quantizer --seed 3 \
+    --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=current,columnwise=0,dequantize=0,rows=17,cols=64'
+  expect_status 0
+  expect_in "$OUT" "pass         features=current_scaling"
   # Collectives run on 2 and 3 ranks against an exact host oracle: an
   # all_reduce that leaves one rank out fails.
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_ignores_rank.so"
