@@ -655,21 +655,37 @@ expect_reproduced() {
 }
 
 test_conformance() {
-  # What conformance cannot build is reported as not checked, never as
-  # passing, and fails the run: the reference's attention claims that
-  # conformance cannot build yet make it exit 1, saying so; every other
-  # interface of the reference conforms (no row of theirs fails or is not
-  # checked; the --interface gemm run below exits 0).
-  run_teplug conformance "$REFERENCE_SO"
+  # What conformance cannot build is reported as not checked, with its
+  # reason, never as passing, and fails the run: a plugin claiming int8 GEMM
+  # operands, right about everything else, exits 1 saying so.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_uncheckable_claim.so"
   expect_status 1
-  expect_in "$OUT" "0 failed"
+  expect_in "$OUT" "pass         a_dtypes=bf16"
+  expect_in "$OUT" "not checked  a_dtypes=int8                 conformance cannot build this case yet"
+  expect_in "$OUT" "0 failed, 1 not checked"
   expect_in "$OUT" "not proven: a declared capability conformance cannot check counts as a failure"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_uncheckable_claim.so" --json
+  expect_status 1
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["passed"] is False, d' "$OUT" ||
+    fail "$LAST: --json does not say passed false"
+  # The reference: every interface but attention conforms (no row of theirs
+  # fails or is not checked); attention claims conformance cannot build yet,
+  # while there are any, make the run exit 1, saying so.
+  run_teplug conformance "$REFERENCE_SO"
+  expect_in "$OUT" "0 failed"
   if grep -E "^  not checked" "$OUT" | grep -v "conformance cannot build this case yet" >/dev/null; then
     fail "$LAST: a not-checked row without its reason"
   fi
   local section
   section=$(awk '/^[a-z]+ reference\//{iface=$1} /^  not checked/{print iface}' "$OUT" | sort -u)
-  [[ "$section" == "attention" ]] || fail "$LAST: not checked outside attention: $section"
+  if [[ -n "$section" ]]; then
+    [[ "$section" == "attention" ]] || fail "$LAST: not checked outside attention: $section"
+    expect_status 1
+    expect_in "$OUT" "not proven: a declared capability conformance cannot check counts as a failure"
+  else
+    expect_status 0
+    expect_in "$OUT" "every declared capability passed"
+  fi
   expect_in "$OUT" "pass         contract threads"
   expect_in "$OUT" "pass         epilogues=gelu_aux"
   expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
