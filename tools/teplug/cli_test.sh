@@ -804,6 +804,12 @@ PY
   expect_in "$OUT" "host->device->device->host: byte 4098 came back"
   expect_in "$OUT" "--interface device --case 'check=memory,bytes=4099,stream=0'"
   expect_reproduced "calls=memory"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_device_ordinal.so"
+  expect_status 1
+  expect_in "$OUT" "pass         calls=memory"
+  expect_in "$OUT" "FAIL         calls=refusals"
+  expect_in "$OUT" "open of ordinal 8 (not served) succeeded; it must be refused with a reason"
+  expect_reproduced "calls=refusals"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"

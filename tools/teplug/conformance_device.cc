@@ -273,7 +273,15 @@ std::string Refusals(TeplugDeviceV1* dev, const TeplugDevice& served, size_t ser
       {dev->vtbl->copy(dev, &no_context), "copy with a NULL context"}};
   std::string first;
   for (const auto& [error, call] : refusals) {
+    // device.h: malformed calls are INVALID_ARGUMENT.
+    const bool readable =
+        error != nullptr && error->struct_size >= TEPLUG_STRUCT_SIZE(TeplugError, code);
+    const int32_t code = readable ? error->code : TEPLUG_INVALID_ARGUMENT;
     std::string e = CheckErrorObject(error, call);
+    if (e.empty() && code != TEPLUG_INVALID_ARGUMENT)
+      e = absl::StrCat(call, " returned ", teplug_code_name(code),
+                       "; device.h answers a malformed call with ",
+                       teplug_code_name(TEPLUG_INVALID_ARGUMENT));
     if (first.empty()) first = e;
   }
   if (!first.empty()) return first;

@@ -1,7 +1,9 @@
-// A CPU device plugin (plain C ABI) whose device-to-device copy leaves the
-// last byte out; enumeration, host copies, streams and refusals are right.
-// `teplug conformance` must fail it on calls=memory with a reproducing
-// command.
+// A CPU device plugin (plain C ABI) built once per lie, each right about
+// everything else:
+//   LIE_SHORT_COPY  device-to-device copies leave the last byte out
+//                   (conformance must fail calls=memory)
+//   LIE_ORDINAL     open accepts any cpu ordinal, so a device it does not
+//                   serve is opened without a reason (calls=refusals)
 #include <cstdlib>
 #include <cstring>
 
@@ -22,8 +24,12 @@ const TeplugIID kDeviceIid = TEPLUG_IID_DEVICE_V1_INIT;
 
 const char* Unserved(const TeplugDeviceOpenArgs* a) {
   if (a == nullptr || a->device == nullptr) return "open: args and device are required";
+#ifdef LIE_ORDINAL
+  if (a->device->kind != TEPLUG_DEVICE_CPU) return "only cpu:0 is served";
+#else
   if (a->device->kind != TEPLUG_DEVICE_CPU || a->device->ordinal != 0)
     return "only cpu:0 is served";
+#endif
   return nullptr;
 }
 
@@ -81,7 +87,9 @@ TeplugError* Copy(TeplugDeviceV1*, const TeplugCopyArgs* a) {
   if (a == nullptr || a->context == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "copy: NULL context");
   size_t bytes = a->bytes;
-  if (a->kind == TEPLUG_COPY_DEVICE_TO_DEVICE && bytes > 0) --bytes;  // the lie
+#ifdef LIE_SHORT_COPY
+  if (a->kind == TEPLUG_COPY_DEVICE_TO_DEVICE && bytes > 0) --bytes;
+#endif
   if (bytes > 0) std::memcpy(a->dst, a->src, bytes);
   return nullptr;
 }
@@ -122,7 +130,7 @@ const TeplugDeviceCaps kCaps = {sizeof(TeplugDeviceCaps), kCpu, 1};
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
                                                                  TeplugPluginInfo* info) {
-  return conformance_plugins::RegisterOne(host, info, "conformance_device_short_copy", kDeviceIid,
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kDeviceIid,
                                           reinterpret_cast<TeplugObject*>(&g_device), &kCaps,
                                           "cpu");
 }
