@@ -1,6 +1,7 @@
 #include "tools/teplug/conformance_device.h"
 
 #include <cstring>
+#include <memory>
 #include <random>
 #include <set>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/struct_io.hpp"
 #include "teplug/teplug.h"
@@ -136,66 +138,60 @@ std::string Enumerate(TeplugDeviceV1* dev, std::vector<TeplugDeviceInfo>* out) {
                           absl::StrCat("device_info(", count, "), one past the count"));
 }
 
-// An opened context with what it allocated and the streams it made,
-// released in the right order (streams, memory, the context) by Close.
+// An opened context (the SDK's DeviceContext) with what it allocated and
+// the streams it made, released in the right order (streams, memory, the
+// context) by Close; each call's problem as TakeError words it.
 class OpenedDevice {
  public:
   explicit OpenedDevice(TeplugDeviceV1* dev) : dev_(dev) {}
   ~OpenedDevice() { Close(); }
   std::string Open(const TeplugDevice& device) {
-    TeplugDeviceOpenArgs a = sdk::Versioned<TeplugDeviceOpenArgs>();
-    a.device = &device;
-    if (std::string e = TakeError(dev_->vtbl->open(dev_, &a, &ctx_), "open"); !e.empty()) return e;
-    return ctx_ == nullptr ? "open succeeded but wrote no context" : "";
+    if (std::string e = TakeError(sdk::DeviceContext::Open(dev_, device, &ctx_).release(), "open");
+        !e.empty())
+      return e;
+    if (ctx_->get() != nullptr) return "";
+    ctx_.reset();  // holds no context, so nothing is closed
+    return "open succeeded but wrote no context";
   }
   std::string Allocate(size_t bytes, void** out) {
-    TeplugAllocateArgs a = sdk::Versioned<TeplugAllocateArgs>();
-    a.context = ctx_;
-    a.bytes = bytes;
-    if (std::string e = TakeError(dev_->vtbl->allocate(dev_, &a, out), "allocate"); !e.empty())
+    if (std::string e = TakeError(ctx_->Allocate(bytes, 0, out).release(), "allocate"); !e.empty())
       return e;
     if (*out == nullptr) return "allocate succeeded but wrote no address";
     memory_.push_back(*out);
     return "";
   }
   std::string Copy(int32_t kind, void* dst, const void* src, size_t bytes, TeplugStream stream) {
-    TeplugCopyArgs a = sdk::Versioned<TeplugCopyArgs>();
-    a.context = ctx_;
-    a.kind = kind;
-    a.dst = dst;
-    a.src = src;
-    a.bytes = bytes;
-    a.stream = stream;
-    return TakeError(dev_->vtbl->copy(dev_, &a), "copy");
+    return TakeError(ctx_->Copy(kind, dst, src, bytes, stream).release(), "copy");
   }
   std::string CreateStream(TeplugStream* out) {
-    std::string e = TakeError(dev_->vtbl->stream_create(dev_, ctx_, out), "stream_create");
+    std::string e = TakeError(ctx_->CreateStream(out).release(), "stream_create");
     if (e.empty()) streams_.push_back(*out);
     return e;
   }
   std::string Synchronize(TeplugStream s) {
-    return TakeError(dev_->vtbl->stream_synchronize(dev_, ctx_, s), "stream_synchronize");
+    return TakeError(ctx_->SynchronizeStream(s).release(), "stream_synchronize");
   }
   // Destroys the streams, frees the memory and closes; the first problem.
   std::string Close() {
+    if (ctx_ == nullptr) return "";
     std::string first;
     auto note = [&](std::string e) {
       if (first.empty()) first = std::move(e);
     };
     for (TeplugStream s : streams_)
-      note(TakeError(dev_->vtbl->stream_destroy(dev_, ctx_, s), "stream_destroy"));
-    for (void* p : memory_) note(TakeError(dev_->vtbl->deallocate(dev_, ctx_, p), "deallocate"));
-    if (ctx_ != nullptr) note(TakeError(dev_->vtbl->close(dev_, ctx_), "close"));
+      note(TakeError(ctx_->DestroyStream(s).release(), "stream_destroy"));
+    for (void* p : memory_) note(TakeError(ctx_->Deallocate(p).release(), "deallocate"));
+    note(TakeError(ctx_->Close().release(), "close"));
     streams_.clear();
     memory_.clear();
-    ctx_ = nullptr;
+    ctx_.reset();
     return first;
   }
-  TeplugDeviceContext* context() const { return ctx_; }
+  TeplugDeviceContext* context() const { return ctx_ == nullptr ? nullptr : ctx_->get(); }
 
  private:
   TeplugDeviceV1* dev_;
-  TeplugDeviceContext* ctx_ = nullptr;
+  std::unique_ptr<sdk::DeviceContext> ctx_;
   std::vector<void*> memory_;
   std::vector<TeplugStream> streams_;
 };
