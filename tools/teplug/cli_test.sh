@@ -655,16 +655,42 @@ expect_reproduced() {
 }
 
 test_conformance() {
-  # The reference plugin conforms; what conformance cannot build yet is
-  # reported as not checked, never as passing.
+  # What conformance cannot build is reported as not checked, with its
+  # reason, never as passing, and fails the run: a plugin claiming int8 GEMM
+  # operands, right about everything else, exits 1 saying so.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_uncheckable_claim.so"
+  expect_status 1
+  expect_in "$OUT" "pass         a_dtypes=bf16"
+  expect_in "$OUT" "not checked  a_dtypes=int8                 conformance cannot build this case yet"
+  expect_in "$OUT" "0 failed, 1 not checked"
+  expect_in "$OUT" "not proven: a declared capability conformance cannot check counts as a failure"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_uncheckable_claim.so" --json
+  expect_status 1
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["passed"] is False, d' "$OUT" ||
+    fail "$LAST: --json does not say passed false"
+  # The reference conforms: every claim it declares is checked and passes.
   run_teplug conformance "$REFERENCE_SO"
   expect_status 0
+  expect_in "$OUT" "0 failed, 0 not checked"
+  expect_in "$OUT" "every declared capability passed"
+  grep -E "^  not checked" "$OUT" && fail "$LAST: the reference has claims not checked (above)"
   expect_in "$OUT" "pass         contract threads"
   expect_in "$OUT" "pass         epilogues=gelu_aux"
   expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
-  expect_in "$OUT" "not checked  scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         scaling_modes=block_1d128"
+  expect_in "$OUT" "pass         scaling_modes=block_2d128"
+  expect_in "$OUT" "pass         d_dtypes=fp8_e5m2"
+  expect_in "$OUT" "pass         b_dtypes=fp4_e2m1"
   expect_in "$OUT" "pass         features=dequantize"
-  expect_in "$OUT" "not checked  features=columnwise"
+  expect_in "$OUT" "pass         features=columnwise"
+  expect_in "$OUT" "pass         features=delayed_scaling"
+  expect_in "$OUT" "pass         ops=reduce_scatter"
+  expect_in "$OUT" "pass         ops=barrier"
+  expect_in "$OUT" "pass         ops=recv"
+  expect_in "$OUT" "pass         reductions=avg"
+  expect_in "$OUT" "pass         dtypes=uint8"
+  expect_in "$OUT" "pass         calls=memory"
+  expect_in "$OUT" "pass         calls=refusals"
   expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         features=zero_centered_gamma"
   expect_in "$OUT" "pass         mask_types=causal_bottom_right"
@@ -673,6 +699,10 @@ test_conformance() {
   expect_in "$OUT" "0 failed"
   # Not a terminal: no progress on stderr; --json is only the report.
   [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
+  run_teplug conformance "$REFERENCE_SO" --quick --interface collective
+  expect_status 0
+  expect_in "$OUT" "0 failed, 0 not checked"
+  expect_in "$OUT" "every declared capability passed"
   run_teplug conformance "$REFERENCE_SO" --json --quick --interface gemm
   expect_status 0
   [[ -s "$ERR" ]] && fail "$LAST: stderr not empty: $(cat "$ERR")"
@@ -686,7 +716,9 @@ verdicts = {r["check"]: r["verdict"] for r in rows}
 assert verdicts["contract refcount"] == "pass", verdicts
 assert verdicts["a_dtypes=bf16"] == "pass", verdicts
 assert verdicts["a_dtypes=int8"] == "not declared", verdicts
-assert verdicts["a_dtypes=fp4_e2m1"] == "not checked", verdicts
+assert verdicts["a_dtypes=fp4_e2m1"] == "pass", verdicts
+assert verdicts["scaling_modes=block_2d128"] == "pass", verdicts
+assert verdicts["d_dtypes=fp8_e4m3"] == "pass", verdicts
 assert not [r for r in rows if r["verdict"] == "fail"], rows
 PY
 
@@ -714,6 +746,58 @@ PY
   expect_in "$OUT" "FAIL         scaling_modes=per_tensor"
   expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,"
   expect_reproduced "output_dtypes=fp8_e4m3"
+  # Block scaling, column-wise output and delayed scaling are exercised: a
+  # GEMM reading every block with its row's first scale, and a quantizer
+  # that writes neither its block scales nor a column-wise copy, fail them.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_block_scales.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=block_1d128"
+  expect_in "$OUT" "--interface gemm --case 'a_dtype=fp8_e4m3,b_dtype=fp8_e4m3,d_dtype=fp32,scaling=block_1d128,"
+  expect_in "$OUT" ",m=17,n=24,k=160'"
+  expect_reproduced "scaling_modes=block_1d128"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_quantizer_block_claims.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         scaling_modes=block_1d128"
+  expect_in "$OUT" "FAIL         features=columnwise"
+  expect_in "$OUT" "FAIL         features=delayed_scaling"
+  expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): codes byte 0 is 0x38"
+  expect_in "$OUT" "--interface quantizer --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=delayed,"
+  expect_reproduced "features=delayed_scaling"
+  # A quantizer right bit for bit but for its untransposed column-wise copy:
+  # the columnwise cases fail on that copy's bytes, the same case without
+  # the copy passes.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_columnwise_untransposed.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         features=columnwise"
+  expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): columnwise_data byte"
+  expect_reproduced "features=columnwise"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_columnwise_untransposed.so" \
+    --interface quantizer --seed 3 \
+    --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=current,columnwise=0,dequantize=0,rows=17,cols=64'
+  expect_status 0
+  expect_in "$OUT" "pass         features=current_scaling"
+  # Collectives run on 2 and 3 ranks against an exact host oracle: an
+  # all_reduce that leaves one rank out fails.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_ignores_rank.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         ops=all_reduce"
+  expect_in "$OUT" "the exact host oracle says"
+  expect_in "$OUT" "--interface collective --case 'op=all_reduce,dtype=fp32,reduce=sum,world=2,"
+  expect_reproduced "ops=all_reduce"
+  # A device whose device-to-device copy drops a byte fails its memory round trip.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_device_short_copy.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         calls=memory"
+  expect_in "$OUT" "pass         calls=refusals"
+  expect_in "$OUT" "host->device->device->host: byte 4098 came back"
+  expect_in "$OUT" "--interface device --case 'check=memory,bytes=4099,stream=0'"
+  expect_reproduced "calls=memory"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_device_ordinal.so"
+  expect_status 1
+  expect_in "$OUT" "pass         calls=memory"
+  expect_in "$OUT" "FAIL         calls=refusals"
+  expect_in "$OUT" "open of ordinal 8 (not served) succeeded; it must be refused with a reason"
+  expect_reproduced "calls=refusals"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
@@ -786,7 +870,7 @@ PY
   expect_in "$ERR" 'unknown key "mm"'
   run_teplug conformance "$REFERENCE_SO" --case 'a_dtype=bf16'
   expect_status 2
-  expect_in "$ERR" "add --interface (gemm, quantizer, norm or attention)"
+  expect_in "$ERR" "add --interface (gemm, quantizer, norm, attention, collective or device)"
   run_teplug conformance "$REFERENCE_SO" --interface gemm --check refcnt
   expect_status 2
   expect_in "$ERR" 'unknown gemm check "refcnt"'
@@ -795,9 +879,15 @@ PY
   run_teplug conformance --help
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
-  expect_in "$OUT" "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1"
+  expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
+  expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"
   expect_in "$OUT" "IAttention/1 (numerics: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2"
+  expect_in "$OUT" "ICollective/1 (every declared op, dtype and reduction on 2 and 3 ranks"
+  expect_in "$OUT" "is reported \"not checked\", never as passing,"
+  expect_in "$OUT" "when a declared capability could not be checked"
+  expect_in "$OUT" "gemm fp8 D            fp8_e4m3 0.125, fp8_e5m2 0.25"
+  expect_in "$OUT" "holds quantize to the reference bit for bit"
 }
 
 case "${1:-}" in

@@ -23,7 +23,9 @@
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/conformance_attention.h"
+#include "tools/teplug/conformance_collective.h"
 #include "tools/teplug/conformance_contract.h"
+#include "tools/teplug/conformance_device.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
 #include "tools/teplug/conformance_norm.h"
@@ -60,26 +62,34 @@ constexpr char kConformanceHelp[] =
     "            outputs compared with the tolerances below (max |x - ref| / max |ref|)\n"
     "\n"
     "Covered today, on host memory: IGemm/1 (contract and numerics: fp32, fp16,\n"
-    "bf16, fp8_e4m3, fp8_e5m2 operands; fp32, fp16, bf16 outputs; bias, gelu,\n"
-    "gelu_aux, accumulate; per_tensor and mxfp8_1d32 scaling), IQuantizer/1\n"
-    "(numerics: fp32, fp16, bf16 to fp8_e4m3, fp8_e5m2, per_tensor current scaling\n"
-    "and mxfp8_1d32, dequantize), INorm/1 (numerics: LayerNorm and RMSNorm,\n"
-    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma)\n"
-    "and IAttention/1 (numerics: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2 inputs, the\n"
+    "bf16, fp8_e4m3, fp8_e5m2, fp4_e2m1 operands; fp32, fp16, bf16, fp8_e4m3,\n"
+    "fp8_e5m2 outputs (fp8 D: codes, scale_inv and amax); bias, gelu, gelu_aux,\n"
+    "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),\n"
+    "IQuantizer/1 (numerics, bit-exact against the reference: fp32, fp16, bf16 to\n"
+    "fp8_e4m3, fp8_e5m2 in every scaling mode, current and delayed scaling,\n"
+    "columnwise copies, dequantize), INorm/1 (numerics: LayerNorm and RMSNorm,\n"
+    "forward and backward, fp32/fp16/bf16 and fp8 outputs, zero-centered gamma),\n"
+    "IAttention/1 (numerics: fp32, fp16, bf16, fp8_e4m3, fp8_e5m2 inputs, the\n"
     "15 layouts, packed and THD, every mask and bias, dropout, sliding window, GQA,\n"
     "deterministic (two runs bit-identical), backward (in every case when declared),\n"
-    "different head dims).\n"
-    "Everything else a plugin declares (fp4 attention, fp8 GEMM outputs,\n"
-    "block scaling, columnwise and delayed scaling,\n"
-    "ICollective, IDevice, devices other than the CPU) is reported \"not\n"
-    "checked\", never as passing.\n"
+    "different head dims), ICollective/1 (every declared op, dtype and reduction\n"
+    "on 2 and 3 ranks as threads meeting through an in-process key-value store,\n"
+    "uneven counts on 3, each rank's output compared exactly with a host oracle)\n"
+    "and IDevice/1 (enumeration, host->device->device->host round trips, streams,\n"
+    "refusals).\n"
+    "Everything else a plugin declares (fp4 attention, fp4 quantizer outputs,\n"
+    "devices other than the CPU) is reported \"not checked\", never as passing,\n"
+    "and fails the run.\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
     "On a terminal, progress (cases done of total, current capability) goes to\n"
     "stderr; --json writes only the report.\n"
-    "Exit status: 0 when no check failed, 1 when one did (or the plugin was\n"
-    "refused), 2 for a usage error.\n";
+    "Exit status: 0 only when every check and every declared capability passed;\n"
+    "1 when one failed, when a declared capability could not be checked (\"not\n"
+    "checked\" rows: a claim conformance cannot exercise is not proven, and the\n"
+    "report says why for each), or when the plugin was refused; 2 for a usage error.\n"
+    "\n";
 
 // "gemm" for "IGemm/1".
 std::string ShortInterfaceName(const std::string& listing_name) {
@@ -153,7 +163,8 @@ struct Options {
 // The covered interfaces.
 const std::vector<const InterfaceConformance*>& Covered() {
   static const std::vector<const InterfaceConformance*> kCovered = {
-      &GemmConformance(), &QuantizerConformance(), &NormConformance(), &AttentionConformance()};
+      &GemmConformance(),      &QuantizerConformance(),  &NormConformance(),
+      &AttentionConformance(), &CollectiveConformance(), &DeviceConformance()};
   return kCovered;
 }
 const InterfaceConformance* CoveredInterface(const std::string& name) {
@@ -186,7 +197,9 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
                          const core::ImplementationListing& impl,
                          std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
-  const std::vector<std::string> claims = DeclaredClaims(impl);
+  std::vector<std::string> claims = DeclaredClaims(impl);
+  if (ic.implied_claims != nullptr)
+    for (const std::string& c : ic.implied_claims()) claims.push_back(c);
   bool on_cpu = false;
   for (const core::CapabilityField& f : impl.capability_fields)
     if (f.name == "devices")
@@ -284,7 +297,9 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   flags.AddString("check", "NAME", "run only this contract check (refcount, threads, ...)");
   flags.AddInt("seed", "the inputs' random seed (a failure prints the one to reuse)", 1, 0,
                int64_t{1} << 62);
-  if (std::optional<int> done = ParseCommandLine(flags, args, kConformanceHelp)) return *done;
+  if (std::optional<int> done =
+          ParseCommandLine(flags, args, std::string(kConformanceHelp) + ToleranceTable()))
+    return *done;
   if (flags.positionals().size() != 1)
     return ReportUsage(flags, "give exactly one plugin library (PLUGIN.so)");
   Options opt;
@@ -302,7 +317,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     if (ic == nullptr)
       return ReportUsage(flags,
                          "--case and --check run one case of one interface: add --interface "
-                         "(gemm, quantizer, norm or attention)");
+                         "(gemm, quantizer, norm, attention, collective or device)");
     if (!opt.only_case.empty()) {
       if (absl::StatusOr<std::vector<std::string>> c = ic->parse_case(opt.only_case); !c.ok())
         return ReportUsage(flags, std::string(c.status().message()));
@@ -368,7 +383,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   } else {
     PrintConformanceText(std::cout, opt.plugin, rows);
   }
-  return NoneFailed(rows) ? kExitOk : kExitNo;
+  return Conforms(rows) ? kExitOk : kExitNo;
 }
 
 }  // namespace teplug::cli

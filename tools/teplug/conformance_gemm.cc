@@ -25,12 +25,15 @@ namespace teplug::cli {
 namespace {
 
 constexpr const char* kEpilogueNames[] = {"bias", "gelu", "gelu_aux", "accumulate"};
-constexpr int32_t kOperandDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16,
-                                      TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
-constexpr int32_t kOutputDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16};
-constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32};
+constexpr int32_t kOperandDTypes[] = {TEPLUG_DTYPE_FP32,     TEPLUG_DTYPE_FP16,
+                                      TEPLUG_DTYPE_BF16,     TEPLUG_DTYPE_FP8_E4M3,
+                                      TEPLUG_DTYPE_FP8_E5M2, TEPLUG_DTYPE_FP4_E2M1};
+constexpr int32_t kOutputDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16,
+                                     TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
+constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32,
+                                 TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128};
 
-bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
+bool IsFp8Output(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
 bool Has(const std::vector<std::string>& claims, const std::string& claim) {
   return HasClaim(claims, claim);
 }
@@ -81,6 +84,9 @@ absl::StatusOr<GemmCase> ParseGemmCase(const std::string& text) {
         return absl::OkStatus();
       });
   if (!parsed.ok()) return parsed;
+  const bool fp4 = c.a_dtype == TEPLUG_DTYPE_FP4_E2M1 || c.b_dtype == TEPLUG_DTYPE_FP4_E2M1;
+  if (fp4 && c.k % 2 != 0)
+    return BadCaseValue("k", std::to_string(c.k), "even with an fp4_e2m1 operand (two per byte)");
   return c;
 }
 
@@ -103,7 +109,7 @@ std::vector<std::string> ClaimsExercised(const GemmCase& c) {
   const bool on[] = {c.bias, c.gelu || c.gelu_aux, c.gelu_aux, c.accumulate};
   for (size_t i = 0; i < 4; ++i)
     if (on[i]) e.push_back(Claim("epilogues", kEpilogueNames[i]));
-  if (IsFp8(c.a_dtype) || IsFp8(c.b_dtype))
+  if (IsQuantizedOperand(c.a_dtype) || IsQuantizedOperand(c.b_dtype))
     e.push_back(Claim("scaling_modes", sdk::ScalingName(c.scaling)));
   return e;
 }
@@ -128,24 +134,32 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
       if (declared(field, d)) return d;
     return int32_t{0};
   };
-  const int32_t out = first("d_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+  const int32_t out = first("d_dtypes", {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16,
+                                         TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2});
   int32_t scaling = 0;
   for (int32_t s : kScalings)
     if (scaling == 0 && Has(claims, Claim("scaling_modes", sdk::ScalingName(s)))) scaling = s;
   // An operand dtype the other operand can pair with.
   auto partner = [&](const char* field, int32_t d) {
     if (declared(field, d)) return d;
-    return IsFp8(d) ? first(field, {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2})
-                    : first(field, {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
+    return IsQuantizedOperand(d)
+               ? first(field, {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2, TEPLUG_DTYPE_FP4_E2M1})
+               : first(field, {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16});
   };
   auto buildable = [&](const GemmCase& c) {
     if (c.a_dtype == 0 || c.b_dtype == 0 || c.d_dtype == 0) return false;
-    if (IsFp8(c.a_dtype) != IsFp8(c.b_dtype)) return false;
-    return !IsFp8(c.a_dtype) || c.scaling != 0;
+    if (IsQuantizedOperand(c.a_dtype) != IsQuantizedOperand(c.b_dtype)) return false;
+    if (IsFp8Output(c.d_dtype) && c.accumulate) return false;  // D's old codes have no scale
+    return !IsQuantizedOperand(c.a_dtype) || c.scaling != 0;
   };
   std::vector<PlannedGemmCase> plan;
   auto add = [&](GemmCase c) {
-    if (!IsFp8(c.a_dtype)) c.scaling = 0;
+    if (!IsQuantizedOperand(c.a_dtype)) c.scaling = 0;
+    // Block-scaled cases span several blocks: two 128-element blocks along
+    // K (the second partial) and, for block_2d128, two 128-row blocks of A.
+    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128)
+      c.k = 160;
+    if (c.scaling == TEPLUG_SCALING_BLOCK_2D128) c.m = 136;
     if (!buildable(c)) return;
     for (const PlannedGemmCase& p : plan)
       if (FormatGemmCase(p.gemm) == FormatGemmCase(c)) return;
@@ -164,13 +178,13 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
     if (declared("a_dtypes", d)) {
       c.a_dtype = d;
       c.b_dtype = partner("b_dtypes", d);
-      c.d_dtype = IsFp8(d) || !declared("d_dtypes", d) ? out : d;
+      c.d_dtype = IsQuantizedOperand(d) || !declared("d_dtypes", d) ? out : d;
       add(c);
     }
     if (declared("b_dtypes", d)) {
       c.b_dtype = d;
       c.a_dtype = partner("a_dtypes", d);
-      c.d_dtype = IsFp8(d) || !declared("d_dtypes", d) ? out : d;
+      c.d_dtype = IsQuantizedOperand(d) || !declared("d_dtypes", d) ? out : d;
       add(c);
     }
   }
@@ -206,10 +220,11 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
       const bool want = Has(claims, Claim("epilogues", kEpilogueNames[e])) && (rng() & 1);
       (e == 0 ? c.bias : e == 1 ? c.gelu : e == 2 ? c.gelu_aux : c.accumulate) = want;
     }
-    if (!IsFp8(c.a_dtype)) {
+    if (!IsQuantizedOperand(c.a_dtype)) {
       c.trans_a = rng() & 1;
       c.trans_b = rng() & 1;
     }
+    if (IsFp8Output(c.d_dtype)) c.accumulate = false;
     c.m = 1 + static_cast<int64_t>(rng() % 40);
     c.n = 1 + static_cast<int64_t>(rng() % 40);
     c.k = 32 * (1 + static_cast<int64_t>(rng() % 3));
@@ -245,10 +260,20 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
     o.problem = absl::StrCat("the reference failed: ", e);
     return o;
   }
-  const double tolerance = OutputTolerance(ToleranceKind::kGemm, c.d_dtype);
-  o.Include(NormalizedMaxError(mine.d.Values(), ref.d.Values()), tolerance);
+  // An fp8 D is compared as code * the scale_inv each wrote, and by the amax
+  // each recorded (max |result| before the cast: fp32 accumulation error).
+  o.Include(NormalizedMaxError(mine.d.Values(), ref.d.Values()),
+            OutputTolerance(ToleranceKind::kGemm, c.d_dtype));
+  if (IsFp8Output(c.d_dtype)) {
+    const TeplugTensor* mine_amax = mine.d.tensor()->quant->amax;
+    const TeplugTensor* ref_amax = ref.d.tensor()->quant->amax;
+    o.Include(NormalizedMaxError({*static_cast<const float*>(mine_amax->data)},
+                                 {*static_cast<const float*>(ref_amax->data)}),
+              OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
+  }
   if (c.gelu_aux)
-    o.Include(NormalizedMaxError(mine.pre_gelu.Values(), ref.pre_gelu.Values()), tolerance);
+    o.Include(NormalizedMaxError(mine.pre_gelu.Values(), ref.pre_gelu.Values()),
+              OutputTolerance(ToleranceKind::kGemm, AuxDType(c.d_dtype)));
   o.Decide();
   return o;
 }

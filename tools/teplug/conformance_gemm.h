@@ -21,7 +21,7 @@ namespace teplug::cli {
 //  accumulate=0,trans_a=0,trans_b=1,m=17,n=24,k=64".
 struct GemmCase {
   int32_t a_dtype = 1, b_dtype = 1, d_dtype = 1;  // TeplugDType (fp32)
-  int32_t scaling = 0;                            // TeplugScalingMode of fp8 operands; 0 for none
+  int32_t scaling = 0;  // TeplugScalingMode of fp8/fp4 operands; 0 for none
   bool bias = false, gelu = false, gelu_aux = false, accumulate = false;
   bool trans_a = false, trans_b = true;
   int64_t m = 17, n = 24, k = 64;
@@ -47,8 +47,8 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
                                            uint64_t seed);
 // The claims of `case`, the same strings PlanGemmCases lists.
 std::vector<std::string> ClaimsExercised(const GemmCase& c);
-// Whether conformance can build inputs for `claim` (fp4 operands, fp8 outputs
-// and block scaling cannot be built yet: they are reported as not checked).
+// Whether conformance can build inputs for `claim` (every IGemm/1 claim but
+// integer and e8m0 dtypes and an fp4 D, which it cannot build).
 bool GemmClaimCheckable(const std::string& claim);
 
 CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,

@@ -15,9 +15,18 @@
 
 namespace teplug::cli {
 
+// Whether `dtype` is an operand read as code * scale_inv (fp8, fp4).
+bool IsQuantizedOperand(int32_t dtype);
+// The dtype of bias and pre_gelu_out beside a D of `d_dtype`: D's own, bf16
+// for an fp8 D (gemm.h: bias is bf16 or fp32 then).
+int32_t AuxDType(int32_t d_dtype);
+
 // The inputs of one case, from its seed: values in [-1, -0.05] U [0.05, 1]
-// (never zero); fp8 operands get random codes of magnitude 2^-2..2^2 and
-// random power-of-two scales (per_tensor) or block scales 2^-2..2^2 (MXFP8).
+// (never zero); fp8 and fp4 operands get random non-zero codes and scales of
+// the case's scaling mode (per_tensor powers of two, MXFP8 e8m0 2^-2..2^2,
+// block modes fp32 in [0.25, 2]). An fp8 D starts as zero codes with
+// per_tensor quantization: a random power-of-two scale 2^-2..2^2, scale_inv
+// and amax for the op to write.
 struct GemmInputs {
   HostTensor a, b, bias, d_init;
 };

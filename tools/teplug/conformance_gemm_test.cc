@@ -76,6 +76,45 @@ TEST(PlanGemmCases, CoversEveryCheckableClaimAndNothingUndeclared) {
   }
 }
 
+// fp4 operands, fp8 outputs and block scaling are exercised, with cases
+// that can catch what they get wrong: block-scaled operands span two
+// 128-element blocks along K (block_2d128 also two row blocks of A), an fp8
+// D never accumulates (its old codes have no scale) and fp4 K stays even.
+TEST(PlanGemmCases, BlockScalingFp4AndFp8OutputCasesSpanWhatTheyCheck) {
+  const std::vector<std::string> claims = {"a_dtypes=fp32",
+                                           "b_dtypes=fp32",
+                                           "a_dtypes=fp4_e2m1",
+                                           "b_dtypes=fp4_e2m1",
+                                           "a_dtypes=fp8_e4m3",
+                                           "b_dtypes=fp8_e4m3",
+                                           "d_dtypes=fp32",
+                                           "d_dtypes=fp8_e4m3",
+                                           "d_dtypes=fp8_e5m2",
+                                           "epilogues=accumulate",
+                                           "epilogues=bias",
+                                           "scaling_modes=block_1d128",
+                                           "scaling_modes=block_2d128"};
+  std::set<std::string> exercised;
+  for (const PlannedGemmCase& p : PlanGemmCases(claims, false, 3)) {
+    const GemmCase& c = p.gemm;
+    for (const std::string& e : p.exercises) exercised.insert(e);
+    const std::string text = FormatGemmCase(c);
+    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128)
+      EXPECT_GT(c.k, 128) << text;
+    if (c.scaling == TEPLUG_SCALING_BLOCK_2D128) EXPECT_GT(c.m, 128) << text;
+    if (c.d_dtype == TEPLUG_DTYPE_FP8_E4M3 || c.d_dtype == TEPLUG_DTYPE_FP8_E5M2)
+      EXPECT_FALSE(c.accumulate) << text;
+    if (c.a_dtype == TEPLUG_DTYPE_FP4_E2M1 || c.b_dtype == TEPLUG_DTYPE_FP4_E2M1)
+      EXPECT_EQ(c.k % 2, 0) << text;
+    ASSERT_TRUE(ParseGemmCase(text).ok()) << text;
+  }
+  for (const std::string& claim : claims) EXPECT_EQ(exercised.count(claim), 1u) << claim;
+  absl::StatusOr<GemmCase> odd = ParseGemmCase("a_dtype=fp4_e2m1,b_dtype=fp4_e2m1,k=33");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("even with an fp4_e2m1 operand"), std::string::npos)
+      << odd.status();
+}
+
 TEST(PlanGemmCases, SeedsDifferPerCaseAndFollowTheSeed) {
   const std::vector<std::string> claims = {"a_dtypes=fp32", "b_dtypes=fp32", "d_dtypes=fp32",
                                            "d_dtypes=bf16"};

@@ -2,7 +2,8 @@
 // how to plan, spell and run its numerics cases against the reference, and
 // its contract checks. One InterfaceConformance per covered interface
 // (conformance_gemm.cc, conformance_quantizer.cc); the command loops over
-// them and reports every other interface's claims as not checked.
+// them and reports every other interface's claims as not checked
+// (conformance_collective.cc, conformance_device.cc, ... likewise).
 #ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_INTERFACE_H_
 
@@ -74,6 +75,10 @@ struct InterfaceConformance {
                                            const std::vector<std::string>& claims,
                                            const std::string& base, uint64_t seed,
                                            const std::string& only);
+  // The claims every implementation of the interface makes by implementing
+  // it, beside those its descriptor declares (IDevice: its calls, all
+  // required); null: none.
+  std::vector<std::string> (*implied_claims)() = nullptr;
 };
 
 // "field=member" for every member of every set field of `listing`'s

@@ -1,9 +1,13 @@
 #include "tools/teplug/conformance_quantizer.h"
 
+#include <cstring>
 #include <map>
+#include <memory>
+#include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -16,21 +20,25 @@ namespace {
 
 constexpr int32_t kInputs[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16};
 constexpr int32_t kOutputs[] = {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
-constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32};
+constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32,
+                                 TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128};
 constexpr const char* kFeatures[] = {"columnwise", "dequantize", "current_scaling",
                                      "delayed_scaling"};
 
 struct QuantizeCase {
   int32_t input = TEPLUG_DTYPE_FP32, output = TEPLUG_DTYPE_FP8_E4M3;
   int32_t scaling = TEPLUG_SCALING_PER_TENSOR;
-  bool dequantize = false;
+  int32_t recipe = TEPLUG_RECIPE_CURRENT;  // per_tensor only; block modes ignore it
+  bool columnwise = false, dequantize = false;
   int64_t rows = 17, cols = 64;
 };
 
 std::string Format(const QuantizeCase& c) {
   return absl::StrCat("input_dtype=", sdk::DTypeName(c.input),
                       ",output_dtype=", sdk::DTypeName(c.output),
-                      ",scaling=", sdk::ScalingName(c.scaling), ",dequantize=", int{c.dequantize},
+                      ",scaling=", sdk::ScalingName(c.scaling),
+                      ",recipe=", c.recipe == TEPLUG_RECIPE_DELAYED ? "delayed" : "current",
+                      ",columnwise=", int{c.columnwise}, ",dequantize=", int{c.dequantize},
                       ",rows=", c.rows, ",cols=", c.cols);
 }
 
@@ -46,22 +54,28 @@ absl::StatusOr<QuantizeCase> Parse(const std::string& text) {
           bool found = false;
           for (int32_t s : kScalings)
             if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
-          if (!found) return bad("per_tensor or mxfp8_1d32");
-        } else if (key == "dequantize") {
+          if (!found) return bad("per_tensor, mxfp8_1d32, block_1d128 or block_2d128");
+        } else if (key == "recipe") {
+          if (value != "current" && value != "delayed") return bad("current or delayed");
+          c.recipe = value == "delayed" ? TEPLUG_RECIPE_DELAYED : TEPLUG_RECIPE_CURRENT;
+        } else if (key == "dequantize" || key == "columnwise") {
           if (value != "0" && value != "1") return bad("0 or 1");
-          c.dequantize = value == "1";
+          (key == "dequantize" ? c.dequantize : c.columnwise) = value == "1";
         } else if (key == "rows" || key == "cols") {
           int64_t* n = key == "rows" ? &c.rows : &c.cols;
           if (!absl::SimpleAtoi(value, n) || *n < 1 || *n > 4096)
             return bad("an integer in [1, 4096]");
         } else {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "--case: unknown key \"", key,
-              "\" (keys: input_dtype, output_dtype, scaling, dequantize, rows, cols)"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("--case: unknown key \"", key,
+                           "\" (keys: input_dtype, output_dtype, scaling, recipe, columnwise, "
+                           "dequantize, rows, cols)"));
         }
         return absl::OkStatus();
       });
   if (!parsed.ok()) return parsed;
+  if (c.recipe == TEPLUG_RECIPE_DELAYED && c.scaling != TEPLUG_SCALING_PER_TENSOR)
+    return BadCaseValue("recipe", "delayed", "current outside per_tensor scaling");
   return c;
 }
 
@@ -69,7 +83,10 @@ std::vector<std::string> Exercised(const QuantizeCase& c) {
   std::vector<std::string> e = {Claim("input_dtypes", sdk::DTypeName(c.input)),
                                 Claim("output_dtypes", sdk::DTypeName(c.output)),
                                 Claim("scaling_modes", sdk::ScalingName(c.scaling))};
-  if (c.scaling == TEPLUG_SCALING_PER_TENSOR) e.push_back(Claim("features", "current_scaling"));
+  if (c.scaling == TEPLUG_SCALING_PER_TENSOR)
+    e.push_back(Claim("features",
+                      c.recipe == TEPLUG_RECIPE_DELAYED ? "delayed_scaling" : "current_scaling"));
+  if (c.columnwise) e.push_back(Claim("features", "columnwise"));
   if (c.dequantize) e.push_back(Claim("features", "dequantize"));
   return e;
 }
@@ -90,8 +107,7 @@ bool Checkable(const std::string& claim) {
   for (int32_t d : kInputs) can.push_back(Claim("input_dtypes", sdk::DTypeName(d)));
   for (int32_t d : kOutputs) can.push_back(Claim("output_dtypes", sdk::DTypeName(d)));
   for (int32_t s : kScalings) can.push_back(Claim("scaling_modes", sdk::ScalingName(s)));
-  can.push_back(Claim("features", "current_scaling"));
-  can.push_back(Claim("features", "dequantize"));
+  for (const char* f : kFeatures) can.push_back(Claim("features", f));
   return HasClaim(can, claim);
 }
 
@@ -99,36 +115,58 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
   auto declared = [&](const char* field, const std::string& m) {
     return HasClaim(claims, Claim(field, m));
   };
-  std::vector<int32_t> ins, outs, modes;
+  std::vector<int32_t> ins, outs, modes, per_tensor_recipes;
   for (int32_t d : kInputs)
     if (declared("input_dtypes", sdk::DTypeName(d))) ins.push_back(d);
   for (int32_t d : kOutputs)
     if (declared("output_dtypes", sdk::DTypeName(d))) outs.push_back(d);
+  // Per-tensor scaling is served with the recipes the features declare.
+  if (declared("features", "current_scaling")) per_tensor_recipes.push_back(TEPLUG_RECIPE_CURRENT);
+  if (declared("features", "delayed_scaling")) per_tensor_recipes.push_back(TEPLUG_RECIPE_DELAYED);
   for (int32_t s : kScalings) {
-    // Per-tensor scaling is served with the current-scaling recipe.
-    const bool usable = s != TEPLUG_SCALING_PER_TENSOR || declared("features", "current_scaling");
+    const bool usable = s != TEPLUG_SCALING_PER_TENSOR || !per_tensor_recipes.empty();
     if (declared("scaling_modes", sdk::ScalingName(s)) && usable) modes.push_back(s);
   }
   std::vector<PlannedCase> plan;
   if (ins.empty() || outs.empty() || modes.empty()) return plan;
   const bool dequantize = declared("features", "dequantize");
+  const bool columnwise = declared("features", "columnwise");
   auto add = [&](QuantizeCase c) {
+    if (c.scaling != TEPLUG_SCALING_PER_TENSOR) c.recipe = TEPLUG_RECIPE_CURRENT;
     const std::string text = Format(c);
     for (const PlannedCase& p : plan)
       if (p.text == text) return;
     plan.push_back({text, seed + 7919 * plan.size(), Exercised(c)});
   };
-  QuantizeCase base{ins[0], outs[0], modes[0], dequantize, 17, 64};
-  add(base);
-  for (int32_t d : ins) add({d, outs[0], modes[0], dequantize, 17, 64});
-  for (int32_t d : outs) add({ins[0], d, modes[0], dequantize, 17, 64});
-  for (int32_t s : modes) add({ins[0], outs[0], s, dequantize, 17, 64});
+  // Block-scaled cases span several blocks, the last ones partial.
+  auto shaped = [](QuantizeCase c) {
+    if (c.scaling == TEPLUG_SCALING_BLOCK_1D128 || c.scaling == TEPLUG_SCALING_BLOCK_2D128) {
+      c.rows = std::max<int64_t>(c.rows, 136);
+      c.cols = std::max<int64_t>(c.cols, 160);
+    }
+    return c;
+  };
+  const int32_t recipe = per_tensor_recipes.empty() ? TEPLUG_RECIPE_CURRENT : per_tensor_recipes[0];
+  const QuantizeCase base{ins[0], outs[0], modes[0], recipe, false, dequantize, 17, 64};
+  add(shaped(base));
+  for (int32_t d : ins) add(shaped({d, outs[0], modes[0], recipe, false, dequantize, 17, 64}));
+  for (int32_t d : outs) add(shaped({ins[0], d, modes[0], recipe, false, dequantize, 17, 64}));
+  for (int32_t s : modes) {
+    add(shaped({ins[0], outs[0], s, recipe, false, dequantize, 17, 64}));
+    if (columnwise) add(shaped({ins[0], outs[0], s, recipe, true, false, 17, 64}));
+  }
+  for (int32_t r : per_tensor_recipes)
+    if (HasClaim(claims, Claim("scaling_modes", "per_tensor")))
+      add({ins[0], outs[0], TEPLUG_SCALING_PER_TENSOR, r, columnwise, dequantize, 17, 64});
   if (quick) return plan;
   std::mt19937_64 rng(seed ^ 0x51ed270b27a5c3a1ull);
-  for (int i = 0; i < 6; ++i) {
-    add({ins[rng() % ins.size()], outs[rng() % outs.size()], modes[rng() % modes.size()],
-         dequantize && (rng() & 1), 1 + static_cast<int64_t>(rng() % 40),
-         32 * (1 + static_cast<int64_t>(rng() % 4))});
+  for (int i = 0; i < 8; ++i) {
+    const int32_t r = per_tensor_recipes.empty()
+                          ? TEPLUG_RECIPE_CURRENT
+                          : per_tensor_recipes[rng() % per_tensor_recipes.size()];
+    add(shaped({ins[rng() % ins.size()], outs[rng() % outs.size()], modes[rng() % modes.size()], r,
+                columnwise && (rng() & 1), dequantize && (rng() & 1),
+                1 + static_cast<int64_t>(rng() % 40), 32 * (1 + static_cast<int64_t>(rng() % 4))}));
   }
   return plan;
 }
@@ -156,21 +194,122 @@ std::string Call(const core::Kernel& kernel, const std::string& provider, int32_
   return text.empty() ? "" : absl::StrCat(who, " failed: ", text);
 }
 
+// Where one quantize call writes: the row-wise codes with their scales
+// (HostTensor's quantization), and the column-wise copy with its scales in
+// the mode's layout (quantizer.h), joined in one TeplugQuantization.
+struct QuantizeOutputs {
+  HostTensor rowwise, columnwise, columnwise_scale_inv;
+  TeplugQuantization quant{};
+  TeplugTensor view{};  // rowwise's tensor, pointing at `quant`
+};
+
+// The outputs of `c`, with `delayed_scale` as the given scale of the
+// delayed recipe.
+std::unique_ptr<QuantizeOutputs> MakeOutputs(const QuantizeCase& c, float delayed_scale) {
+  auto o = std::make_unique<QuantizeOutputs>();
+  o->rowwise = HostTensor("output", c.output, {c.rows, c.cols});
+  o->rowwise.AttachQuantization(c.scaling);
+  if (c.recipe == TEPLUG_RECIPE_DELAYED)
+    std::memcpy(o->rowwise.tensor()->quant->scale->data, &delayed_scale, sizeof delayed_scale);
+  o->quant = *o->rowwise.tensor()->quant;
+  if (c.columnwise) {
+    const bool mx = c.scaling == TEPLUG_SCALING_MXFP8_1D32;
+    auto grid = [](int64_t n, int64_t block) { return (n + block - 1) / block; };
+    std::vector<int64_t> scales;
+    switch (c.scaling) {
+      case TEPLUG_SCALING_PER_TENSOR:
+        scales = {1};
+        break;
+      case TEPLUG_SCALING_MXFP8_1D32:
+        scales = {grid(c.rows, 32), c.cols};
+        break;
+      case TEPLUG_SCALING_BLOCK_1D128:
+        scales = {c.cols, grid(c.rows, 128)};
+        break;
+      default:
+        scales = {grid(c.cols, 128), grid(c.rows, 128)};
+        break;
+    }
+    o->columnwise = HostTensor(
+        "output.columnwise_data", c.output,
+        mx ? std::vector<int64_t>{c.rows, c.cols} : std::vector<int64_t>{c.cols, c.rows});
+    o->columnwise_scale_inv = HostTensor("output.columnwise_scale_inv",
+                                         mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32, scales);
+    o->quant.columnwise_data = o->columnwise.tensor();
+    o->quant.columnwise_scale_inv = o->columnwise_scale_inv.tensor();
+  }
+  o->view = *o->rowwise.tensor();
+  o->view.quant = &o->quant;
+  return o;
+}
+
+TeplugQuantizeArgs QuantizeArgs(const QuantizeCase& c, const HostTensor& input,
+                                QuantizeOutputs* out) {
+  TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
+  a.input = input.tensor();
+  a.output = &out->view;
+  a.recipe = c.recipe;
+  a.rowwise = 1;
+  a.columnwise = c.columnwise;
+  return a;
+}
+
+// "" when `mine` and `ref` (same dtype and shape) hold the same bytes, else
+// which byte of `what` differs first and both values.
+std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
+                            const TeplugTensor* ref) {
+  if (mine == nullptr || ref == nullptr) return "";
+  int64_t n = 1;
+  for (int i = 0; i < ref->rank; ++i) n *= ref->shape[i];
+  const size_t bytes = static_cast<size_t>(n * sdk::DTypeBits(ref->dtype) / 8);
+  const auto* a = static_cast<const uint8_t*>(mine->data);
+  const auto* b = static_cast<const uint8_t*>(ref->data);
+  for (size_t i = 0; i < bytes; ++i) {
+    if (a[i] != b[i])
+      return absl::StrFormat("%s byte %d is 0x%02x, the reference's 0x%02x", what, i, a[i], b[i]);
+  }
+  return "";
+}
+
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
                                        const std::string& text) {
   absl::StatusOr<QuantizeCase> c = Parse(text);
   if (!c.ok()) return c.status();
-  HostTensor input("input", c->input, {c->rows, c->cols}),
-      output("output", c->output, {c->rows, c->cols});
-  output.AttachQuantization(c->scaling);
-  TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
-  a.input = input.tensor();
-  a.output = output.tensor();
-  a.recipe = TEPLUG_RECIPE_CURRENT;
-  a.rowwise = 1;
+  HostTensor input("input", c->input, {c->rows, c->cols});
+  std::unique_ptr<QuantizeOutputs> out = MakeOutputs(*c, 1.0f);
+  const TeplugQuantizeArgs a = QuantizeArgs(*c, input, out.get());
   return plugin.Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, provider);
 }
 
+// The plugin's and the reference's dequantization of the plugin's codes.
+void CompareDequantize(const core::Kernel& plugin, const std::string& provider,
+                       const core::Kernel& oracle, const QuantizeCase& c, const HostTensor& codes,
+                       CaseOutcome* o) {
+  HostTensor mine_back("dequantized", c.input, {c.rows, c.cols});
+  HostTensor ref_back = mine_back.Clone("dequantized");
+  TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
+  d.input = codes.tensor();
+  d.output = mine_back.tensor();
+  TeplugDequantizeArgs rd = d;
+  rd.output = ref_back.tensor();
+  if (std::string e = Call(plugin, provider, TEPLUG_OP_DEQUANTIZE, &d, "the plugin"); !e.empty()) {
+    o->problem = e;
+    return;
+  }
+  if (std::string e = Call(oracle, "reference", TEPLUG_OP_DEQUANTIZE, &rd, "the reference");
+      !e.empty()) {
+    o->problem = e;
+    return;
+  }
+  o->Include(NormalizedMaxError(mine_back.Values(), ref_back.Values()),
+             c.input == TEPLUG_DTYPE_FP32 ? kDequantizeTolerance
+                                          : OutputTolerance(ToleranceKind::kGemm, c.input));
+}
+
+// Quantizes one random input with the plugin and the reference. quantizer.h
+// defines every mode's rule bit for bit, so codes, scales, amax and the
+// column-wise copy must equal the reference's; the dequantized row-wise
+// values' error is reported beside that.
 CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
                 const std::string& text, uint64_t seed) {
   CaseOutcome o;
@@ -179,44 +318,40 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   std::mt19937_64 rng(seed);
   HostTensor input("input", c->input, {c->rows, c->cols});
   FillNonZero(&input, &rng);
-  HostTensor mine("output", c->output, {c->rows, c->cols}), ref = mine.Clone("output");
-  mine.AttachQuantization(c->scaling);
-  ref.AttachQuantization(c->scaling);
-  auto args_for = [&](HostTensor* out) {
-    TeplugQuantizeArgs a = sdk::Versioned<TeplugQuantizeArgs>();
-    a.input = input.tensor();
-    a.output = out->tensor();
-    a.recipe = TEPLUG_RECIPE_CURRENT;
-    a.rowwise = 1;
-    return a;
-  };
-  const TeplugQuantizeArgs mine_args = args_for(&mine), ref_args = args_for(&ref);
+  // A delayed scale as an earlier step's amax might give: 448 / amax for an
+  // amax in [1, 4].
+  const float delayed_scale = 448.0f / std::uniform_real_distribution<float>(1.0f, 4.0f)(rng);
+  std::unique_ptr<QuantizeOutputs> mine = MakeOutputs(*c, delayed_scale),
+                                   ref = MakeOutputs(*c, delayed_scale);
+  const TeplugQuantizeArgs mine_args = QuantizeArgs(*c, input, mine.get()),
+                           ref_args = QuantizeArgs(*c, input, ref.get());
   if (std::string e = Call(plugin, provider, TEPLUG_OP_QUANTIZE, &mine_args, "the plugin");
       !e.empty())
     return {false, e};
   if (std::string e = Call(oracle, "reference", TEPLUG_OP_QUANTIZE, &ref_args, "the reference");
       !e.empty())
     return {false, e};
-  o.Include(NormalizedMaxError(mine.Values(), ref.Values()), kQuantizeVsReferenceTolerance);
-  if (c->dequantize) {
-    // Both dequantize the plugin's codes: the plugin's values against the reference's.
-    HostTensor mine_back("dequantized", c->input, {c->rows, c->cols});
-    HostTensor ref_back = mine_back.Clone("dequantized");
-    TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
-    d.input = mine.tensor();
-    d.output = mine_back.tensor();
-    TeplugDequantizeArgs rd = d;
-    rd.output = ref_back.tensor();
-    if (std::string e = Call(plugin, provider, TEPLUG_OP_DEQUANTIZE, &d, "the plugin"); !e.empty())
-      return {false, e};
-    if (std::string e = Call(oracle, "reference", TEPLUG_OP_DEQUANTIZE, &rd, "the reference");
-        !e.empty())
-      return {false, e};
-    o.Include(NormalizedMaxError(mine_back.Values(), ref_back.Values()),
-              c->input == TEPLUG_DTYPE_FP32 ? kDequantizeTolerance
-                                            : OutputTolerance(ToleranceKind::kGemm, c->input));
-  }
+  o.Include(NormalizedMaxError(mine->rowwise.Values(), ref->rowwise.Values()),
+            kQuantizeVsReferenceTolerance);
+  if (c->dequantize) CompareDequantize(plugin, provider, oracle, *c, mine->rowwise, &o);
   o.Decide();
+  if (!o.problem.empty()) o.passed = false;
+  const TeplugQuantization& mq = mine->quant;
+  const TeplugQuantization& rq = ref->quant;
+  const std::pair<std::string, std::pair<const TeplugTensor*, const TeplugTensor*>> parts[] = {
+      {"codes", {mine->rowwise.tensor(), ref->rowwise.tensor()}},
+      {"scale_inv", {mq.scale_inv, rq.scale_inv}},
+      {"scale", {mq.scale, rq.scale}},
+      {"amax", {mq.amax, rq.amax}},
+      {"columnwise_data", {mq.columnwise_data, rq.columnwise_data}},
+      {"columnwise_scale_inv", {mq.columnwise_scale_inv, rq.columnwise_scale_inv}}};
+  for (const auto& [what, tensors] : parts) {
+    if (!o.problem.empty()) break;
+    std::string d = FirstDifference(what, tensors.first, tensors.second);
+    if (d.empty()) continue;
+    o.passed = false;
+    o.problem = absl::StrCat("not bit-exact (quantizer.h defines every bit): ", d);
+  }
   return o;
 }
 

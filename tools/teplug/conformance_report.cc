@@ -20,9 +20,9 @@ const char* VerdictName(Verdict v) {
   return "?";
 }
 
-bool NoneFailed(const std::vector<ConformanceRow>& rows) {
+bool Conforms(const std::vector<ConformanceRow>& rows) {
   for (const ConformanceRow& r : rows)
-    if (r.verdict == Verdict::kFail) return false;
+    if (r.verdict == Verdict::kFail || r.verdict == Verdict::kNotChecked) return false;
   return true;
 }
 
@@ -46,10 +46,12 @@ void PrintConformanceText(std::ostream& out, const std::string& plugin,
     out << "\n";
     if (!r.reproduce.empty()) out << "               reproduce: " << r.reproduce << "\n";
   }
-  out << absl::StrFormat(
-      "\n%d passed, %d failed, %d not checked, %d not declared: %s\n", counts[0], counts[1],
-      counts[2], counts[3],
-      counts[1] == 0 ? "no declared capability failed" : "the plugin does not conform");
+  const char* verdict = counts[1] > 0   ? "the plugin does not conform"
+                        : counts[2] > 0 ? "not proven: a declared capability conformance cannot "
+                                          "check counts as a failure"
+                                        : "every declared capability passed";
+  out << absl::StrFormat("\n%d passed, %d failed, %d not checked, %d not declared: %s\n", counts[0],
+                         counts[1], counts[2], counts[3], verdict);
 }
 
 void PrintConformanceJson(std::ostream& out, const std::string& plugin,
@@ -59,7 +61,7 @@ void PrintConformanceJson(std::ostream& out, const std::string& plugin,
   j.Key("plugin");
   j.String(plugin);
   j.Key("passed");
-  j.Bool(NoneFailed(rows));
+  j.Bool(Conforms(rows));
   j.Key("rows");
   j.BeginArray();
   for (const ConformanceRow& r : rows) {

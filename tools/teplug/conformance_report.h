@@ -13,7 +13,7 @@ namespace teplug::cli {
 enum class Verdict {
   kPass,         // checked, right
   kFail,         // checked, wrong: `detail` says how, `reproduce` re-runs it
-  kNotChecked,   // declared, but conformance cannot exercise it yet: never a pass
+  kNotChecked,   // declared, but conformance cannot exercise it: fails the run
   kNotDeclared,  // the plugin does not claim it
 };
 const char* VerdictName(Verdict v);  // "pass", "FAIL", "not checked", "not declared"
@@ -36,8 +36,10 @@ void PrintConformanceText(std::ostream& out, const std::string& plugin,
 // {"plugin": ..., "passed": bool, "rows": [{...}, ...]}.
 void PrintConformanceJson(std::ostream& out, const std::string& plugin,
                           const std::vector<ConformanceRow>& rows);
-// True when no row failed.
-bool NoneFailed(const std::vector<ConformanceRow>& rows);
+// True when the plugin is proven right: no row failed and no declared claim
+// went unchecked (a claim conformance cannot exercise is not proven, so it
+// counts against exit 0 like a failure).
+bool Conforms(const std::vector<ConformanceRow>& rows);
 
 }  // namespace teplug::cli
 

@@ -69,6 +69,11 @@ void HostTensor::AttachQuantization(int32_t mode) {
   } else if (mode == TEPLUG_SCALING_MXFP8_1D32) {
     quant_->scale_inv = std::make_unique<HostTensor>(
         name_ + ".scale_inv", TEPLUG_DTYPE_E8M0, std::vector<int64_t>{rows(), (cols() + 31) / 32});
+  } else if (mode == TEPLUG_SCALING_BLOCK_1D128 || mode == TEPLUG_SCALING_BLOCK_2D128) {
+    const int64_t grid_rows = mode == TEPLUG_SCALING_BLOCK_1D128 ? rows() : (rows() + 127) / 128;
+    quant_->scale_inv =
+        std::make_unique<HostTensor>(name_ + ".scale_inv", TEPLUG_DTYPE_FP32,
+                                     std::vector<int64_t>{grid_rows, (cols() + 127) / 128});
   }
   quant_->q.scale = quant_->scale ? quant_->scale->tensor() : nullptr;
   quant_->q.scale_inv = quant_->scale_inv ? quant_->scale_inv->tensor() : nullptr;
@@ -86,6 +91,14 @@ TeplugTensor HostTensor::Reshaped(const std::vector<int64_t>& shape) const {
 
 float HostTensor::PerTensorScaleInv() const {
   return static_cast<float>(quant_->scale_inv->Values()[0]);
+}
+
+double HostTensor::BlockScale(int64_t row, int64_t col) const {
+  const int64_t grid_cols = (cols() + 127) / 128;
+  const int64_t grid_row = quant_->q.mode == TEPLUG_SCALING_BLOCK_2D128 ? row / 128 : row;
+  float s;
+  std::memcpy(&s, quant_->scale_inv->bytes_.data() + 4 * (grid_row * grid_cols + col / 128), 4);
+  return s;
 }
 
 double HostTensor::MxScale(int64_t row, int64_t col) const {
@@ -119,14 +132,17 @@ std::vector<double> HostTensor::Values() const {
     case TEPLUG_DTYPE_FP8_E4M3:
     case TEPLUG_DTYPE_FP8_E5M2: {
       const bool e4m3 = view_.dtype == TEPLUG_DTYPE_FP8_E4M3;
-      const bool per_tensor = quant_ && quant_->q.mode == TEPLUG_SCALING_PER_TENSOR;
+      const int32_t mode = quant_ ? quant_->q.mode : TEPLUG_SCALING_NONE;
+      const bool per_tensor = mode == TEPLUG_SCALING_PER_TENSOR;
+      const bool block = mode == TEPLUG_SCALING_BLOCK_1D128 || mode == TEPLUG_SCALING_BLOCK_2D128;
       const double tensor_scale = per_tensor ? PerTensorScaleInv() : 1.0;
       const int64_t c = cols();
       for (size_t i = 0; i < n; ++i) {
         const double code = e4m3 ? DecodeE4M3(b[i]) : DecodeE5M2(b[i]);
-        const double s = per_tensor
-                             ? tensor_scale
-                             : MxScale(static_cast<int64_t>(i) / c, static_cast<int64_t>(i) % c);
+        const int64_t row = static_cast<int64_t>(i) / c, col = static_cast<int64_t>(i) % c;
+        const double s = per_tensor ? tensor_scale
+                         : block    ? BlockScale(row, col)
+                                    : MxScale(row, col);
         out[i] = code * s;
       }
       return out;
@@ -143,8 +159,8 @@ void HostTensor::SetValues(const std::vector<double>& values) {
       const float f = static_cast<float>(values[i]);
       std::memcpy(b + 4 * i, &f, 4);
     } else if (view_.dtype == TEPLUG_DTYPE_FP16 || view_.dtype == TEPLUG_DTYPE_BF16) {
-      const uint16_t h = view_.dtype == TEPLUG_DTYPE_FP16 ? EncodeFp16(values[i])
-                                                          : EncodeBf16(values[i]);
+      const uint16_t h =
+          view_.dtype == TEPLUG_DTYPE_FP16 ? EncodeFp16(values[i]) : EncodeBf16(values[i]);
       std::memcpy(b + 2 * i, &h, 2);
     }
   }

@@ -3,7 +3,7 @@
 // and out as doubles through the tool's own codecs (float_format_codecs.h,
 // written from the format specifications): fp16/bf16 inputs are rounded once,
 // to nearest even, and every value read back is decoded, fp8 as
-// code * scale_inv for per-tensor and MXFP8 scaling, so no input or check
+// code * scale_inv in every scaling mode, so no input or check
 // goes through a provider's code.
 #ifndef TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
 #define TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
@@ -29,7 +29,9 @@ class HostTensor {
   HostTensor Clone(const std::string& name) const;
 
   // Adds quantization metadata for `mode` (per_tensor: scale, scale_inv and
-  // amax fp32[1]; mxfp8_1d32: scale_inv e8m0 [rows, ceil(cols/32)]), rows and
+  // amax fp32[1]; mxfp8_1d32: scale_inv e8m0 [rows, ceil(cols/32)];
+  // block_1d128 / block_2d128: scale_inv fp32 [rows or ceil(rows/128),
+  // ceil(cols/128)], zero until written), rows and
   // cols being the tensor read as [prod(shape[:-1]), shape[-1]].
   void AttachQuantization(int32_t mode);
 
@@ -44,12 +46,14 @@ class HostTensor {
   TeplugTensor Reshaped(const std::vector<int64_t>& shape) const;
 
   // The real value of every element (row-major): stored value for
-  // fp32/fp16/bf16, decode(code) * scale_inv for fp8.
+  // fp32/fp16/bf16, decode(code) * scale_inv for fp8 (any scaling mode).
   std::vector<double> Values() const;
   // Stores `values` (count() of them) rounding once to fp32/fp16/bf16.
   void SetValues(const std::vector<double>& values);
   // The per-tensor scale (fp8 per_tensor only).
   float PerTensorScaleInv() const;
+  // The fp32 scale_inv of the block holding (row, col) (block modes only).
+  double BlockScale(int64_t row, int64_t col) const;
   // The MXFP8 scale of block (row, col/32) as a power of two.
   double MxScale(int64_t row, int64_t col) const;
 

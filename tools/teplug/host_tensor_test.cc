@@ -55,5 +55,22 @@ TEST(HostTensorTest, Mxfp8DecodesEachBlockWithItsOwnE8m0Scale) {
   EXPECT_EQ(q.MxScale(1, 32), 1.0);
 }
 
+TEST(HostTensorTest, BlockModesDecodeEachElementWithItsBlocksFp32Scale) {
+  for (int32_t mode : {TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128}) {
+    HostTensor q("q", TEPLUG_DTYPE_FP8_E4M3, {130, 129});  // 2 block columns
+    q.AttachQuantization(mode);
+    const TeplugTensor* s = q.tensor()->quant->scale_inv;
+    ASSERT_EQ(s->dtype, TEPLUG_DTYPE_FP32);
+    EXPECT_EQ(s->shape[0], mode == TEPLUG_SCALING_BLOCK_1D128 ? 130 : 2);
+    EXPECT_EQ(s->shape[1], 2);
+    auto* codes = static_cast<uint8_t*>(q.tensor()->data);
+    codes[129 * 129 + 128] = 0x38;  // e4m3 1.0 at (129, 128)
+    const int64_t grid_row = mode == TEPLUG_SCALING_BLOCK_1D128 ? 129 : 1;
+    const float scale_inv = 0.75f;
+    std::memcpy(static_cast<uint8_t*>(s->data) + 4 * (grid_row * 2 + 1), &scale_inv, 4);
+    EXPECT_EQ(q.Values()[129 * 129 + 128], 0.75) << mode;
+  }
+}
+
 }  // namespace
 }  // namespace teplug::cli

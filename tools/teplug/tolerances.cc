@@ -16,6 +16,10 @@ double OutputTolerance(ToleranceKind kind, int32_t dtype) {
       return kind == ToleranceKind::kAttentionBackward ? 1e-4 : 1e-5;
     case TEPLUG_DTYPE_FP16:
       return 2e-3 * scale;
+    case TEPLUG_DTYPE_FP8_E4M3:
+      return 0.125;  // one e4m3 step (3 mantissa bits) at the max
+    case TEPLUG_DTYPE_FP8_E5M2:
+      return 0.25;  // one e5m2 step (2 mantissa bits) at the max
     default:
       return 0.015625 * scale;  // bf16: 2^-6
   }
@@ -63,7 +67,11 @@ std::string ToleranceTable() {
   return absl::StrCat(
       "Tolerances (error = max|x - oracle| / max|oracle| over the op's outputs):\n"
       "  op                    fp32   fp16   bf16\n",
-      OutputRow("gemm", ToleranceKind::kGemm),
+      OutputRow("gemm", ToleranceKind::kGemm), "  gemm fp8 D            fp8_e4m3 ",
+      Short(OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP8_E4M3), 3), ", fp8_e5m2 ",
+      Short(OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP8_E5M2), 3),
+      " (one step of the format at the max;\n"
+      "                        a rounding boundary may fall either side of an fp32 sum)\n",
       OutputRow("attention forward", ToleranceKind::kAttentionForward),
       OutputRow("attention backward", ToleranceKind::kAttentionBackward),
       "  attention fp8         forward e4m3 ",
@@ -89,7 +97,10 @@ std::string ToleranceTable() {
       Short(kDequantizeTolerance, 3),
       " (one fp32 rounding of code * scale_inv)\n"
       "  all_reduce fp32       ",
-      Short(kAllReduceTolerance, 3), "\n");
+      Short(kAllReduceTolerance, 3),
+      "\n"
+      "`teplug conformance` holds quantize to the reference bit for bit (quantizer.h\n"
+      "defines every bit) and collectives to an exact host oracle (small integer inputs).\n");
 }
 
 }  // namespace teplug::cli

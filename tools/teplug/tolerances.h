@@ -16,7 +16,8 @@ enum class ToleranceKind { kGemm, kAttentionForward, kAttentionBackward };
 // Tolerance of a gemm/attention output of `dtype` (fp32, fp16 or bf16): a few
 // ulps of the output (bf16 2^-6), with room for the accumulation order in
 // fp32; attention backward twice that (two more matmuls and the softmax
-// derivative).
+// derivative). An fp8 GEMM D: one step of the format at the max (e4m3 2^-3,
+// e5m2 2^-2), as an fp32 sum may round either side of a boundary.
 double OutputTolerance(ToleranceKind kind, int32_t dtype);
 // Tolerance of an fp8 (e4m3 or e5m2) attention output, o or a gradient:
 // steps of the format at the tensor max (e4m3 2^-3, e5m2 2^-2), two for the

@@ -9,6 +9,10 @@
 //   LIE_REASON    supports says no to what it does not serve, without a reason
 //   LIE_THREADS   accumulates in one static scratch buffer without a lock, so
 //                 concurrent calls corrupt each other's results
+// and once honest but claiming more than conformance can check:
+//   CLAIM_INT8    also declares int8 A operands (refused by supports, with
+//                 a reason): conformance cannot build an int8 GEMM, so the
+//                 claim is "not checked" and the run must not pass
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -154,8 +158,13 @@ TeplugGemmV1 g_gemm = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+#ifdef CLAIM_INT8
+constexpr uint64_t kClaimedADTypes = kServedDTypes | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_INT8);
+#else
+constexpr uint64_t kClaimedADTypes = kServedDTypes;
+#endif
 const TeplugGemmCaps kCaps = {
-    sizeof(TeplugGemmCaps), kCpu, 1, kServedDTypes, kServedDTypes, kServedDTypes, 0, 0, 0, 0};
+    sizeof(TeplugGemmCaps), kCpu, 1, kClaimedADTypes, kServedDTypes, kServedDTypes, 0, 0, 0, 0};
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 #include "teplug/teplug.h"
 
@@ -30,6 +31,28 @@ inline TeplugError* Error(int32_t code, const char* message) {
   if (e == nullptr) return nullptr;
   *e = {sizeof(TeplugError), code, 0, message, &FreeError};
   return e;
+}
+
+// query_interface of a plugin whose one object serves `kIid` (and the base
+// object interface): adds a reference and returns the object, or NULL.
+template <const TeplugIID* kIid>
+TeplugObject* QueryOne(TeplugObject* self, const TeplugIID* iid) {
+  static const TeplugIID kObject = TEPLUG_IID_OBJECT_INIT;
+  if (iid == nullptr || !(teplug_iid_equal(iid, kIid) || teplug_iid_equal(iid, &kObject)))
+    return nullptr;
+  AddRef(self);
+  return self;
+}
+
+// What `supports` answers for args the plugin does not serve because of
+// `why` (NULL: served): 0 with `why` copied into `reason`, else 1.
+inline TeplugBool AnswerSupports(const char* why, char* reason, size_t reason_size) {
+  if (why == nullptr) return 1;
+  if (reason != nullptr && reason_size > 0) {
+    std::strncpy(reason, why, reason_size - 1);
+    reason[reason_size - 1] = '\0';
+  }
+  return 0;
 }
 
 // Fills `info` (ABI 1.0 to current) and registers one implementation.

@@ -1,7 +1,10 @@
 // A quantizer plugin (plain C ABI) whose numbers are wrong: it declares
 // fp32 -> fp8_e4m3 per-tensor current scaling, keeps the contract, and
 // writes the code of 1.0 for every element with scale_inv 1, whatever the
-// input. `teplug conformance` must fail it on its quantizer's claims.
+// input. `teplug conformance` must fail it on its quantizer's claims. Built
+// with BLOCK_CLAIMS it declares block_1d128 scaling, column-wise output and
+// delayed scaling instead (and writes no column-wise copy): conformance must
+// fail those claims too.
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -49,19 +52,29 @@ TeplugQuantizerV1 g_quantizer = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
-const TeplugQuantizerCaps kCaps = {sizeof(TeplugQuantizerCaps),
-                                   kCpu,
-                                   1,
-                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3),
-                                   TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR),
-                                   TEPLUG_QUANT_CAP_CURRENT_SCALING};
+const TeplugQuantizerCaps kCaps = {
+    sizeof(TeplugQuantizerCaps),
+    kCpu,
+    1,
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3),
+#ifdef BLOCK_CLAIMS
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128),
+    TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DELAYED_SCALING};
+#else
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR),
+    TEPLUG_QUANT_CAP_CURRENT_SCALING};
+#endif
 
 }  // namespace
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
                                                                  TeplugPluginInfo* info) {
   return conformance_plugins::RegisterOne(
+#ifdef BLOCK_CLAIMS
+      host, info, "conformance_quantizer_block_claims", kQuantizerIid,
+#else
       host, info, "conformance_quantizer_numbers", kQuantizerIid,
+#endif
       reinterpret_cast<TeplugObject*>(&g_quantizer), &kCaps, "ones");
 }
