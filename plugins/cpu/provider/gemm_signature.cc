@@ -1,0 +1,274 @@
+#include "plugins/cpu/provider/gemm_signature.h"
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "teplug/sdk/names.hpp"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::cpu::provider {
+namespace {
+
+constexpr uint64_t kServedDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
+                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
+                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
+
+// A checked TeplugTensor: the fields the GEMM uses, strides filled in.
+struct CheckedTensor {
+  std::string name;
+  void* data = nullptr;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape, strides;
+};
+
+std::string Dims(const std::vector<int64_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
+
+// `matrix`: the tensor must be rank 2 (every GEMM tensor but the bias, whose
+// shape [N] is checked by the caller).
+absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, const std::string& name,
+                                    bool matrix = true) {
+  if (tensor == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is NULL"));
+  TeplugTensor t;
+  if (!sdk::ReadVersioned(tensor, &t, TEPLUG_STRUCT_SIZE(TeplugTensor, quant))) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.struct_size %d is smaller than the v1 TeplugTensor (%d)", name,
+                        tensor->struct_size, TEPLUG_STRUCT_SIZE(TeplugTensor, quant)));
+  }
+  if (t.device != nullptr) {
+    TeplugDevice device;
+    if (!sdk::ReadVersioned(t.device, &device, TEPLUG_STRUCT_SIZE(TeplugDevice, kind))) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ".device.struct_size is too small"));
+    }
+    if (device.kind != TEPLUG_DEVICE_CPU) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s.device: kind %s (ordinal %d), but the cpu provider serves host memory only "
+          "(device NULL or cpu)",
+          name, sdk::DeviceKindName(device.kind), device.ordinal));
+    }
+  }
+  if (t.rank < 0 || t.rank > TEPLUG_MAX_RANK) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.rank %d is outside 0..%d", name, t.rank, TEPLUG_MAX_RANK));
+  }
+  if (matrix && t.rank != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: rank %d but GEMM operands are rank-2 matrices", name, t.rank));
+  }
+  if (sdk::DTypeBits(t.dtype) == 0) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s.dtype %d is not a TeplugDType", name, t.dtype));
+  }
+  CheckedTensor c;
+  c.name = name;
+  c.data = t.data;
+  c.dtype = t.dtype;
+  c.shape.assign(t.shape, t.shape + t.rank);
+  c.strides.assign(t.strides, t.strides + t.rank);
+  bool any_zero = false, all_zero = true;
+  int64_t elements = 1;
+  for (int i = 0; i < t.rank; ++i) {
+    if (t.shape[i] < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.shape[%d] is %d; extents must be >= 0", name, i, t.shape[i]));
+    }
+    if (t.strides[i] == 0) {
+      any_zero = true;
+    } else {
+      all_zero = false;
+    }
+    elements *= t.shape[i];
+  }
+  if (any_zero && !all_zero) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.strides %s mix zero and non-zero entries (shape %s): give every stride, or all "
+        "zero for row-major contiguous",
+        name, Dims(c.strides), Dims(c.shape)));
+  }
+  if (all_zero) {
+    int64_t s = 1;
+    for (int i = t.rank; i-- > 0;) {
+      c.strides[i] = s;
+      s *= t.shape[i];
+    }
+  }
+  if (elements > 0 && c.data == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.data is NULL but the tensor has %d elements", name, elements));
+  }
+  if ((TEPLUG_DTYPE_BIT(c.dtype) & kServedDTypes) == 0) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "%s.dtype %s: the cpu provider serves fp32, fp16 and bf16 here", name,
+        sdk::DTypeName(c.dtype)));
+  }
+  if (t.quant != nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        name, ".quant is set: the cpu provider serves unquantized operands only"));
+  }
+  for (int i = 0; i < t.rank; ++i) {
+    if (c.strides[i] < 0) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s.strides[%d] is %d: the cpu provider serves positive strides only", name, i,
+          c.strides[i]));
+    }
+  }
+  return c;
+}
+
+absl::StatusOr<std::optional<CheckedTensor>> CheckOptional(const TeplugTensor* tensor,
+                                                           const std::string& name,
+                                                           bool matrix = true) {
+  if (tensor == nullptr) return std::optional<CheckedTensor>();
+  absl::StatusOr<CheckedTensor> c = Check(tensor, name, matrix);
+  if (!c.ok()) return c.status();
+  return std::optional<CheckedTensor>(*std::move(c));
+}
+
+absl::Status RequireShape(const CheckedTensor& t, const std::vector<int64_t>& expected,
+                          const char* what) {
+  if (t.shape == expected) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(t.name, ": shape ", Dims(t.shape), " but ", what, " ", Dims(expected)));
+}
+
+StoredMatrix Stored(const CheckedTensor& t) {
+  StoredMatrix s;
+  s.dtype = t.dtype;
+  if (t.shape.size() == 1) {  // bias [N] as [1, N]
+    s.rows = 1;
+    s.cols = t.shape[0];
+    s.col_stride = t.strides[0];
+    s.row_stride = s.cols * s.col_stride;
+  } else {
+    s.rows = t.shape[0];
+    s.cols = t.shape[1];
+    s.row_stride = t.strides[0];
+    s.col_stride = t.strides[1];
+  }
+  // A single row's stride never matters: make it the dense one, so equal
+  // layouts get equal keys.
+  if (s.rows <= 1) s.row_stride = s.cols * s.col_stride;
+  if (s.cols <= 1) s.col_stride = 1;
+  return s;
+}
+
+std::string MatrixKey(const StoredMatrix& s) {
+  return absl::StrCat(sdk::DTypeName(s.dtype), "[", s.rows, "x", s.cols, ":", s.row_stride, ",",
+                      s.col_stride, "]");
+}
+
+bool SameLayout(const StoredMatrix& x, const StoredMatrix& y) {
+  return x.dtype == y.dtype && x.rows == y.rows && x.cols == y.cols &&
+         x.row_stride == y.row_stride && x.col_stride == y.col_stride;
+}
+
+#define TEPLUG_CPU_RETURN_IF_ERROR(expr)                                 \
+  do {                                                                   \
+    if (::absl::Status status_ = (expr); !status_.ok()) return status_; \
+  } while (0)
+
+}  // namespace
+
+bool StoredMatrix::IsRowMajorDense() const {
+  return col_stride == 1 && row_stride >= cols;
+}
+
+std::string GemmSignature::Key() const {
+  std::string key = absl::StrCat("m", m, "n", n, "k", k, "t", int{trans_a}, int{trans_b},
+                                 " a", MatrixKey(a), " b", MatrixKey(b), " d", MatrixKey(d));
+  absl::StrAppend(&key, " c", c ? MatrixKey(*c) : (c_from_d ? "=d" : "-"));
+  absl::StrAppendFormat(&key, " alpha%a beta%a", alpha, beta);
+  absl::StrAppend(&key, " bias", bias ? MatrixKey(*bias) : "-", " gelu", int{gelu}, " pre",
+                  pre_gelu ? MatrixKey(*pre_gelu) : "-");
+  return key;
+}
+
+absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {
+  absl::StatusOr<CheckedTensor> a = Check(args.a, "TeplugGemmArgs.a");
+  if (!a.ok()) return a.status();
+  absl::StatusOr<CheckedTensor> b = Check(args.b, "TeplugGemmArgs.b");
+  if (!b.ok()) return b.status();
+  absl::StatusOr<CheckedTensor> d = Check(args.d, "TeplugGemmArgs.d");
+  if (!d.ok()) return d.status();
+  absl::StatusOr<std::optional<CheckedTensor>> c = CheckOptional(args.c, "TeplugGemmArgs.c");
+  if (!c.ok()) return c.status();
+  absl::StatusOr<std::optional<CheckedTensor>> bias =
+      CheckOptional(args.bias, "TeplugGemmArgs.bias", /*matrix=*/false);
+  if (!bias.ok()) return bias.status();
+  absl::StatusOr<std::optional<CheckedTensor>> pre =
+      CheckOptional(args.pre_gelu_out, "TeplugGemmArgs.pre_gelu_out");
+  if (!pre.ok()) return pre.status();
+
+  GemmCall call;
+  GemmSignature& s = call.signature;
+  s.trans_a = args.trans_a != 0;
+  s.trans_b = args.trans_b != 0;
+  s.m = s.trans_a ? a->shape[1] : a->shape[0];
+  s.k = s.trans_a ? a->shape[0] : a->shape[1];
+  const int64_t kb = s.trans_b ? b->shape[1] : b->shape[0];
+  s.n = s.trans_b ? b->shape[0] : b->shape[1];
+  if (kb != s.k) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "TeplugGemmArgs.b: shape %s (trans_b %d) gives op(B) [%d, %d] but op(A) is [%d, %d]: "
+        "the inner dimensions differ",
+        Dims(b->shape), args.trans_b, kb, s.n, s.m, s.k));
+  }
+  TEPLUG_CPU_RETURN_IF_ERROR(RequireShape(*d, {s.m, s.n}, "op(A) op(B) is"));
+  if (args.epilogue != TEPLUG_EPILOGUE_NONE && args.epilogue != TEPLUG_EPILOGUE_GELU) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "TeplugGemmArgs.epilogue %d is not a TeplugGemmEpilogue (none 0, gelu 1)", args.epilogue));
+  }
+  s.gelu = args.epilogue == TEPLUG_EPILOGUE_GELU;
+  if (pre->has_value() && !s.gelu) {
+    return absl::InvalidArgumentError(
+        "TeplugGemmArgs.pre_gelu_out is set but epilogue is none; it receives the pre-GELU "
+        "result of the gelu epilogue only");
+  }
+  if (c->has_value() && !args.accumulate) {
+    TEPLUG_CPU_RETURN_IF_ERROR(RequireShape(**c, {s.m, s.n}, "D is"));
+  }
+  if (bias->has_value()) {
+    TEPLUG_CPU_RETURN_IF_ERROR(
+        RequireShape(**bias, {s.n}, "bias is added to every row of D, so it is"));
+  }
+  if (pre->has_value()) TEPLUG_CPU_RETURN_IF_ERROR(RequireShape(**pre, {s.m, s.n}, "D is"));
+  if (s.k == 0) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "TeplugGemmArgs.a: shape %s gives k = 0 (an empty inner dimension), which the cpu "
+        "provider does not serve",
+        Dims(a->shape)));
+  }
+
+  s.a = Stored(*a);
+  s.b = Stored(*b);
+  s.d = Stored(*d);
+  s.alpha = args.alpha;
+  call.buffers.a = a->data;
+  call.buffers.b = b->data;
+  call.buffers.d = d->data;
+  if (args.accumulate) {  // gemm.h: C is D and beta = 1; c and beta are ignored
+    s.c_from_d = true;
+    s.beta = 1.f;
+  } else if (c->has_value()) {
+    const StoredMatrix stored_c = Stored(**c);
+    if ((*c)->data == d->data && SameLayout(stored_c, s.d)) {
+      s.c_from_d = true;
+    } else {
+      s.c = stored_c;
+      call.buffers.c = (*c)->data;
+    }
+    s.beta = args.beta;
+  }
+  if (bias->has_value()) {
+    s.bias = Stored(**bias);
+    call.buffers.bias = (*bias)->data;
+  }
+  if (pre->has_value()) {
+    s.pre_gelu = Stored(**pre);
+    call.buffers.pre_gelu = (*pre)->data;
+  }
+  return call;
+}
+
+}  // namespace teplug::cpu::provider
