@@ -50,26 +50,44 @@ bool Converts(int32_t from, int32_t to) {
   return from == to || from == TEPLUG_DTYPE_FP32 || to == TEPLUG_DTYPE_FP32;
 }
 
-// Per-call memory: consecutive 64-byte aligned regions of one allocation.
+// Per-call memory: consecutive 64-byte aligned regions of one block. Blocks up
+// to kReusedBytes come from a per-thread buffer kept between calls (no mmap
+// and page faults per GEMM); larger ones are allocated for the call, so a
+// thread never keeps more than kReusedBytes.
 class CallBuffers {
  public:
+  static constexpr size_t kReusedBytes = size_t{16} << 20;
+
   size_t Reserve(size_t bytes) {
     const size_t at = size_;
     size_ += (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
     return at;
   }
   void Allocate() {
-    if (size_ > 0) storage_.reset(new char[size_ + kBufferAlignment]);
+    const size_t bytes = size_ + kBufferAlignment;
+    if (bytes <= kReusedBytes) {
+      thread_local std::unique_ptr<char[]> reused;
+      thread_local size_t reused_bytes = 0;
+      if (reused_bytes < bytes) {
+        reused.reset(new char[bytes]);
+        reused_bytes = bytes;
+      }
+      base_ = reused.get();
+    } else {
+      owned_.reset(new char[bytes]);
+      base_ = owned_.get();
+    }
   }
   void* At(size_t offset) const {
-    const uintptr_t base = reinterpret_cast<uintptr_t>(storage_.get());
+    const uintptr_t base = reinterpret_cast<uintptr_t>(base_);
     const uintptr_t aligned = (base + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
     return reinterpret_cast<void*>(aligned + offset);
   }
 
  private:
   size_t size_ = 0;
-  std::unique_ptr<char[]> storage_;
+  char* base_ = nullptr;
+  std::unique_ptr<char[]> owned_;
 };
 
 }  // namespace

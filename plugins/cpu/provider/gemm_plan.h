@@ -18,7 +18,8 @@
 //      dtype oneDNN cannot convert into D's): the result reordered into
 //      pre_gelu_out, gelu_tanh applied in place, then reordered into D.
 // All primitives use user scratchpads, so one plan runs on many threads at
-// once; per-call buffers are allocated by Run.
+// once; Run takes its buffers from a per-thread block reused between calls
+// (up to 16 MiB; larger ones are allocated per call).
 #ifndef TEPLUG_PLUGINS_CPU_PROVIDER_GEMM_PLAN_H_
 #define TEPLUG_PLUGINS_CPU_PROVIDER_GEMM_PLAN_H_
 
