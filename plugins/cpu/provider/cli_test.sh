@@ -4,7 +4,7 @@
 # contract check and every GEMM claim the descriptor makes, and declares
 # nothing it does not serve; in the CLI, cpu is built in at priority 100 and
 # serves an fp32/bf16 GEMM over the reference, which still serves what cpu
-# does not declare (fp8 operands).
+# does not declare (fp8 operands); a malformed TEPLUG_CPU_THREADS refuses it.
 set -u
 TEPLUG="$1"
 CPU_SO="$2"
@@ -61,6 +61,16 @@ LAST="teplug explain gemm --dtype fp8_e4m3 --no-discovery"
 "$TEPLUG" explain gemm --dtype fp8_e4m3 --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in "cpu/onednn-matmul  rejected        100  [capability] A dtype fp8_e4m3 not in {fp32, fp16, bf16}"
 expect_in "=> served by reference/gemm"
+
+# A malformed thread budget refuses the built-in cpu provider, naming the
+# variable and value; the reference still serves.
+LAST="TEPLUG_CPU_THREADS=zero teplug list --no-discovery"
+TEPLUG_CPU_THREADS=zero "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_in 'built-in provider cpu refused: teplug_plugin_entry returned invalid_argument: TEPLUG_CPU_THREADS="zero" is not a thread count'
+expect_in 'IGemm/1        reference/gemm        priority 0'
+LAST="TEPLUG_CPU_THREADS=1 teplug list --no-discovery"
+TEPLUG_CPU_THREADS=1 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_in 'IGemm/1  cpu/onednn-matmul  priority 100'
 
 if [[ "$FAILURES" != 0 ]]; then
   echo "$FAILURES check(s) failed"

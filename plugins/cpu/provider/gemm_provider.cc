@@ -3,11 +3,13 @@
 #include <utility>
 
 #include "plugins/cpu/provider/gemm_signature.h"
+#include "plugins/cpu/provider/thread_budget.h"
 #include "teplug/sdk/error.hpp"
 
 namespace teplug::cpu::provider {
 
-CpuGemm::CpuGemm(size_t plan_cache_capacity) : plans_(plan_cache_capacity) {}
+CpuGemm::CpuGemm(size_t plan_cache_capacity, int threads)
+    : plans_(plan_cache_capacity), threads_(threads) {}
 
 bool CpuGemm::Supports(const TeplugGemmArgs& args, std::string* reason) {
   absl::StatusOr<GemmCall> call = ReadGemmCall(args);
@@ -35,6 +37,9 @@ absl::Status CpuGemm::Run(const TeplugGemmArgs& args) {
   if (!call.ok()) return call.status();
   const GemmSignature& s = call->signature;
   if (s.m == 0 || s.n == 0) return absl::OkStatus();  // D and pre_gelu_out are empty
+  // oneDNN sizes a primitive's work split when it creates it and runs it on
+  // the threads OpenMP gives it then: budget both.
+  const ScopedOmpThreads budget(threads_);
   const std::string key = s.Key();
   std::shared_ptr<const GemmPlan> plan = plans_.Find(key);
   if (plan == nullptr) {

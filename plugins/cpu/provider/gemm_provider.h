@@ -24,7 +24,9 @@ inline constexpr size_t kGemmPlanCacheCapacity = 64;
 
 class CpuGemm : public sdk::GemmImpl {
  public:
-  explicit CpuGemm(size_t plan_cache_capacity = kGemmPlanCacheCapacity);
+  // `threads`: the OpenMP threads each GEMM may use (thread_budget.h); 0 for
+  // OpenMP's default.
+  explicit CpuGemm(size_t plan_cache_capacity = kGemmPlanCacheCapacity, int threads = 0);
 
   // false with the reason (naming the field and value) for args this
   // provider does not serve (ReadGemmCall's Unimplemented cases); true for
@@ -41,6 +43,7 @@ class CpuGemm : public sdk::GemmImpl {
 
  private:
   BoundedLruCache<GemmPlan> plans_;
+  const int threads_;
 };
 
 }  // namespace teplug::cpu::provider
