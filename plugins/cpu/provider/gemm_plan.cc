@@ -178,7 +178,7 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
       plan->d_copy_ = MakeCopy(*plan->result_md_, plan->d_md_);
     }
   } catch (const dnnl::error& e) {
-    return absl::InternalError(absl::StrCat("oneDNN refused the ", step, " of the GEMM ", s.Key(),
+    return absl::InternalError(absl::StrCat("oneDNN refused the ", step, " of the GEMM ", s.Describe(),
                                             ": ", e.what()));
   }
   plan->scratchpad_bytes_ =
@@ -246,7 +246,7 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
     }
     stream.wait();
   } catch (const dnnl::error& e) {
-    return absl::InternalError(absl::StrCat("oneDNN failed running the GEMM ", s.Key(), ": ", e.what()));
+    return absl::InternalError(absl::StrCat("oneDNN failed running the GEMM ", s.Describe(), ": ", e.what()));
   }
   return absl::OkStatus();
 }

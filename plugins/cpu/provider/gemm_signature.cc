@@ -1,7 +1,8 @@
 #include "plugins/cpu/provider/gemm_signature.h"
 
-#include <vector>
+#include <cstring>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -16,19 +17,22 @@ constexpr uint64_t kServedDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
                                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
                                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
 
+// Extents or strides of a GEMM tensor (rank 2 or 1: no allocation).
+using Extents = absl::InlinedVector<int64_t, 2>;
+
 // A checked TeplugTensor: the fields the GEMM uses, strides filled in.
 struct CheckedTensor {
-  std::string name;
+  absl::string_view name;  // a literal: "TeplugGemmArgs.a"
   void* data = nullptr;
   int32_t dtype = 0;
-  std::vector<int64_t> shape, strides;
+  Extents shape, strides;
 };
 
-std::string Dims(const std::vector<int64_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
+std::string Dims(const Extents& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
 
 // `matrix`: the tensor must be rank 2 (every GEMM tensor but the bias, whose
 // shape [N] is checked by the caller).
-absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, const std::string& name,
+absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, absl::string_view name,
                                     bool matrix = true) {
   if (tensor == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is NULL"));
   TeplugTensor t;
@@ -117,7 +121,7 @@ absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, const std::strin
 }
 
 absl::StatusOr<std::optional<CheckedTensor>> CheckOptional(const TeplugTensor* tensor,
-                                                           const std::string& name,
+                                                           absl::string_view name,
                                                            bool matrix = true) {
   if (tensor == nullptr) return std::optional<CheckedTensor>();
   absl::StatusOr<CheckedTensor> c = Check(tensor, name, matrix);
@@ -125,7 +129,7 @@ absl::StatusOr<std::optional<CheckedTensor>> CheckOptional(const TeplugTensor* t
   return std::optional<CheckedTensor>(*std::move(c));
 }
 
-absl::Status RequireShape(const CheckedTensor& t, const std::vector<int64_t>& expected,
+absl::Status RequireShape(const CheckedTensor& t, const Extents& expected,
                           const char* what) {
   if (t.shape == expected) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -153,7 +157,7 @@ StoredMatrix Stored(const CheckedTensor& t) {
   return s;
 }
 
-std::string MatrixKey(const StoredMatrix& s) {
+std::string MatrixText(const StoredMatrix& s) {
   return absl::StrCat(sdk::DTypeName(s.dtype), "[", s.rows, "x", s.cols, ":", s.row_stride, ",",
                       s.col_stride, "]");
 }
@@ -174,14 +178,49 @@ bool StoredMatrix::IsRowMajorDense() const {
   return col_stride == 1 && row_stride >= cols;
 }
 
+namespace {
+
+// Appends the bytes of `value` (a trivially copyable field) to `key`.
+template <class T>
+void AppendBytes(std::string* key, const T& value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  key->append(bytes, sizeof(T));
+}
+
+void AppendMatrix(std::string* key, const std::optional<StoredMatrix>& s) {
+  AppendBytes(key, s.has_value());
+  if (!s) return;
+  for (int64_t field : {int64_t{s->dtype}, s->rows, s->cols, s->row_stride, s->col_stride})
+    AppendBytes(key, field);
+}
+
+}  // namespace
+
 std::string GemmSignature::Key() const {
-  std::string key = absl::StrCat("m", m, "n", n, "k", k, "t", int{trans_a}, int{trans_b},
-                                 " a", MatrixKey(a), " b", MatrixKey(b), " d", MatrixKey(d));
-  absl::StrAppend(&key, " c", c ? MatrixKey(*c) : (c_from_d ? "=d" : "-"));
-  absl::StrAppendFormat(&key, " alpha%a beta%a", alpha, beta);
-  absl::StrAppend(&key, " bias", bias ? MatrixKey(*bias) : "-", " gelu", int{gelu}, " pre",
-                  pre_gelu ? MatrixKey(*pre_gelu) : "-");
+  // Fixed-size binary fields in a fixed order: one allocation, and equal
+  // keys exactly for equal signatures.
+  std::string key;
+  key.reserve(256);
+  for (int64_t dim : {m, n, k}) AppendBytes(&key, dim);
+  for (bool flag : {trans_a, trans_b, c_from_d, gelu}) AppendBytes(&key, flag);
+  AppendBytes(&key, alpha);
+  AppendBytes(&key, beta);
+  for (const StoredMatrix* matrix : {&a, &b, &d}) AppendMatrix(&key, *matrix);
+  for (const std::optional<StoredMatrix>* matrix : {&c, &bias, &pre_gelu})
+    AppendMatrix(&key, *matrix);
   return key;
+}
+
+std::string GemmSignature::Describe() const {
+  std::string text = absl::StrCat("m=", m, " n=", n, " k=", k, " trans_a=", int{trans_a},
+                                  " trans_b=", int{trans_b}, " a=", MatrixText(a),
+                                  " b=", MatrixText(b), " d=", MatrixText(d));
+  absl::StrAppend(&text, " c=", c ? MatrixText(*c) : (c_from_d ? "d" : "none"));
+  absl::StrAppendFormat(&text, " alpha=%g beta=%g", alpha, beta);
+  absl::StrAppend(&text, " bias=", bias ? MatrixText(*bias) : "none", " gelu=", int{gelu},
+                  " pre_gelu_out=", pre_gelu ? MatrixText(*pre_gelu) : "none");
+  return text;
 }
 
 absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {

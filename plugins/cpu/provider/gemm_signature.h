@@ -53,9 +53,12 @@ struct GemmSignature {
   std::optional<StoredMatrix> pre_gelu;  // [M, N], GELU only
 
   bool has_c_term() const { return c.has_value() || c_from_d; }
-  // The cache key: every field above, never a data pointer. Two signatures
-  // have the same key exactly when they are equal.
+  // The cache key: every field above in binary, never a data pointer. Two
+  // signatures have the same key exactly when they are equal.
   std::string Key() const;
+  // The same fields as text, for messages: "m=4 n=5 k=6 trans_a=0 ...
+  // a=fp32[4x6:6,1] ...".
+  std::string Describe() const;
 };
 
 // The data behind one call's matrices (NULL for an absent one).
