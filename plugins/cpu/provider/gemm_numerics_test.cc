@@ -219,5 +219,38 @@ TEST(CpuGemmNumericsTest, CAliasingDMatchesTheReference) {
   }
 }
 
+// C one row into D's memory (overlapping, not D itself): C must be read
+// before D is written, as the reference reads it.
+TEST(CpuGemmNumericsTest, COverlappingDMatchesTheReference) {
+  CpuGemm gemm;
+  const int64_t m = 9, n = 7, k = 11;
+  for (int32_t dtype : kDTypes) {
+    SCOPED_TRACE(sdk::DTypeName(dtype));
+    std::mt19937_64 rng(400 + dtype);
+    TestMatrix a(TEPLUG_DTYPE_FP32, m, k), b(TEPLUG_DTYPE_FP32, k, n);
+    TestMatrix mine(dtype, m + 1, n), oracle(dtype, m + 1, n);
+    a.FillRandom(rng);
+    b.FillRandom(rng);
+    mine.FillRandom(rng);
+    oracle.CopyFrom(mine);
+    const size_t row_bytes = n * (dtype == TEPLUG_DTYPE_FP32 ? 4 : 2);
+    for (TestMatrix* side : {&mine, &oracle}) {
+      TeplugTensor d = *side->tensor();
+      d.shape[0] = m;
+      TeplugTensor c = d;
+      c.data = static_cast<char*>(d.data) + row_bytes;
+      TeplugGemmArgs args{};
+      args.struct_size = sizeof(args);
+      args.a = a.tensor(), args.b = b.tensor(), args.c = &c, args.d = &d;
+      args.alpha = 1.f, args.beta = 0.5f;
+      const absl::Status status = side == &mine ? gemm.Run(args)
+                                                : reference::provider::RunReferenceGemm(args);
+      ASSERT_TRUE(status.ok()) << status;
+    }
+    EXPECT_LE(NormalizedMaxError(mine.Values(), oracle.Values()),
+              cli::OutputTolerance(cli::ToleranceKind::kGemm, dtype));
+  }
+}
+
 }  // namespace
 }  // namespace teplug::cpu::provider

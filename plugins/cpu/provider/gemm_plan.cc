@@ -128,7 +128,7 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
     const bool d_is_matmul_output =
         s.d.dtype == TEPLUG_DTYPE_FP32 || (s.d.dtype == TEPLUG_DTYPE_BF16 && compute == dt::bf16);
     const bool direct = d_is_matmul_output && s.d.IsRowMajorDense() && !s.pre_gelu.has_value() &&
-                        (!s.c.has_value() || Converts(s.c->dtype, s.d.dtype));
+                        !s.c_overlaps_d && (!s.c.has_value() || Converts(s.c->dtype, s.d.dtype));
     if (direct) {
       plan->matmul_dst_md_ = plan->d_md_;
       if (s.c) plan->c_copy_ = MakeCopy(StoredMd(*s.c), plan->d_md_);

@@ -15,7 +15,8 @@
 //      pre_gelu_out is wanted);
 //   4. when the destination is an fp32 result matrix rather than D (D fp16,
 //      an fp32 compute writing bf16, a strided D, pre_gelu_out wanted, a C
-//      dtype oneDNN cannot convert into D's): the result reordered into
+//      dtype oneDNN cannot convert into D's, a C overlapping D without being
+//      D): the result reordered into
 //      pre_gelu_out, gelu_tanh applied in place, then reordered into D.
 // All primitives use user scratchpads, so one plan runs on many threads at
 // once; Run takes its buffers from a per-thread block reused between calls

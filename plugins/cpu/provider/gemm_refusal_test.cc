@@ -115,6 +115,20 @@ TEST_F(GemmRefusalTest, RefusesAnEmptyInnerDimension) {
   EXPECT_THAT(Refusal(), HasSubstr("k = 0"));
 }
 
+TEST_F(GemmRefusalTest, RefusesAnOutputSharingMemoryWithAnInput) {
+  TeplugTensor d_over_a = *a_.tensor();  // A is [4, 6]: its first 20 elements as D [4, 5]
+  d_over_a.shape[1] = 5;
+  d_over_a.strides[0] = 5;
+  d_over_a.strides[1] = 1;
+  args_.d = &d_over_a;
+  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.d overlaps TeplugGemmArgs.a in memory"));
+  args_.d = d_.tensor();
+  TeplugTensor pre = *d_.tensor();  // pre_gelu_out on D's memory
+  args_.pre_gelu_out = &pre;
+  args_.epilogue = TEPLUG_EPILOGUE_GELU;
+  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.d overlaps TeplugGemmArgs.pre_gelu_out"));
+}
+
 TEST_F(GemmRefusalTest, MalformedArgsAreInvalidArgumentNamingTheField) {
   b_.tensor()->shape[0] = 7;  // op(A) is [4, 6]
   EXPECT_EQ(Refusal(), "") << "malformed args are the op's to report";

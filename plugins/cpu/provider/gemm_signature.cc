@@ -162,6 +162,20 @@ std::string MatrixText(const StoredMatrix& s) {
                       s.col_stride, "]");
 }
 
+// Whether the bytes two stored matrices span intersect (empty ones never do).
+bool Overlap(const void* x, const StoredMatrix& xs, const void* y, const StoredMatrix& ys) {
+  auto span = [](const void* data, const StoredMatrix& s) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+    if (s.rows == 0 || s.cols == 0) return std::pair<uintptr_t, uintptr_t>(begin, begin);
+    const int64_t last = (s.rows - 1) * s.row_stride + (s.cols - 1) * s.col_stride;
+    const int64_t element = s.dtype == TEPLUG_DTYPE_FP32 ? 4 : 2;
+    return std::pair<uintptr_t, uintptr_t>(begin, begin + (last + 1) * element);
+  };
+  const auto [x0, x1] = span(x, xs);
+  const auto [y0, y1] = span(y, ys);
+  return x0 < x1 && y0 < y1 && x0 < y1 && y0 < x1;
+}
+
 bool SameLayout(const StoredMatrix& x, const StoredMatrix& y) {
   return x.dtype == y.dtype && x.rows == y.rows && x.cols == y.cols &&
          x.row_stride == y.row_stride && x.col_stride == y.col_stride;
@@ -203,7 +217,7 @@ std::string GemmSignature::Key() const {
   std::string key;
   key.reserve(256);
   for (int64_t dim : {m, n, k}) AppendBytes(&key, dim);
-  for (bool flag : {trans_a, trans_b, c_from_d, gelu}) AppendBytes(&key, flag);
+  for (bool flag : {trans_a, trans_b, c_from_d, c_overlaps_d, gelu}) AppendBytes(&key, flag);
   AppendBytes(&key, alpha);
   AppendBytes(&key, beta);
   for (const StoredMatrix* matrix : {&a, &b, &d}) AppendMatrix(&key, *matrix);
@@ -216,7 +230,8 @@ std::string GemmSignature::Describe() const {
   std::string text = absl::StrCat("m=", m, " n=", n, " k=", k, " trans_a=", int{trans_a},
                                   " trans_b=", int{trans_b}, " a=", MatrixText(a),
                                   " b=", MatrixText(b), " d=", MatrixText(d));
-  absl::StrAppend(&text, " c=", c ? MatrixText(*c) : (c_from_d ? "d" : "none"));
+  absl::StrAppend(&text, " c=", c ? MatrixText(*c) : (c_from_d ? "d" : "none"),
+                  c_overlaps_d ? " (overlapping d)" : "");
   absl::StrAppendFormat(&text, " alpha=%g beta=%g", alpha, beta);
   absl::StrAppend(&text, " bias=", bias ? MatrixText(*bias) : "none", " gelu=", int{gelu},
                   " pre_gelu_out=", pre_gelu ? MatrixText(*pre_gelu) : "none");
@@ -307,6 +322,30 @@ absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {
     s.pre_gelu = Stored(**pre);
     call.buffers.pre_gelu = (*pre)->data;
   }
+  // The matmul writes its outputs while it reads its inputs: they must not
+  // share memory. A C that overlaps D without being D is read into the fp32
+  // result before D is written (GemmPlan).
+  const GemmBuffers& buf = call.buffers;
+  struct Named {
+    const char* name;
+    const void* data;
+    const std::optional<StoredMatrix> stored;
+  };
+  const Named outputs[] = {{"d", buf.d, s.d}, {"pre_gelu_out", buf.pre_gelu, s.pre_gelu}};
+  const Named inputs[] = {{"a", buf.a, s.a}, {"b", buf.b, s.b}, {"bias", buf.bias, s.bias},
+                          {"pre_gelu_out", buf.pre_gelu, s.pre_gelu}};
+  for (const Named& out : outputs) {
+    if (!out.stored) continue;
+    for (const Named& in : inputs) {
+      if (!in.stored || std::strcmp(in.name, out.name) == 0) continue;
+      if (Overlap(out.data, *out.stored, in.data, *in.stored)) {
+        return absl::UnimplementedError(absl::StrCat(
+            "TeplugGemmArgs.", out.name, " overlaps TeplugGemmArgs.", in.name,
+            " in memory: the cpu provider writes ", out.name, " while it reads ", in.name));
+      }
+    }
+  }
+  s.c_overlaps_d = s.c.has_value() && Overlap(buf.c, *s.c, buf.d, s.d);
   return call;
 }
 

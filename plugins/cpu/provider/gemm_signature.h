@@ -45,6 +45,8 @@ struct GemmSignature {
   // The C term is D's old contents: accumulate, or c is d itself (same data,
   // dtype and strides).
   bool c_from_d = false;
+  // `c` shares memory with D without being D: it is read before D is written.
+  bool c_overlaps_d = false;
   float alpha = 0.f;
   // Scale of the C term: args.beta, 1 with accumulate, 0 when there is none.
   float beta = 0.f;
@@ -84,7 +86,8 @@ struct GemmCall {
 //   Unimplemented for well-formed args this provider does not serve: a
 //   tensor on a device other than the host, a dtype other than fp32, fp16,
 //   bf16 (A, B, C, D, bias, pre_gelu_out), a quantized operand, a negative
-//   stride, k = 0.
+//   stride, k = 0, D or pre_gelu_out sharing memory with A, B, the bias or
+//   each other (C may share D's memory).
 absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args);
 
 }  // namespace teplug::cpu::provider
