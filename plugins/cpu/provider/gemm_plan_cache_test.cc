@@ -92,8 +92,9 @@ TEST(GemmSignatureKeyTest, EveryPropertyThatShapesThePrimitivesChangesTheKey) {
       [](KeyedCall& k) {
         k.b.tensor()->shape[0] = 5, k.b.tensor()->shape[1] = 6, k.args.trans_b = 1;
       },
-      [](KeyedCall& k) { k.a.tensor()->strides[0] = 7, k.a.tensor()->strides[1] = 1; },
-      [](KeyedCall& k) { k.d.tensor()->strides[0] = 5, k.d.tensor()->strides[1] = 2; },
+      // Column-major layouts of the same buffers.
+      [](KeyedCall& k) { k.a.tensor()->strides[0] = 1, k.a.tensor()->strides[1] = 8; },
+      [](KeyedCall& k) { k.d.tensor()->strides[0] = 1, k.d.tensor()->strides[1] = 8; },
       [](KeyedCall& k) { k.args.alpha = 2.f; },
       [](KeyedCall& k) { k.args.beta = 0.25f; },
       [](KeyedCall& k) { k.args.c = nullptr; },
