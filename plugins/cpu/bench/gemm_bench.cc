@@ -9,12 +9,11 @@
 //           per-call memory objects on top of the same primitive
 // Cases: fp32 and bf16 (bf16 in, bf16 out) at M=N=K=1024 and at M=N=4096,
 // K=1024, and at M=N=K=128, where the GEMM is short enough that the
-// difference per call shows teplug's own overhead. Rounds interleave the two variants (direct first in even rounds,
-// teplug first in odd ones); each variant's time is the median of its rounds
-// (wall time: oneDNN runs on several threads). Ratios are throughput
-// teplug/direct: the ratio of the medians, and the median of the five
-// per-round ratios, which pairs runs made under the same load; the verdict
-// (target >= 0.95) is on the latter.
+// difference per call shows teplug's own overhead. Rounds interleave the two variants (direct first
+// in even rounds, teplug first in odd ones); each variant's time is the median of its rounds (wall
+// time: oneDNN runs on several threads). Ratios are throughput teplug/direct: the ratio of the
+// medians, and the median of the five per-round ratios, which pairs runs made under the same load;
+// the verdict (target >= 0.95) is on the latter.
 //
 //   bazel run -c opt //plugins/cpu:gemm_bench                 # 5 rounds
 //   bazel run -c opt //plugins/cpu:gemm_bench -- --smoke      # tiny shapes, 1 round
@@ -128,7 +127,8 @@ core::Kernel* TeplugKernel() {
     options.config_source_name = "gemm_bench.textproto";
     absl::StatusOr<std::unique_ptr<core::Kernel>> k = core::Kernel::Create(std::move(options));
     if (!k.ok()) {
-      std::fprintf(stderr, "gemm_bench: no kernel: %s\n", std::string(k.status().message()).c_str());
+      std::fprintf(stderr, "gemm_bench: no kernel: %s\n",
+                   std::string(k.status().message()).c_str());
       return static_cast<core::Kernel*>(nullptr);
     }
     return k->release();
@@ -140,7 +140,8 @@ void Teplug(benchmark::State& state, Operands* o) {
   const Shape& s = o->shape;
   core::Kernel* kernel = TeplugKernel();
   if (kernel == nullptr) return state.SkipWithError("no kernel");
-  TeplugTensor a = Matrix(o->a.data(), s.dtype, s.m, s.k), b = Matrix(o->b.data(), s.dtype, s.k, s.n),
+  TeplugTensor a = Matrix(o->a.data(), s.dtype, s.m, s.k),
+               b = Matrix(o->b.data(), s.dtype, s.k, s.n),
                d = Matrix(o->d.data(), s.dtype, s.m, s.n);
   TeplugGemmArgs args{};
   args.struct_size = sizeof(args);
@@ -210,12 +211,10 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&rest_argc, rest.data());
   const std::vector<Shape> shapes =
       smoke ? std::vector<Shape>{{64, 48, 32, TEPLUG_DTYPE_FP32}, {64, 48, 32, TEPLUG_DTYPE_BF16}}
-            : std::vector<Shape>{{128, 128, 128, TEPLUG_DTYPE_FP32},
-                                 {128, 128, 128, TEPLUG_DTYPE_BF16},
-                                 {1024, 1024, 1024, TEPLUG_DTYPE_FP32},
-                                 {1024, 1024, 1024, TEPLUG_DTYPE_BF16},
-                                 {4096, 4096, 1024, TEPLUG_DTYPE_FP32},
-                                 {4096, 4096, 1024, TEPLUG_DTYPE_BF16}};
+            : std::vector<Shape>{
+                  {128, 128, 128, TEPLUG_DTYPE_FP32},    {128, 128, 128, TEPLUG_DTYPE_BF16},
+                  {1024, 1024, 1024, TEPLUG_DTYPE_FP32}, {1024, 1024, 1024, TEPLUG_DTYPE_BF16},
+                  {4096, 4096, 1024, TEPLUG_DTYPE_FP32}, {4096, 4096, 1024, TEPLUG_DTYPE_BF16}};
   const int rounds = smoke ? 1 : 5;
   std::vector<std::unique_ptr<Operands>> operands;
   for (const Shape& s : shapes) operands.push_back(std::make_unique<Operands>(s));
@@ -247,15 +246,17 @@ int main(int argc, char** argv) {
   }
   KeepTimes reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nteplug/direct throughput over %d interleaved rounds (target >= %.2f):\n",
-              rounds, kTarget);
+  std::printf("\nteplug/direct throughput over %d interleaved rounds (target >= %.2f):\n", rounds,
+              kTarget);
   int missing = 0;
   for (const Shape& s : shapes) {
     std::vector<double> direct, teplug;
     for (const auto& [name, times] : reporter.times) {
       const std::string rest_of_name = "/" + CaseName(s) + "/round";
-      if (name.rfind("direct" + rest_of_name, 0) == 0) direct.insert(direct.end(), times.begin(), times.end());
-      if (name.rfind("teplug" + rest_of_name, 0) == 0) teplug.insert(teplug.end(), times.begin(), times.end());
+      if (name.rfind("direct" + rest_of_name, 0) == 0)
+        direct.insert(direct.end(), times.begin(), times.end());
+      if (name.rfind("teplug" + rest_of_name, 0) == 0)
+        teplug.insert(teplug.end(), times.begin(), times.end());
     }
     if (direct.empty() || teplug.empty()) {
       std::printf("  %-20s  not measured\n", CaseName(s).c_str());

@@ -24,14 +24,23 @@ using testing::TestMatrix;
 
 constexpr int32_t kDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16};
 
-enum class Epilogue { kNone, kBias, kGelu, kGeluAux, kBiasGeluAux, kC, kAccumulate, kAccumulateAll };
-constexpr Epilogue kEpilogues[] = {Epilogue::kNone,        Epilogue::kBias,  Epilogue::kGelu,
-                                   Epilogue::kGeluAux,     Epilogue::kBiasGeluAux,
-                                   Epilogue::kC,           Epilogue::kAccumulate,
-                                   Epilogue::kAccumulateAll};
+enum class Epilogue {
+  kNone,
+  kBias,
+  kGelu,
+  kGeluAux,
+  kBiasGeluAux,
+  kC,
+  kAccumulate,
+  kAccumulateAll
+};
+constexpr Epilogue kEpilogues[] = {Epilogue::kNone,       Epilogue::kBias,         Epilogue::kGelu,
+                                   Epilogue::kGeluAux,    Epilogue::kBiasGeluAux,  Epilogue::kC,
+                                   Epilogue::kAccumulate, Epilogue::kAccumulateAll};
 const char* EpilogueName(Epilogue e) {
-  constexpr const char* kNames[] = {"none", "bias",  "gelu",       "gelu_aux",
-                                    "bias_gelu_aux", "c", "accumulate", "accumulate_bias_gelu_aux"};
+  constexpr const char* kNames[] = {
+      "none",          "bias", "gelu",       "gelu_aux",
+      "bias_gelu_aux", "c",    "accumulate", "accumulate_bias_gelu_aux"};
   return kNames[static_cast<int>(e)];
 }
 
@@ -188,8 +197,8 @@ TEST(CpuGemmNumericsTest, StridedLayoutsMatchTheReference) {
 TEST(CpuGemmNumericsTest, EdgeAndTiledShapesMatchTheReference) {
   CpuGemm gemm;
   uint64_t seed = 200;
-  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {1, 65, 130},
-                         {70, 1, 33}, {130, 97, 260}})
+  for (auto [m, n, k] :
+       {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {1, 65, 130}, {70, 1, 33}, {130, 97, 260}})
     for (int32_t dtype : kDTypes) {
       GemmSetup s;
       s.a_dtype = s.b_dtype = s.d_dtype = dtype;
@@ -243,8 +252,8 @@ TEST(CpuGemmNumericsTest, COverlappingDMatchesTheReference) {
       args.struct_size = sizeof(args);
       args.a = a.tensor(), args.b = b.tensor(), args.c = &c, args.d = &d;
       args.alpha = 1.f, args.beta = 0.5f;
-      const absl::Status status = side == &mine ? gemm.Run(args)
-                                                : reference::provider::RunReferenceGemm(args);
+      const absl::Status status =
+          side == &mine ? gemm.Run(args) : reference::provider::RunReferenceGemm(args);
       ASSERT_TRUE(status.ok()) << status;
     }
     EXPECT_LE(NormalizedMaxError(mine.Values(), oracle.Values()),

@@ -178,14 +178,14 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
       plan->d_copy_ = MakeCopy(*plan->result_md_, plan->d_md_);
     }
   } catch (const dnnl::error& e) {
-    return absl::InternalError(absl::StrCat("oneDNN refused the ", step, " of the GEMM ", s.Describe(),
-                                            ": ", e.what()));
+    return absl::InternalError(
+        absl::StrCat("oneDNN refused the ", step, " of the GEMM ", s.Describe(), ": ", e.what()));
   }
   plan->scratchpad_bytes_ =
       std::max(plan->scratchpad_bytes_, plan->matmul_pd_.scratchpad_desc().get_size());
-  for (const std::optional<Copy>* copy : {&plan->a_copy_, &plan->b_copy_, &plan->c_copy_,
-                                          &plan->bias_copy_, &plan->pre_gelu_copy_,
-                                          &plan->d_copy_}) {
+  for (const std::optional<Copy>* copy :
+       {&plan->a_copy_, &plan->b_copy_, &plan->c_copy_, &plan->bias_copy_, &plan->pre_gelu_copy_,
+        &plan->d_copy_}) {
     if (!copy->has_value()) continue;
     plan->scratchpad_bytes_ = std::max(plan->scratchpad_bytes_, (*copy)->scratchpad_bytes);
   }
@@ -207,8 +207,8 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
   try {
     const dnnl::engine& engine = CpuEngine();
     thread_local dnnl::stream stream(CpuEngine());
-    const memory pad({{static_cast<int64_t>(std::max<size_t>(scratchpad_bytes_, 1))}, dt::u8, {1}}, engine,
-                     scratch.At(pad_at));
+    const memory pad({{static_cast<int64_t>(std::max<size_t>(scratchpad_bytes_, 1))}, dt::u8, {1}},
+                     engine, scratch.At(pad_at));
     auto run_copy = [&](const Copy& copy, void* from, void* to) {
       copy.primitive.execute(stream, {{DNNL_ARG_FROM, memory(copy.from, engine, from)},
                                       {DNNL_ARG_TO, memory(copy.to, engine, to)},
@@ -223,11 +223,10 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
     void* bias = bias_copy_ ? scratch.At(bias_at) : const_cast<void*>(buffers.bias);
     if (bias_copy_) run_copy(*bias_copy_, const_cast<void*>(buffers.bias), bias);
 
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(matmul_a_md_, engine, a)},
-        {DNNL_ARG_WEIGHTS, memory(matmul_b_md_, engine, b)},
-        {DNNL_ARG_DST, memory(matmul_dst_md_, engine, dst)},
-        {DNNL_ARG_SCRATCHPAD, pad}};
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(matmul_a_md_, engine, a)},
+                                            {DNNL_ARG_WEIGHTS, memory(matmul_b_md_, engine, b)},
+                                            {DNNL_ARG_DST, memory(matmul_dst_md_, engine, dst)},
+                                            {DNNL_ARG_SCRATCHPAD, pad}};
     if (s.bias) {
       const int bias_post_op = s.has_c_term() ? 1 : 0;
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(bias_post_op) | DNNL_ARG_SRC_1,
@@ -239,14 +238,15 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
       if (pre_gelu_copy_) run_copy(*pre_gelu_copy_, dst, buffers.pre_gelu);
       if (gelu_) {
         const memory result(*result_md_, engine, dst);
-        gelu_->execute(stream,
-                       {{DNNL_ARG_SRC, result}, {DNNL_ARG_DST, result}, {DNNL_ARG_SCRATCHPAD, pad}});
+        gelu_->execute(
+            stream, {{DNNL_ARG_SRC, result}, {DNNL_ARG_DST, result}, {DNNL_ARG_SCRATCHPAD, pad}});
       }
       run_copy(*d_copy_, dst, buffers.d);
     }
     stream.wait();
   } catch (const dnnl::error& e) {
-    return absl::InternalError(absl::StrCat("oneDNN failed running the GEMM ", s.Describe(), ": ", e.what()));
+    return absl::InternalError(
+        absl::StrCat("oneDNN failed running the GEMM ", s.Describe(), ": ", e.what()));
   }
   return absl::OkStatus();
 }

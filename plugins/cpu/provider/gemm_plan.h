@@ -76,7 +76,7 @@ class GemmPlan {
   dnnl::memory::desc matmul_a_md_, matmul_b_md_, matmul_dst_md_, bias_md_;
   dnnl::matmul matmul_;
   dnnl::matmul::primitive_desc matmul_pd_;
-  std::optional<Copy> pre_gelu_copy_;            // step 4
+  std::optional<Copy> pre_gelu_copy_;  // step 4
   std::optional<dnnl::eltwise_forward> gelu_;
   std::optional<Copy> d_copy_;
   size_t scratchpad_bytes_ = 0;

@@ -32,7 +32,9 @@ class GemmRefusalTest : public ::testing::Test {
     args_.alpha = 1.f;
     object_ = sdk::MakeGemm(std::make_unique<CpuGemm>());
   }
-  ~GemmRefusalTest() override { object_->vtbl->base.release(reinterpret_cast<TeplugObject*>(object_)); }
+  ~GemmRefusalTest() override {
+    object_->vtbl->base.release(reinterpret_cast<TeplugObject*>(object_));
+  }
 
   // supports() through the ABI: "" when it accepts, else the reason.
   std::string Refusal() {
@@ -169,13 +171,13 @@ TEST_F(GemmRefusalTest, AnUnservedCallReachingTheOpIsUnsupportedWithTheReason) {
 // devices only.
 TEST(CpuGemmCapsTest, DeclaresExactlyWhatIsServed) {
   const TeplugGemmCaps* caps = CpuGemmCaps();
-  const uint64_t floats = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
-                          TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
+  const uint64_t floats = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
+                          TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
   EXPECT_EQ(caps->a_dtypes, floats);
   EXPECT_EQ(caps->b_dtypes, floats);
   EXPECT_EQ(caps->d_dtypes, floats);
-  EXPECT_EQ(caps->epilogues, TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX |
-                                 TEPLUG_GEMM_CAP_ACCUMULATE);
+  EXPECT_EQ(caps->epilogues, TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU |
+                                 TEPLUG_GEMM_CAP_GELU_AUX | TEPLUG_GEMM_CAP_ACCUMULATE);
   EXPECT_EQ(caps->scaling_modes, 0u);
   ASSERT_EQ(caps->num_devices, 1u);
   EXPECT_EQ(caps->devices[0].kind, TEPLUG_DEVICE_CPU);

@@ -62,7 +62,8 @@ absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, absl::string_vie
         absl::StrFormat("%s: rank %d but GEMM operands are rank-2 matrices", name, t.rank));
   }
   if (sdk::DTypeBits(t.dtype) == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.dtype %d is not a TeplugDType", name, t.dtype));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.dtype %d is not a TeplugDType", name, t.dtype));
   }
   CheckedTensor c;
   c.name = name;
@@ -102,19 +103,19 @@ absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, absl::string_vie
         absl::StrFormat("%s.data is NULL but the tensor has %d elements", name, elements));
   }
   if ((TEPLUG_DTYPE_BIT(c.dtype) & kServedDTypes) == 0) {
-    return absl::UnimplementedError(absl::StrFormat(
-        "%s.dtype %s: the cpu provider serves fp32, fp16 and bf16 here", name,
-        sdk::DTypeName(c.dtype)));
+    return absl::UnimplementedError(
+        absl::StrFormat("%s.dtype %s: the cpu provider serves fp32, fp16 and bf16 here", name,
+                        sdk::DTypeName(c.dtype)));
   }
   if (t.quant != nullptr) {
-    return absl::UnimplementedError(absl::StrCat(
-        name, ".quant is set: the cpu provider serves unquantized operands only"));
+    return absl::UnimplementedError(
+        absl::StrCat(name, ".quant is set: the cpu provider serves unquantized operands only"));
   }
   for (int i = 0; i < t.rank; ++i) {
     if (c.strides[i] < 0) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s.strides[%d] is %d: the cpu provider serves positive strides only", name, i,
-          c.strides[i]));
+      return absl::UnimplementedError(
+          absl::StrFormat("%s.strides[%d] is %d: the cpu provider serves positive strides only",
+                          name, i, c.strides[i]));
     }
   }
   return c;
@@ -129,8 +130,7 @@ absl::StatusOr<std::optional<CheckedTensor>> CheckOptional(const TeplugTensor* t
   return std::optional<CheckedTensor>(*std::move(c));
 }
 
-absl::Status RequireShape(const CheckedTensor& t, const Extents& expected,
-                          const char* what) {
+absl::Status RequireShape(const CheckedTensor& t, const Extents& expected, const char* what) {
   if (t.shape == expected) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(t.name, ": shape ", Dims(t.shape), " but ", what, " ", Dims(expected)));
@@ -181,16 +181,14 @@ bool SameLayout(const StoredMatrix& x, const StoredMatrix& y) {
          x.row_stride == y.row_stride && x.col_stride == y.col_stride;
 }
 
-#define TEPLUG_CPU_RETURN_IF_ERROR(expr)                                 \
-  do {                                                                   \
+#define TEPLUG_CPU_RETURN_IF_ERROR(expr)                                \
+  do {                                                                  \
     if (::absl::Status status_ = (expr); !status_.ok()) return status_; \
   } while (0)
 
 }  // namespace
 
-bool StoredMatrix::IsRowMajorDense() const {
-  return col_stride == 1 && row_stride >= cols;
-}
+bool StoredMatrix::IsRowMajorDense() const { return col_stride == 1 && row_stride >= cols; }
 
 namespace {
 
@@ -332,7 +330,9 @@ absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {
     const std::optional<StoredMatrix> stored;
   };
   const Named outputs[] = {{"d", buf.d, s.d}, {"pre_gelu_out", buf.pre_gelu, s.pre_gelu}};
-  const Named inputs[] = {{"a", buf.a, s.a}, {"b", buf.b, s.b}, {"bias", buf.bias, s.bias},
+  const Named inputs[] = {{"a", buf.a, s.a},
+                          {"b", buf.b, s.b},
+                          {"bias", buf.bias, s.bias},
                           {"pre_gelu_out", buf.pre_gelu, s.pre_gelu}};
   for (const Named& out : outputs) {
     if (!out.stored) continue;

@@ -1,7 +1,7 @@
 #include "plugins/cpu/provider/testing/test_matrix.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -50,7 +50,7 @@ double TestMatrix::Get(int64_t offset) const {
   uint16_t bits;
   std::memcpy(&bits, bytes_.data() + offset * 2, 2);
   return tensor_.dtype == TEPLUG_DTYPE_FP16 ? reference::DecodeFp16(bits)
-                                             : reference::DecodeBf16(bits);
+                                            : reference::DecodeBf16(bits);
 }
 
 void TestMatrix::Set(int64_t offset, double value) {
@@ -60,7 +60,7 @@ void TestMatrix::Set(int64_t offset, double value) {
     return;
   }
   const uint16_t bits = tensor_.dtype == TEPLUG_DTYPE_FP16 ? reference::EncodeFp16(value)
-                                                            : reference::EncodeBf16(value);
+                                                           : reference::EncodeBf16(value);
   std::memcpy(bytes_.data() + offset * 2, &bits, 2);
 }
 
