@@ -22,6 +22,7 @@ PACKAGES=(
   pocl-opencl-icd     # an OpenCL CPU device
   ocl-icd-opencl-dev  # @teplug_system//:opencl
   libopenblas-dev     # @teplug_system//:openblas
+  libdnnl-dev         # @teplug_system//:dnnl (oneDNN, the cpu provider's GEMM)
   clang-15            # tools/fuzz.sh: the compiler of the libFuzzer builds (--config=fuzz)
   libfuzzer-15-dev    # tools/fuzz.sh: libFuzzer for clang-15 (-fsanitize=fuzzer)
   cmake               # tests/kit: builds plugins and a host against the installed kit

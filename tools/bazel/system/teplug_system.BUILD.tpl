@@ -30,3 +30,11 @@ cc_library(
     name = "openblas",
     linkopts = ["-lopenblas"],
 )
+
+# oneDNN (libdnnl-dev), the CPU provider's matmul, reorders and eltwise primitives.
+# Headers in /usr/include/oneapi/dnnl; Debian builds it with the OpenMP (libgomp)
+# CPU runtime. No pkg-config file ships with it, so it is linked by name.
+cc_library(
+    name = "dnnl",
+    linkopts = ["-ldnnl"],
+)

@@ -1,0 +1,20 @@
+// The capability descriptors of the cpu provider: exactly what it serves.
+//   devices  CPU only (host memory)
+//   IGemm    A, B and D fp32, fp16, bf16 (any pairing); bias, GELU,
+//            pre_gelu_out, accumulate; no quantized operands (scaling_modes
+//            0); no alignment requirement; any size
+// C, bias and pre_gelu_out dtypes, strides and k = 0 are what the descriptor
+// cannot express: supports() refuses those with a reason.
+#ifndef TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
+#define TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
+
+#include "teplug/gemm.h"
+
+namespace teplug::cpu::provider {
+
+// In static storage, valid for the life of the process/plugin.
+const TeplugGemmCaps* CpuGemmCaps();
+
+}  // namespace teplug::cpu::provider
+
+#endif  // TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_

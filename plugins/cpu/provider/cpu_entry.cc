@@ -1,0 +1,36 @@
+#include "plugins/cpu/provider/cpu_entry.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "plugins/cpu/provider/capabilities.h"
+#include "plugins/cpu/provider/gemm_provider.h"
+#include "plugins/cpu/provider/thread_budget.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/implement.hpp"
+#include "teplug/sdk/plugin.hpp"
+
+namespace teplug::cpu::provider {
+namespace {
+
+void RegisterCpuImplementations(sdk::Registrar& r) {
+  // A malformed budget refuses the provider, naming the variable and value,
+  // rather than silently running on every core.
+  const absl::StatusOr<int> threads = ParseCpuThreads(std::getenv(kCpuThreadsVariable));
+  if (!threads.ok()) throw sdk::InvalidArgument(std::string(threads.status().message()));
+  r.Register(sdk::kIidGemmV1,
+             sdk::MakeGemm(std::make_unique<CpuGemm>(kGemmPlanCacheCapacity, *threads)),
+             CpuGemmCaps(), kCpuGemmName, kCpuPriority);
+}
+
+}  // namespace
+}  // namespace teplug::cpu::provider
+
+TeplugError* teplug_cpu_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  using namespace teplug::cpu::provider;  // NOLINT(build/namespaces): names above
+  return teplug::sdk::RunPluginEntry(host, info, kCpuName, kCpuVendor, kCpuVersion,
+                                     TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT,
+                                     RegisterCpuImplementations);
+}
