@@ -15,18 +15,19 @@ CollectiveBuffer ReadCollectiveBuffer(const TeplugTensor* tensor, const std::str
     throw sdk::InvalidArgument(name + ".struct_size is too small");
   }
   if (t.device != nullptr && t.device->kind != TEPLUG_DEVICE_CPU) {
-    throw sdk::Unsupported(absl::StrFormat(
-        "%s.device: kind %d; the Gloo collectives read host (cpu) memory only", name, t.device->kind));
+    throw sdk::Unsupported(
+        absl::StrFormat("%s.device: kind %d; the Gloo collectives read host (cpu) memory only",
+                        name, t.device->kind));
   }
   if (!IsServedDType(t.dtype)) {
-    throw sdk::Unsupported(absl::StrFormat(
-        "%s: dtype %s is not served (fp32, fp16, bf16, int8, int32, int64, uint8)", name,
-        sdk::DTypeName(t.dtype)));
+    throw sdk::Unsupported(
+        absl::StrFormat("%s: dtype %s is not served (fp32, fp16, bf16, int8, int32, int64, uint8)",
+                        name, sdk::DTypeName(t.dtype)));
   }
   if (t.quant != nullptr) throw sdk::Unsupported(name + ": quantization metadata is not served");
   if (t.rank < 0 || t.rank > TEPLUG_MAX_RANK) {
-    throw sdk::InvalidArgument(absl::StrFormat("%s.rank %d is not in 0..%d", name, t.rank,
-                                               TEPLUG_MAX_RANK));
+    throw sdk::InvalidArgument(
+        absl::StrFormat("%s.rank %d is not in 0..%d", name, t.rank, TEPLUG_MAX_RANK));
   }
   size_t count = 1;
   bool any_stride = false, all_stride = true;

@@ -79,10 +79,14 @@ void Apply(void* c, const void* a, const void* b, size_t n) {
 template <class T>
 ReduceFunction For(WireOp op) {
   switch (op) {
-    case WireOp::kSum: return &Apply<T, &WrapAdd<T>>;
-    case WireOp::kProd: return &Apply<T, &WrapMul<T>>;
-    case WireOp::kMin: return &Apply<T, &Min<T>>;
-    case WireOp::kMax: return &Apply<T, &Max<T>>;
+    case WireOp::kSum:
+      return &Apply<T, &WrapAdd<T>>;
+    case WireOp::kProd:
+      return &Apply<T, &WrapMul<T>>;
+    case WireOp::kMin:
+      return &Apply<T, &Min<T>>;
+    case WireOp::kMax:
+      return &Apply<T, &Max<T>>;
   }
   return nullptr;
 }
@@ -91,24 +95,36 @@ ReduceFunction For(WireOp op) {
 
 ReduceFunction ReduceFunctionFor(WireType type, WireOp op) {
   switch (type) {
-    case WireType::kFloat: return For<float>(op);
-    case WireType::kInt8: return For<int8_t>(op);
-    case WireType::kUint8: return For<uint8_t>(op);
-    case WireType::kInt32: return For<int32_t>(op);
-    case WireType::kInt64: return For<int64_t>(op);
-    case WireType::kInt128: return For<__int128>(op);
+    case WireType::kFloat:
+      return For<float>(op);
+    case WireType::kInt8:
+      return For<int8_t>(op);
+    case WireType::kUint8:
+      return For<uint8_t>(op);
+    case WireType::kInt32:
+      return For<int32_t>(op);
+    case WireType::kInt64:
+      return For<int64_t>(op);
+    case WireType::kInt128:
+      return For<__int128>(op);
   }
   return nullptr;
 }
 
 size_t WireElementBytes(WireType type) {
   switch (type) {
-    case WireType::kFloat: return sizeof(float);
-    case WireType::kInt8: return 1;
-    case WireType::kUint8: return 1;
-    case WireType::kInt32: return 4;
-    case WireType::kInt64: return 8;
-    case WireType::kInt128: return 16;
+    case WireType::kFloat:
+      return sizeof(float);
+    case WireType::kInt8:
+      return 1;
+    case WireType::kUint8:
+      return 1;
+    case WireType::kInt32:
+      return 4;
+    case WireType::kInt64:
+      return 8;
+    case WireType::kInt128:
+      return 16;
   }
   return 0;
 }

@@ -36,9 +36,8 @@ GlooCommunicator& CommunicatorOf(TeplugCommunicator* comm, const std::string& wh
 
 void RequireReduceOp(int32_t op) {
   if (op < 0 || op >= TEPLUG_REDUCE_COUNT_) {
-    throw sdk::InvalidArgument(
-        absl::StrFormat("%s.reduce_op %d is not a TeplugReduceOp (0..%d)", kArgs, op,
-                        TEPLUG_REDUCE_COUNT_ - 1));
+    throw sdk::InvalidArgument(absl::StrFormat("%s.reduce_op %d is not a TeplugReduceOp (0..%d)",
+                                               kArgs, op, TEPLUG_REDUCE_COUNT_ - 1));
   }
 }
 
@@ -95,7 +94,8 @@ void RunOp(int32_t op, const TeplugCollectiveArgs& args) {
   const std::string send_name = absl::StrCat(what, ": ", kArgs, ".send");
   const std::string recv_name = absl::StrCat(what, ": ", kArgs, ".recv");
   switch (op) {
-    case TEPLUG_OP_BARRIER: return comm.Barrier();
+    case TEPLUG_OP_BARRIER:
+      return comm.Barrier();
     case TEPLUG_OP_ALL_REDUCE: {
       RequireReduceOp(args.reduce_op);
       const CollectiveBuffer send = ReadCollectiveBuffer(args.send, send_name);

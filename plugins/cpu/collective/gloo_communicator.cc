@@ -9,8 +9,8 @@
 #include "gloo/allreduce.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
-#include "gloo/transport/unbound_buffer.h"
 #include "gloo/common/error.h"
+#include "gloo/transport/unbound_buffer.h"
 #include "gloo/types.h"
 #include "plugins/cpu/collective/element_reduction.h"
 #include "plugins/cpu/collective/gloo_errors.h"
@@ -25,37 +25,52 @@ constexpr uint8_t kPointToPointSlotPrefix = 0x40;
 
 const char* ReduceName(int32_t op) {
   switch (op) {
-    case TEPLUG_REDUCE_SUM: return "sum";
-    case TEPLUG_REDUCE_PROD: return "prod";
-    case TEPLUG_REDUCE_MIN: return "min";
-    case TEPLUG_REDUCE_MAX: return "max";
-    case TEPLUG_REDUCE_AVG: return "avg";
-    default: return "?";
+    case TEPLUG_REDUCE_SUM:
+      return "sum";
+    case TEPLUG_REDUCE_PROD:
+      return "prod";
+    case TEPLUG_REDUCE_MIN:
+      return "min";
+    case TEPLUG_REDUCE_MAX:
+      return "max";
+    case TEPLUG_REDUCE_AVG:
+      return "avg";
+    default:
+      return "?";
   }
 }
 
 bool IsInteger(int32_t dtype) {
-  return dtype == TEPLUG_DTYPE_INT8 || dtype == TEPLUG_DTYPE_INT32 ||
-         dtype == TEPLUG_DTYPE_INT64 || dtype == TEPLUG_DTYPE_UINT8;
+  return dtype == TEPLUG_DTYPE_INT8 || dtype == TEPLUG_DTYPE_INT32 || dtype == TEPLUG_DTYPE_INT64 ||
+         dtype == TEPLUG_DTYPE_UINT8;
 }
 
 WireOp WireOpFor(int32_t op) {
   switch (op) {
-    case TEPLUG_REDUCE_PROD: return WireOp::kProd;
-    case TEPLUG_REDUCE_MIN: return WireOp::kMin;
-    case TEPLUG_REDUCE_MAX: return WireOp::kMax;
-    default: return WireOp::kSum;  // sum, and avg (divided after)
+    case TEPLUG_REDUCE_PROD:
+      return WireOp::kProd;
+    case TEPLUG_REDUCE_MIN:
+      return WireOp::kMin;
+    case TEPLUG_REDUCE_MAX:
+      return WireOp::kMax;
+    default:
+      return WireOp::kSum;  // sum, and avg (divided after)
   }
 }
 
 WireType WireTypeFor(int32_t dtype, bool avg) {
   if (IsInteger(dtype) && avg) return WireType::kInt128;
   switch (dtype) {
-    case TEPLUG_DTYPE_INT8: return WireType::kInt8;
-    case TEPLUG_DTYPE_UINT8: return WireType::kUint8;
-    case TEPLUG_DTYPE_INT32: return WireType::kInt32;
-    case TEPLUG_DTYPE_INT64: return WireType::kInt64;
-    default: return WireType::kFloat;  // fp32, fp16, bf16
+    case TEPLUG_DTYPE_INT8:
+      return WireType::kInt8;
+    case TEPLUG_DTYPE_UINT8:
+      return WireType::kUint8;
+    case TEPLUG_DTYPE_INT32:
+      return WireType::kInt32;
+    case TEPLUG_DTYPE_INT64:
+      return WireType::kInt64;
+    default:
+      return WireType::kFloat;  // fp32, fp16, bf16
   }
 }
 
@@ -79,19 +94,31 @@ void Store(void* p, size_t i, T v) {
 
 __int128 IntegerAt(const void* p, int32_t dtype, size_t i) {
   switch (dtype) {
-    case TEPLUG_DTYPE_INT8: return Load<int8_t>(p, i);
-    case TEPLUG_DTYPE_UINT8: return Load<uint8_t>(p, i);
-    case TEPLUG_DTYPE_INT32: return Load<int32_t>(p, i);
-    default: return Load<int64_t>(p, i);
+    case TEPLUG_DTYPE_INT8:
+      return Load<int8_t>(p, i);
+    case TEPLUG_DTYPE_UINT8:
+      return Load<uint8_t>(p, i);
+    case TEPLUG_DTYPE_INT32:
+      return Load<int32_t>(p, i);
+    default:
+      return Load<int64_t>(p, i);
   }
 }
 
 void StoreInteger(void* p, int32_t dtype, size_t i, __int128 v) {
   switch (dtype) {
-    case TEPLUG_DTYPE_INT8: Store<int8_t>(p, i, static_cast<int8_t>(v)); break;
-    case TEPLUG_DTYPE_UINT8: Store<uint8_t>(p, i, static_cast<uint8_t>(v)); break;
-    case TEPLUG_DTYPE_INT32: Store<int32_t>(p, i, static_cast<int32_t>(v)); break;
-    default: Store<int64_t>(p, i, static_cast<int64_t>(v)); break;
+    case TEPLUG_DTYPE_INT8:
+      Store<int8_t>(p, i, static_cast<int8_t>(v));
+      break;
+    case TEPLUG_DTYPE_UINT8:
+      Store<uint8_t>(p, i, static_cast<uint8_t>(v));
+      break;
+    case TEPLUG_DTYPE_INT32:
+      Store<int32_t>(p, i, static_cast<int32_t>(v));
+      break;
+    default:
+      Store<int64_t>(p, i, static_cast<int64_t>(v));
+      break;
   }
 }
 
@@ -145,11 +172,16 @@ void AllreduceWire(const std::shared_ptr<gloo::Context>& context, WireType wire,
                    size_t count, WireOp op, uint32_t tag, std::chrono::milliseconds timeout) {
   const ReduceFunction fn = ReduceFunctionFor(wire, op);
   switch (wire) {
-    case WireType::kFloat: return GlooAllreduce<float>(context, data, count, fn, tag, timeout);
-    case WireType::kInt8: return GlooAllreduce<int8_t>(context, data, count, fn, tag, timeout);
-    case WireType::kUint8: return GlooAllreduce<uint8_t>(context, data, count, fn, tag, timeout);
-    case WireType::kInt32: return GlooAllreduce<int32_t>(context, data, count, fn, tag, timeout);
-    case WireType::kInt64: return GlooAllreduce<int64_t>(context, data, count, fn, tag, timeout);
+    case WireType::kFloat:
+      return GlooAllreduce<float>(context, data, count, fn, tag, timeout);
+    case WireType::kInt8:
+      return GlooAllreduce<int8_t>(context, data, count, fn, tag, timeout);
+    case WireType::kUint8:
+      return GlooAllreduce<uint8_t>(context, data, count, fn, tag, timeout);
+    case WireType::kInt32:
+      return GlooAllreduce<int32_t>(context, data, count, fn, tag, timeout);
+    case WireType::kInt64:
+      return GlooAllreduce<int64_t>(context, data, count, fn, tag, timeout);
     case WireType::kInt128:
       return GlooAllreduce<__int128>(context, data, count, fn, tag, timeout);
   }
@@ -165,17 +197,22 @@ bool IsServedDType(int32_t dtype) {
 size_t DTypeBytes(int32_t dtype) {
   switch (dtype) {
     case TEPLUG_DTYPE_FP32:
-    case TEPLUG_DTYPE_INT32: return 4;
+    case TEPLUG_DTYPE_INT32:
+      return 4;
     case TEPLUG_DTYPE_FP16:
-    case TEPLUG_DTYPE_BF16: return 2;
-    case TEPLUG_DTYPE_INT64: return 8;
-    default: return 1;
+    case TEPLUG_DTYPE_BF16:
+      return 2;
+    case TEPLUG_DTYPE_INT64:
+      return 8;
+    default:
+      return 1;
   }
 }
 
 GlooCommunicator::GlooCommunicator(JoinedContext joined)
     : context_(std::move(joined.context)),
       timeout_(joined.timeout),
+      small_allreduces_(context_),
       sends_to_(context_->size, 0),
       recvs_from_(context_->size, 0) {}
 
@@ -184,25 +221,27 @@ GlooCommunicator::~GlooCommunicator() = default;
 int GlooCommunicator::rank() const { return context_->rank; }
 int GlooCommunicator::world() const { return context_->size; }
 
-std::string GlooCommunicator::Describe(const std::string& op, const std::string& detail) const {
-  return absl::StrFormat("%s #%d (%s) on rank %d of %d", op, calls_, detail, rank(), world());
+std::string GlooCommunicator::Describe(uint64_t call, const std::string& op,
+                                       const std::string& detail) const {
+  return absl::StrFormat("%s #%d (%s) on rank %d of %d", op, call, detail, rank(), world());
 }
 
-void GlooCommunicator::CheckNotFailed(const std::string& what) const {
+void GlooCommunicator::CheckNotFailed(const std::function<std::string()>& describe) const {
   if (failed_) {
-    throw sdk::Exception(TEPLUG_FAILED_PRECONDITION,
-                         absl::StrCat(what, ": the communicator failed earlier: ", failed_->what()));
+    throw sdk::Exception(
+        TEPLUG_FAILED_PRECONDITION,
+        absl::StrCat(describe(), ": the communicator failed earlier: ", failed_->what()));
   }
 }
 
-void GlooCommunicator::Issue(const std::string& what, std::function<void()> body) {
-  CheckNotFailed(what);
+void GlooCommunicator::Issue(std::function<std::string()> describe, std::function<void()> body) {
+  CheckNotFailed(describe);
   if (in_group_) {
-    queued_collectives_.emplace_back(what, std::move(body));
+    queued_collectives_.emplace_back(std::move(describe), std::move(body));
     return;
   }
   try {
-    RunGloo(what, body);
+    RunGloo(describe, body);
   } catch (const sdk::Exception& e) {
     failed_ = e;
     throw;
@@ -217,37 +256,47 @@ void GlooCommunicator::AllReduceNow(const void* in, void* out, size_t count, int
   const size_t bytes = count * DTypeBytes(dtype);
   if (WireIsNative(dtype, wire)) {
     if (in != out) std::memmove(out, in, bytes);
-    AllreduceWire(context_, wire, out, count, WireOpFor(op), tag, timeout_);
+    if (!small_allreduces_.Run(wire, WireOpFor(op), out, count)) {
+      AllreduceWire(context_, wire, out, count, WireOpFor(op), tag, timeout_);
+    }
     if (avg) Decode(out, wire, count, dtype, /*avg=*/true, world(), out);  // fp32: divide in place
     return;
   }
   std::vector<unsigned char> scratch(count * WireElementBytes(wire));
   Encode(in, dtype, count, wire, scratch.data());
-  AllreduceWire(context_, wire, scratch.data(), count, WireOpFor(op), tag, timeout_);
+  if (!small_allreduces_.Run(wire, WireOpFor(op), scratch.data(), count)) {
+    AllreduceWire(context_, wire, scratch.data(), count, WireOpFor(op), tag, timeout_);
+  }
   Decode(scratch.data(), wire, count, dtype, avg, world(), out);
 }
 
 void GlooCommunicator::AllReduce(const void* in, void* out, size_t count, int32_t dtype,
                                  int32_t op) {
-  ++calls_;
-  const std::string what = Describe(
-      "all_reduce", absl::StrFormat("%s %s, count %d", sdk::DTypeName(dtype), ReduceName(op), count));
-  Issue(what, [=] { AllReduceNow(in, out, count, dtype, op, NextTag()); });
+  const uint64_t call = ++calls_;
+  Issue(
+      [=] {
+        return Describe(
+            call, "all_reduce",
+            absl::StrFormat("%s %s, count %d", sdk::DTypeName(dtype), ReduceName(op), count));
+      },
+      [=] { AllReduceNow(in, out, count, dtype, op, NextTag()); });
 }
 
 void GlooCommunicator::ReduceScatterV(const void* in, void* out, const std::vector<size_t>& counts,
                                       int32_t dtype, int32_t op) {
-  ++calls_;
+  const uint64_t call = ++calls_;
   size_t total = 0, offset = 0;
   for (int r = 0; r < world(); ++r) {
     if (r == rank()) offset = total;
     total += counts[r];
   }
-  const std::string what = Describe(
-      "reduce_scatter",
-      absl::StrFormat("%s %s, %d elements in all", sdk::DTypeName(dtype), ReduceName(op), total));
   const size_t mine = counts[rank()];
-  Issue(what, [=] {
+  auto describe = [=] {
+    return Describe(
+        call, "reduce_scatter",
+        absl::StrFormat("%s %s, %d elements in all", sdk::DTypeName(dtype), ReduceName(op), total));
+  };
+  Issue(describe, [=] {
     if (total == 0) return;
     const size_t eb = DTypeBytes(dtype);
     std::vector<unsigned char> reduced(total * eb);
@@ -258,7 +307,7 @@ void GlooCommunicator::ReduceScatterV(const void* in, void* out, const std::vect
 
 void GlooCommunicator::AllGatherV(const void* in, void* out, const std::vector<size_t>& counts,
                                   int32_t dtype) {
-  ++calls_;
+  const uint64_t call = ++calls_;
   const size_t eb = DTypeBytes(dtype);
   std::vector<size_t> bytes;
   size_t total = 0, offset = 0;
@@ -267,9 +316,11 @@ void GlooCommunicator::AllGatherV(const void* in, void* out, const std::vector<s
     bytes.push_back(counts[r] * eb);
     total += counts[r] * eb;
   }
-  const std::string what =
-      Describe("all_gather", absl::StrFormat("%s, %d bytes in all", sdk::DTypeName(dtype), total));
-  Issue(what, [=] {
+  auto describe = [=] {
+    return Describe(call, "all_gather",
+                    absl::StrFormat("%s, %d bytes in all", sdk::DTypeName(dtype), total));
+  };
+  Issue(describe, [=] {
     if (total == 0) return;
     auto* base = static_cast<uint8_t*>(out);
     // Place this rank's block first so Gloo gathers in place.
@@ -283,11 +334,13 @@ void GlooCommunicator::AllGatherV(const void* in, void* out, const std::vector<s
 }
 
 void GlooCommunicator::Broadcast(const void* in, void* out, size_t count, int32_t dtype, int root) {
-  ++calls_;
-  const std::string what = Describe(
-      "broadcast", absl::StrFormat("%s, count %d, root %d", sdk::DTypeName(dtype), count, root));
+  const uint64_t call = ++calls_;
+  auto describe = [=] {
+    return Describe(call, "broadcast",
+                    absl::StrFormat("%s, count %d, root %d", sdk::DTypeName(dtype), count, root));
+  };
   const size_t bytes = count * DTypeBytes(dtype);
-  Issue(what, [=] {
+  Issue(describe, [=] {
     if (bytes == 0) return;
     if (rank() == root && in != nullptr && in != out) std::memmove(out, in, bytes);
     gloo::BroadcastOptions opts(context_);
@@ -300,31 +353,36 @@ void GlooCommunicator::Broadcast(const void* in, void* out, size_t count, int32_
 }
 
 void GlooCommunicator::Barrier() {
-  ++calls_;
-  Issue(Describe("barrier", "no data"), [=] {
-    gloo::BarrierOptions opts(context_);
-    opts.setTag(NextTag());
-    opts.setTimeout(timeout_);
-    gloo::barrier(opts);
-  });
+  const uint64_t call = ++calls_;
+  Issue([=] { return Describe(call, "barrier", "no data"); },
+        [=] {
+          gloo::BarrierOptions opts(context_);
+          opts.setTag(NextTag());
+          opts.setTimeout(timeout_);
+          gloo::barrier(opts);
+        });
 }
 
 void GlooCommunicator::Send(const void* in, size_t count, int32_t dtype, int peer) {
-  ++calls_;
-  IssueTransfer(PointToPoint{true, const_cast<void*>(in), count * DTypeBytes(dtype), peer,
-                         Describe("send", absl::StrFormat("%s, count %d, to rank %d",
-                                                      sdk::DTypeName(dtype), count, peer))});
+  const uint64_t call = ++calls_;
+  IssueTransfer(PointToPoint{true, const_cast<void*>(in), count * DTypeBytes(dtype), peer, [=] {
+                               return Describe(call, "send",
+                                               absl::StrFormat("%s, count %d, to rank %d",
+                                                               sdk::DTypeName(dtype), count, peer));
+                             }});
 }
 
 void GlooCommunicator::Recv(void* out, size_t count, int32_t dtype, int peer) {
-  ++calls_;
-  IssueTransfer(PointToPoint{false, out, count * DTypeBytes(dtype), peer,
-                         Describe("recv", absl::StrFormat("%s, count %d, from rank %d",
-                                                      sdk::DTypeName(dtype), count, peer))});
+  const uint64_t call = ++calls_;
+  IssueTransfer(PointToPoint{false, out, count * DTypeBytes(dtype), peer, [=] {
+                               return Describe(call, "recv",
+                                               absl::StrFormat("%s, count %d, from rank %d",
+                                                               sdk::DTypeName(dtype), count, peer));
+                             }});
 }
 
 void GlooCommunicator::IssueTransfer(PointToPoint t) {
-  CheckNotFailed(t.what);
+  CheckNotFailed(t.describe);
   if (in_group_) {
     queued_transfers_.push_back(std::move(t));
     return;
@@ -341,7 +399,7 @@ void GlooCommunicator::RunTransfers(std::vector<PointToPoint> transfers) {
     for (size_t i = 0; i < transfers.size(); ++i) {
       PointToPoint& t = transfers[i];
       if (t.bytes == 0) continue;  // completes at once on both sides
-      RunGloo(t.what, [&] {
+      RunGloo(t.describe, [&] {
         buffers[i] = context_->createUnboundBuffer(t.data, t.bytes);
         if (t.send) {
           const uint32_t n = static_cast<uint32_t>(sends_to_[t.peer]++);
@@ -355,7 +413,7 @@ void GlooCommunicator::RunTransfers(std::vector<PointToPoint> transfers) {
     for (size_t i = 0; i < transfers.size(); ++i) {
       if (!buffers[i]) continue;
       PointToPoint& t = transfers[i];
-      RunGloo(t.what, [&] {
+      RunGloo(t.describe, [&] {
         const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
                                        deadline - std::chrono::steady_clock::now()),
                                    std::chrono::milliseconds(1));
@@ -379,7 +437,7 @@ void GlooCommunicator::RunTransfers(std::vector<PointToPoint> transfers) {
 }
 
 void GlooCommunicator::GroupStart() {
-  CheckNotFailed("group_start");
+  CheckNotFailed([] { return std::string("group_start"); });
   if (in_group_) {
     throw sdk::Exception(TEPLUG_FAILED_PRECONDITION,
                          "group_start inside a group: groups do not nest");
@@ -392,15 +450,14 @@ void GlooCommunicator::GroupEnd() {
     throw sdk::Exception(TEPLUG_FAILED_PRECONDITION, "group_end without a group_start");
   }
   in_group_ = false;
-  std::vector<std::pair<std::string, std::function<void()>>> collectives =
-      std::move(queued_collectives_);
+  auto collectives = std::move(queued_collectives_);
   std::vector<PointToPoint> transfers = std::move(queued_transfers_);
   queued_collectives_.clear();
   queued_transfers_.clear();
-  CheckNotFailed("group_end");
-  for (auto& [what, body] : collectives) {
+  CheckNotFailed([] { return std::string("group_end"); });
+  for (auto& [describe, body] : collectives) {
     try {
-      RunGloo(what + ", issued at group_end", body);
+      RunGloo([&describe = describe] { return describe() + ", issued at group_end"; }, body);
     } catch (const sdk::Exception& e) {
       failed_ = e;
       throw;

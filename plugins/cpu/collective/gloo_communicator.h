@@ -3,7 +3,9 @@
 //
 // Reductions travel as the widest type that keeps them exact (element_reduction.h):
 // fp16/bf16 as fp32 (decoded exactly, rounded once after), integer averages
-// as 128-bit sums. All-reduce runs gloo::allreduce (ring); reduce-scatter is
+// as 128-bit sums. All-reduce runs a persistent gloo::AllreduceRing up to
+// 256 KiB (ring_allreduce_cache.h: lower latency), gloo::allreduce (ring,
+// segmented) above; reduce-scatter is
 // an all-reduce of the whole send buffer of which each rank keeps its block
 // (Gloo 0.5 has no generic reduce-scatter); all-gather(v), broadcast and
 // barrier are Gloo's; send/recv are Gloo unbound buffers on a slot per
@@ -28,6 +30,7 @@
 
 #include "gloo/context.h"
 #include "plugins/cpu/collective/gloo_rendezvous.h"
+#include "plugins/cpu/collective/ring_allreduce_cache.h"
 #include "teplug/collective.h"
 #include "teplug/sdk/error.hpp"
 
@@ -49,8 +52,8 @@ class GlooCommunicator {
   void AllGatherV(const void* in, void* out, const std::vector<size_t>& counts, int32_t dtype);
   // Block r (counts[r] elements) of the reduction of every rank's `in`
   // (sum of counts elements) lands in rank r's `out`.
-  void ReduceScatterV(const void* in, void* out, const std::vector<size_t>& counts,
-                      int32_t dtype, int32_t op);
+  void ReduceScatterV(const void* in, void* out, const std::vector<size_t>& counts, int32_t dtype,
+                      int32_t op);
   // root's `in` (NULL at the root: in place) into every rank's `out`.
   void Broadcast(const void* in, void* out, size_t count, int32_t dtype, int root);
   void Send(const void* in, size_t count, int32_t dtype, int peer);
@@ -66,15 +69,16 @@ class GlooCommunicator {
     void* data;
     size_t bytes;
     int peer;
-    std::string what;
+    std::function<std::string()> describe;
   };
 
-  // "all_reduce #3 (fp32 sum, count 10) on rank 1 of 4".
-  std::string Describe(const std::string& op, const std::string& detail) const;
+  // Describes call number `call`: "all_reduce #3 (fp32 sum, count 10) on
+  // rank 1 of 4". Called only when a message needs it.
+  std::string Describe(uint64_t call, const std::string& op, const std::string& detail) const;
   // Runs a collective now, or queues it inside a group; marks the
   // communicator failed when it throws anything but an argument error.
-  void Issue(const std::string& what, std::function<void()> body);
-  void CheckNotFailed(const std::string& what) const;
+  void Issue(std::function<std::string()> describe, std::function<void()> body);
+  void CheckNotFailed(const std::function<std::string()>& describe) const;
   // Runs a send or receive now, or queues it inside a group.
   void IssueTransfer(PointToPoint transfer);
   // Runs transfers together: posts every one, then waits for all.
@@ -85,12 +89,14 @@ class GlooCommunicator {
 
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
+  RingAllreduceCache small_allreduces_;
   uint64_t calls_ = 0;
   uint32_t next_tag_ = 0;
-  std::vector<uint64_t> sends_to_;     // messages sent to each peer
-  std::vector<uint64_t> recvs_from_;   // messages received from each peer
+  std::vector<uint64_t> sends_to_;    // messages sent to each peer
+  std::vector<uint64_t> recvs_from_;  // messages received from each peer
   bool in_group_ = false;
-  std::vector<std::pair<std::string, std::function<void()>>> queued_collectives_;  // what, body
+  std::vector<std::pair<std::function<std::string()>, std::function<void()>>>
+      queued_collectives_;  // describe, body
   std::vector<PointToPoint> queued_transfers_;
   std::optional<sdk::Exception> failed_;
 };

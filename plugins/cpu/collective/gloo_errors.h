@@ -29,6 +29,9 @@ bool IsGlooTimeoutMessage(const std::string& message);
 // KvStoreError, INTERNAL for Gloo's failed invariants, OUT_OF_MEMORY for
 // std::bad_alloc.
 void RunGloo(const std::string& what, const std::function<void()>& body);
+// The same, with the description made only when something failed (keeps
+// string formatting off the path of every successful op).
+void RunGloo(const std::function<std::string()>& describe, const std::function<void()>& body);
 
 }  // namespace teplug::cpu::collective
 

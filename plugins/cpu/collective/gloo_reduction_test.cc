@@ -27,9 +27,9 @@ using reference::collective::testing::CheckReduction;
 using reference::collective::testing::ElementBytes;
 using reference::collective::testing::MakeReduceCases;
 using reference::collective::testing::RandomElements;
+using reference::collective::testing::RankResult;
 using reference::collective::testing::ReduceCase;
 using reference::collective::testing::RunRanks;
-using reference::collective::testing::RankResult;
 using reference::collective::testing::Topology;
 using reference::collective::testing::TopologyName;
 using testing::AbiDType;
@@ -73,28 +73,28 @@ TEST_P(GlooReductionTest, AllReduceEveryTypeAndOperator) {
   constexpr size_t kCount = 37;
   const std::vector<ReduceCase> cases = AbiCases(world, kCount, 100);
   const std::string blob = testing::FreshFileBlob();
-  auto results = RunRanks(GetParam().launch, world, [&](int rank)
-                              -> absl::StatusOr<std::vector<unsigned char>> {
-    Comm comm(rank, world, blob);
-    if (!comm.status().ok()) return comm.status();
-    std::vector<unsigned char> out;
-    for (const ReduceCase& c : cases) {
-      const size_t bytes = kCount * ElementBytes(c.type);
-      const int32_t dtype = AbiDType(c.type);
-      std::vector<unsigned char> recv(bytes, 0xA5);
-      TeplugTensor s = Vector(c.inputs[rank].data(), dtype, kCount);
-      TeplugTensor d = Vector(recv.data(), dtype, kCount);
-      absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, static_cast<int32_t>(c.op));
-      if (!st.ok()) return st;
-      out.insert(out.end(), recv.begin(), recv.end());
-      std::vector<unsigned char> inplace = c.inputs[rank];
-      TeplugTensor io = Vector(inplace.data(), dtype, kCount);
-      st = comm.Run(TEPLUG_OP_ALL_REDUCE, &io, &io, static_cast<int32_t>(c.op));
-      if (!st.ok()) return st;
-      out.insert(out.end(), inplace.begin(), inplace.end());
-    }
-    return out;
-  });
+  auto results = RunRanks(
+      GetParam().launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        Comm comm(rank, world, blob);
+        if (!comm.status().ok()) return comm.status();
+        std::vector<unsigned char> out;
+        for (const ReduceCase& c : cases) {
+          const size_t bytes = kCount * ElementBytes(c.type);
+          const int32_t dtype = AbiDType(c.type);
+          std::vector<unsigned char> recv(bytes, 0xA5);
+          TeplugTensor s = Vector(c.inputs[rank].data(), dtype, kCount);
+          TeplugTensor d = Vector(recv.data(), dtype, kCount);
+          absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, static_cast<int32_t>(c.op));
+          if (!st.ok()) return st;
+          out.insert(out.end(), recv.begin(), recv.end());
+          std::vector<unsigned char> inplace = c.inputs[rank];
+          TeplugTensor io = Vector(inplace.data(), dtype, kCount);
+          st = comm.Run(TEPLUG_OP_ALL_REDUCE, &io, &io, static_cast<int32_t>(c.op));
+          if (!st.ok()) return st;
+          out.insert(out.end(), inplace.begin(), inplace.end());
+        }
+        return out;
+      });
   ASSERT_NO_FATAL_FAILURE(ExpectAllOk(results));
   for (int r = 0; r < world; ++r) {
     EXPECT_EQ(results[r].output, results[0].output) << "rank " << r << " differs from rank 0";
@@ -102,9 +102,8 @@ TEST_P(GlooReductionTest, AllReduceEveryTypeAndOperator) {
     for (const ReduceCase& c : cases) {
       const size_t bytes = kCount * ElementBytes(c.type);
       for (const char* how : {"out of place", "in place"}) {
-        EXPECT_EQ(CheckReduction(InputsAt(c, 0), kCount, c.type, c.op,
-                                 results[r].output.data() + at),
-                  "")
+        EXPECT_EQ(
+            CheckReduction(InputsAt(c, 0), kCount, c.type, c.op, results[r].output.data() + at), "")
             << CaseName(c) << ", " << how << ", rank " << r;
         at += bytes;
       }
@@ -126,33 +125,33 @@ TEST_P(GlooReductionTest, ReduceScatterUnevenEveryTypeAndOperator) {
   }
   const std::vector<ReduceCase> cases = AbiCases(world, total, 200);
   const std::string blob = testing::FreshFileBlob();
-  auto results = RunRanks(GetParam().launch, world, [&](int rank)
-                              -> absl::StatusOr<std::vector<unsigned char>> {
-    Comm comm(rank, world, blob);
-    if (!comm.status().ok()) return comm.status();
-    std::vector<unsigned char> out;
-    for (const ReduceCase& c : cases) {
-      const size_t eb = ElementBytes(c.type);
-      const int32_t dtype = AbiDType(c.type);
-      const size_t mine = static_cast<size_t>(counts[rank]);
-      std::vector<unsigned char> recv(mine * eb, 0xA5);
-      TeplugTensor s = Vector(c.inputs[rank].data(), dtype, total);
-      TeplugTensor d = Vector(recv.data(), dtype, mine);
-      absl::Status st =
-          comm.Run(TEPLUG_OP_REDUCE_SCATTER, &s, &d, static_cast<int32_t>(c.op), counts.data());
-      if (!st.ok()) return st;
-      out.insert(out.end(), recv.begin(), recv.end());
-      std::vector<unsigned char> inplace = c.inputs[rank];
-      TeplugTensor io = Vector(inplace.data(), dtype, total);
-      TeplugTensor block = Vector(inplace.data() + offsets[rank] * eb, dtype, mine);
-      st = comm.Run(TEPLUG_OP_REDUCE_SCATTER, &io, &block, static_cast<int32_t>(c.op),
-                    counts.data());
-      if (!st.ok()) return st;
-      out.insert(out.end(), inplace.begin() + offsets[rank] * eb,
-                 inplace.begin() + (offsets[rank] + mine) * eb);
-    }
-    return out;
-  });
+  auto results = RunRanks(
+      GetParam().launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        Comm comm(rank, world, blob);
+        if (!comm.status().ok()) return comm.status();
+        std::vector<unsigned char> out;
+        for (const ReduceCase& c : cases) {
+          const size_t eb = ElementBytes(c.type);
+          const int32_t dtype = AbiDType(c.type);
+          const size_t mine = static_cast<size_t>(counts[rank]);
+          std::vector<unsigned char> recv(mine * eb, 0xA5);
+          TeplugTensor s = Vector(c.inputs[rank].data(), dtype, total);
+          TeplugTensor d = Vector(recv.data(), dtype, mine);
+          absl::Status st =
+              comm.Run(TEPLUG_OP_REDUCE_SCATTER, &s, &d, static_cast<int32_t>(c.op), counts.data());
+          if (!st.ok()) return st;
+          out.insert(out.end(), recv.begin(), recv.end());
+          std::vector<unsigned char> inplace = c.inputs[rank];
+          TeplugTensor io = Vector(inplace.data(), dtype, total);
+          TeplugTensor block = Vector(inplace.data() + offsets[rank] * eb, dtype, mine);
+          st = comm.Run(TEPLUG_OP_REDUCE_SCATTER, &io, &block, static_cast<int32_t>(c.op),
+                        counts.data());
+          if (!st.ok()) return st;
+          out.insert(out.end(), inplace.begin() + offsets[rank] * eb,
+                     inplace.begin() + (offsets[rank] + mine) * eb);
+        }
+        return out;
+      });
   ASSERT_NO_FATAL_FAILURE(ExpectAllOk(results));
   for (int r = 0; r < world; ++r) {
     size_t at = 0;
@@ -181,21 +180,21 @@ TEST_P(GlooReductionTest, AllReduceSpanningSegments) {
     cases.push_back(std::move(c));
   }
   const std::string blob = testing::FreshFileBlob();
-  auto results = RunRanks(GetParam().launch, world, [&](int rank)
-                              -> absl::StatusOr<std::vector<unsigned char>> {
-    Comm comm(rank, world, blob);
-    if (!comm.status().ok()) return comm.status();
-    std::vector<unsigned char> out;
-    for (const ReduceCase& c : cases) {
-      std::vector<unsigned char> recv(kCount * ElementBytes(c.type));
-      TeplugTensor s = Vector(c.inputs[rank].data(), AbiDType(c.type), kCount);
-      TeplugTensor d = Vector(recv.data(), AbiDType(c.type), kCount);
-      absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, TEPLUG_REDUCE_SUM);
-      if (!st.ok()) return st;
-      out.insert(out.end(), recv.begin(), recv.end());
-    }
-    return out;
-  });
+  auto results = RunRanks(
+      GetParam().launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        Comm comm(rank, world, blob);
+        if (!comm.status().ok()) return comm.status();
+        std::vector<unsigned char> out;
+        for (const ReduceCase& c : cases) {
+          std::vector<unsigned char> recv(kCount * ElementBytes(c.type));
+          TeplugTensor s = Vector(c.inputs[rank].data(), AbiDType(c.type), kCount);
+          TeplugTensor d = Vector(recv.data(), AbiDType(c.type), kCount);
+          absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, TEPLUG_REDUCE_SUM);
+          if (!st.ok()) return st;
+          out.insert(out.end(), recv.begin(), recv.end());
+        }
+        return out;
+      });
   ASSERT_NO_FATAL_FAILURE(ExpectAllOk(results));
   for (int r = 0; r < world; ++r) {
     size_t at = 0;
@@ -212,24 +211,24 @@ TEST_P(GlooReductionTest, AllReduceSpanningSegments) {
 TEST_P(GlooReductionTest, MinMaxPropagateNaN) {
   const int world = GetParam().world;
   const std::string blob = testing::FreshFileBlob();
-  auto results = RunRanks(GetParam().launch, world, [&](int rank)
-                              -> absl::StatusOr<std::vector<unsigned char>> {
-    Comm comm(rank, world, blob);
-    if (!comm.status().ok()) return comm.status();
-    // Element 0 is NaN on the last rank only; element 1 is rank + 0.5.
-    std::vector<float> in = {rank == world - 1 ? std::nanf("") : 1.0f, rank + 0.5f};
-    std::vector<unsigned char> out;
-    for (int32_t op : {TEPLUG_REDUCE_MIN, TEPLUG_REDUCE_MAX}) {
-      std::vector<float> recv(2);
-      TeplugTensor s = Vector(in.data(), TEPLUG_DTYPE_FP32, 2);
-      TeplugTensor d = Vector(recv.data(), TEPLUG_DTYPE_FP32, 2);
-      absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, op);
-      if (!st.ok()) return st;
-      const auto* b = reinterpret_cast<const unsigned char*>(recv.data());
-      out.insert(out.end(), b, b + sizeof(float) * 2);
-    }
-    return out;
-  });
+  auto results = RunRanks(
+      GetParam().launch, world, [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        Comm comm(rank, world, blob);
+        if (!comm.status().ok()) return comm.status();
+        // Element 0 is NaN on the last rank only; element 1 is rank + 0.5.
+        std::vector<float> in = {rank == world - 1 ? std::nanf("") : 1.0f, rank + 0.5f};
+        std::vector<unsigned char> out;
+        for (int32_t op : {TEPLUG_REDUCE_MIN, TEPLUG_REDUCE_MAX}) {
+          std::vector<float> recv(2);
+          TeplugTensor s = Vector(in.data(), TEPLUG_DTYPE_FP32, 2);
+          TeplugTensor d = Vector(recv.data(), TEPLUG_DTYPE_FP32, 2);
+          absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &s, &d, op);
+          if (!st.ok()) return st;
+          const auto* b = reinterpret_cast<const unsigned char*>(recv.data());
+          out.insert(out.end(), b, b + sizeof(float) * 2);
+        }
+        return out;
+      });
   ASSERT_NO_FATAL_FAILURE(ExpectAllOk(results));
   for (int r = 0; r < world; ++r) {
     float got[4];

@@ -56,8 +56,7 @@ std::shared_ptr<gloo::transport::Device> MakeDevice() {
 }
 
 JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
-                                      std::chrono::milliseconds timeout,
-                                      const std::string& where) {
+                      std::chrono::milliseconds timeout, const std::string& where) {
   const std::string what = absl::StrFormat("comm_create (rank %d of %d, %s)", rank, world, where);
   JoinedContext joined;
   joined.timeout = timeout;
@@ -90,7 +89,8 @@ JoinedContext JoinGlooContext(const TeplugCommCreateArgs& args) {
         "%s.device: kind %d, but the Gloo collectives work on host memory (cpu) only", kArgs,
         args.device->kind));
   }
-  if (args.rendezvous == nullptr) throw sdk::InvalidArgument(absl::StrCat(kArgs, ".rendezvous is NULL"));
+  if (args.rendezvous == nullptr)
+    throw sdk::InvalidArgument(absl::StrCat(kArgs, ".rendezvous is NULL"));
   TeplugRendezvous rv;
   if (!sdk::ReadVersioned(args.rendezvous, &rv, TEPLUG_STRUCT_SIZE(TeplugRendezvous, timeout_ms))) {
     throw sdk::InvalidArgument(absl::StrCat(kArgs, ".rendezvous.struct_size is too small"));
@@ -104,24 +104,25 @@ JoinedContext JoinGlooContext(const TeplugCommCreateArgs& args) {
   const bool has_blob = rv.bootstrap != nullptr && rv.bootstrap_size > 0;
   if (has_blob == (rv.kv != nullptr)) {
     throw sdk::InvalidArgument(absl::StrCat(
-        kArgs, ".rendezvous: exactly one of bootstrap (with bootstrap_size > 0) or kv must be set; ",
+        kArgs,
+        ".rendezvous: exactly one of bootstrap (with bootstrap_size > 0) or kv must be set; ",
         has_blob ? "both are" : "neither is"));
   }
   if (has_blob) {
     const std::string blob(static_cast<const char*>(rv.bootstrap), rv.bootstrap_size);
     const std::string prefix = kFileBlobPrefix;
     if (blob.compare(0, prefix.size(), prefix) != 0 || blob.size() == prefix.size()) {
-      throw sdk::InvalidArgument(absl::StrCat(
-          kArgs, ".rendezvous.bootstrap: a Gloo blob is \"", prefix,
-          "<directory>\"; got ", blob.size(), " bytes not of that form"));
+      throw sdk::InvalidArgument(absl::StrCat(kArgs, ".rendezvous.bootstrap: a Gloo blob is \"",
+                                              prefix, "<directory>\"; got ", blob.size(),
+                                              " bytes not of that form"));
     }
     const std::string directory = blob.substr(prefix.size());
     gloo::rendezvous::FileStore store(directory);
     return Connect(store, args.rank, args.world_size, timeout, "file store " + directory);
   }
   TeplugKvStore kv;
-  if (!sdk::ReadVersioned(rv.kv, &kv, TEPLUG_STRUCT_SIZE(TeplugKvStore, get)) || kv.put == nullptr ||
-      kv.get == nullptr) {
+  if (!sdk::ReadVersioned(rv.kv, &kv, TEPLUG_STRUCT_SIZE(TeplugKvStore, get)) ||
+      kv.put == nullptr || kv.get == nullptr) {
     throw sdk::InvalidArgument(
         absl::StrCat(kArgs, ".rendezvous.kv: struct too small or put/get NULL"));
   }

@@ -31,14 +31,22 @@ std::string PluginPath() {
 
 absl::StatusCode CodeOf(TeplugCode code) {
   switch (code) {
-    case TEPLUG_INVALID_ARGUMENT: return absl::StatusCode::kInvalidArgument;
-    case TEPLUG_UNSUPPORTED: return absl::StatusCode::kUnimplemented;
-    case TEPLUG_UNAVAILABLE: return absl::StatusCode::kUnavailable;
-    case TEPLUG_OUT_OF_MEMORY: return absl::StatusCode::kResourceExhausted;
-    case TEPLUG_DEADLINE_EXCEEDED: return absl::StatusCode::kDeadlineExceeded;
-    case TEPLUG_FAILED_PRECONDITION: return absl::StatusCode::kFailedPrecondition;
-    case TEPLUG_NOT_FOUND: return absl::StatusCode::kNotFound;
-    default: return absl::StatusCode::kInternal;
+    case TEPLUG_INVALID_ARGUMENT:
+      return absl::StatusCode::kInvalidArgument;
+    case TEPLUG_UNSUPPORTED:
+      return absl::StatusCode::kUnimplemented;
+    case TEPLUG_UNAVAILABLE:
+      return absl::StatusCode::kUnavailable;
+    case TEPLUG_OUT_OF_MEMORY:
+      return absl::StatusCode::kResourceExhausted;
+    case TEPLUG_DEADLINE_EXCEEDED:
+      return absl::StatusCode::kDeadlineExceeded;
+    case TEPLUG_FAILED_PRECONDITION:
+      return absl::StatusCode::kFailedPrecondition;
+    case TEPLUG_NOT_FOUND:
+      return absl::StatusCode::kNotFound;
+    default:
+      return absl::StatusCode::kInternal;
   }
 }
 
@@ -67,8 +75,8 @@ TeplugCollectiveV1* KernelCollective() {
 
 std::string FreshFileBlob() {
   const char* base = std::getenv("TEST_TMPDIR");
-  std::string dir = absl::StrCat(base != nullptr && *base != '\0' ? base : "/tmp",
-                                 "/gloo-store-XXXXXX");
+  std::string dir =
+      absl::StrCat(base != nullptr && *base != '\0' ? base : "/tmp", "/gloo-store-XXXXXX");
   if (mkdtemp(dir.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << dir << " failed";
   return "gloo-file:" + dir;
 }
@@ -76,18 +84,30 @@ std::string FreshFileBlob() {
 int32_t AbiDType(reference::collective::DataType type) {
   using reference::collective::DataType;
   switch (type) {
-    case DataType::kFp32: return TEPLUG_DTYPE_FP32;
-    case DataType::kFp16: return TEPLUG_DTYPE_FP16;
-    case DataType::kBf16: return TEPLUG_DTYPE_BF16;
-    case DataType::kInt8: return TEPLUG_DTYPE_INT8;
-    case DataType::kInt32: return TEPLUG_DTYPE_INT32;
-    case DataType::kInt64: return TEPLUG_DTYPE_INT64;
-    case DataType::kUint8: return TEPLUG_DTYPE_UINT8;
-    case DataType::kFp8E4M3: return TEPLUG_DTYPE_FP8_E4M3;
-    case DataType::kFp8E5M2: return TEPLUG_DTYPE_FP8_E5M2;
-    case DataType::kE8M0: return TEPLUG_DTYPE_E8M0;
-    case DataType::kFp4E2M1: return TEPLUG_DTYPE_FP4_E2M1;
-    default: return TEPLUG_DTYPE_INVALID;
+    case DataType::kFp32:
+      return TEPLUG_DTYPE_FP32;
+    case DataType::kFp16:
+      return TEPLUG_DTYPE_FP16;
+    case DataType::kBf16:
+      return TEPLUG_DTYPE_BF16;
+    case DataType::kInt8:
+      return TEPLUG_DTYPE_INT8;
+    case DataType::kInt32:
+      return TEPLUG_DTYPE_INT32;
+    case DataType::kInt64:
+      return TEPLUG_DTYPE_INT64;
+    case DataType::kUint8:
+      return TEPLUG_DTYPE_UINT8;
+    case DataType::kFp8E4M3:
+      return TEPLUG_DTYPE_FP8_E4M3;
+    case DataType::kFp8E5M2:
+      return TEPLUG_DTYPE_FP8_E5M2;
+    case DataType::kE8M0:
+      return TEPLUG_DTYPE_E8M0;
+    case DataType::kFp4E2M1:
+      return TEPLUG_DTYPE_FP4_E2M1;
+    default:
+      return TEPLUG_DTYPE_INVALID;
   }
 }
 

@@ -63,7 +63,8 @@ float Bf16ToFloat(uint16_t bits) { return FloatOf(static_cast<uint32_t>(bits) <<
 
 uint16_t FloatToBf16(float value) {
   const uint32_t u = BitsOf(value);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN
   const uint32_t lsb = (u >> 16) & 1u;
   return static_cast<uint16_t>((u + 0x7fffu + lsb) >> 16);
 }

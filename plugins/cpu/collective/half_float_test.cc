@@ -2,13 +2,14 @@
 // implementation of the same formats): every 16-bit pattern decodes to the
 // same float, and encoding agrees on every decoded value, on the midpoints
 // between neighbours (ties to even) and on random floats, overflow included.
+#include "plugins/cpu/collective/half_float.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 
 #include "gtest/gtest.h"
-#include "plugins/cpu/collective/half_float.h"
 #include "plugins/reference/numerics/float_formats.h"
 
 namespace teplug::cpu::collective {

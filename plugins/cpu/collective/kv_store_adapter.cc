@@ -26,8 +26,8 @@ void KvStoreAdapter::Fetch(const std::string& key, std::chrono::milliseconds tim
   std::vector<char> buffer(4096);
   for (int attempt = 0; attempt < 2; ++attempt) {
     size_t size = 0;
-    sdk::OwnedError e(kv_.get(kv_.ctx, full.c_str(), buffer.data(), buffer.size(), &size,
-                              timeout.count()));
+    sdk::OwnedError e(
+        kv_.get(kv_.ctx, full.c_str(), buffer.data(), buffer.size(), &size, timeout.count()));
     if (e.ok()) {
       if (size > buffer.size()) {
         throw KvStoreError(TEPLUG_INTERNAL, "TeplugKvStore.get(\"" + full + "\") reported " +
