@@ -161,7 +161,12 @@ class GlooCollective : public sdk::CollectiveImpl {
     CommunicatorOf(comm, "ICollective comm_destroy");
     auto* h = reinterpret_cast<CommunicatorHandle*>(comm);
     h->magic = 0;
-    delete h;
+    std::unique_ptr<CommunicatorHandle> owned(h);  // freed whatever Quiesce says
+    try {
+      owned->comm->Quiesce();
+    } catch (const sdk::Exception& e) {
+      throw sdk::Exception(e.code(), std::string(e.what()) + " (the communicator is freed)");
+    }
   }
   void Run(int32_t op, const TeplugCollectiveArgs& args) override { RunOp(op, args); }
   void GroupStart(TeplugCommunicator* comm) override {

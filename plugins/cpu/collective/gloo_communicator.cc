@@ -436,6 +436,21 @@ void GlooCommunicator::RunTransfers(std::vector<PointToPoint> transfers) {
   }
 }
 
+void GlooCommunicator::Quiesce() {
+  if (failed_ || !small_allreduces_.used() || world() == 1) return;
+  RunGloo(
+      [this] {
+        return absl::StrFormat("comm_destroy on rank %d of %d: waiting for every rank to finish",
+                               rank(), world());
+      },
+      [this] {
+        gloo::BarrierOptions opts(context_);
+        opts.setTag(NextTag());
+        opts.setTimeout(timeout_);
+        gloo::barrier(opts);
+      });
+}
+
 void GlooCommunicator::GroupStart() {
   CheckNotFailed([] { return std::string("group_start"); });
   if (in_group_) {

@@ -4,7 +4,7 @@
 // Reductions travel as the widest type that keeps them exact (element_reduction.h):
 // fp16/bf16 as fp32 (decoded exactly, rounded once after), integer averages
 // as 128-bit sums. All-reduce runs a persistent gloo::AllreduceRing up to
-// 256 KiB (ring_allreduce_cache.h: lower latency), gloo::allreduce (ring,
+// 1 MiB (ring_allreduce_cache.h: lower latency), gloo::allreduce (ring,
 // segmented) above; reduce-scatter is
 // an all-reduce of the whole send buffer of which each rank keeps its block
 // (Gloo 0.5 has no generic reduce-scatter); all-gather(v), broadcast and
@@ -61,6 +61,14 @@ class GlooCommunicator {
   void Barrier();
   void GroupStart();
   void GroupEnd();
+  // Called before the communicator is freed. A gloo::AllreduceRing returns
+  // on one rank while its neighbours may still wait for its last message,
+  // and Gloo's old buffers report a connection closed right after that
+  // message as an error. So when rings were used and the communicator is
+  // healthy, every rank waits here (a barrier, up to the timeout) until all
+  // ranks are done before any closes its connections. Throws the barrier's
+  // error; the caller frees the communicator either way.
+  void Quiesce();
 
  private:
   // A send or receive queued in a group.

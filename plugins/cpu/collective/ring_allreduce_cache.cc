@@ -48,10 +48,24 @@ const gloo::ReductionFunction<T>* ReductionFor(WireOp op) {
   return nullptr;
 }
 
+// AllreduceRing's last step sends a notification to the left neighbour and
+// returns without waiting for it; a communicator destroyed right after would
+// close the connection under that message (its neighbour then fails with
+// "Connection closed by peer"). This ring waits for it.
+template <class T>
+class FlushedAllreduceRing : public gloo::AllreduceRing<T> {
+ public:
+  using gloo::AllreduceRing<T>::AllreduceRing;
+  void run() override {
+    gloo::AllreduceRing<T>::run();
+    if (this->sendNotificationBuf_ != nullptr) this->sendNotificationBuf_->waitSend();
+  }
+};
+
 template <class T>
 std::unique_ptr<gloo::Algorithm> MakeRing(const std::shared_ptr<gloo::Context>& context, WireOp op,
                                           void* data, size_t count) {
-  return std::make_unique<gloo::AllreduceRing<T>>(context, std::vector<T*>{static_cast<T*>(data)},
+  return std::make_unique<FlushedAllreduceRing<T>>(context, std::vector<T*>{static_cast<T*>(data)},
                                                   static_cast<int>(count), ReductionFor<T>(op));
 }
 
@@ -90,13 +104,14 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
   const Key key{wire, op, count};
   auto it = rings_.find(key);
   if (it == rings_.end()) {
-    if (rings_.size() >= kMaxRings) return false;
+    if (rings_.size() >= kMaxRings || total_bytes_ + bytes > kMaxTotalBytes) return false;
     Ring ring;
     ring.storage.resize(bytes + 16);
     const auto address = reinterpret_cast<uintptr_t>(ring.storage.data());
     ring.data = ring.storage.data() + ((16 - address % 16) % 16);
     ring.algorithm = MakeRingFor(context_, wire, op, ring.data, count);
     it = rings_.emplace(key, std::move(ring)).first;
+    total_bytes_ += bytes;
   }
   Ring& ring = it->second;
   std::memcpy(ring.data, data, bytes);

@@ -35,10 +35,13 @@ namespace teplug::cpu::collective {
 
 class RingAllreduceCache {
  public:
-  // Messages up to this many wire bytes use a ring.
-  static constexpr size_t kMaxBytes = 256 * 1024;
-  // Rings kept per communicator (each holds 3x its message size).
+  // Messages up to this many wire bytes use a ring (measured with 2
+  // processes: the ring is faster up to 1 MiB, gloo::allreduce from 4 MiB).
+  static constexpr size_t kMaxBytes = 1024 * 1024;
+  // At most this many rings, of at most this many message bytes in all, per
+  // communicator (each ring holds 3x its message: data, inbox, outbox).
   static constexpr size_t kMaxRings = 16;
+  static constexpr size_t kMaxTotalBytes = 8 * 1024 * 1024;
 
   explicit RingAllreduceCache(std::shared_ptr<gloo::Context> context);
   ~RingAllreduceCache();
@@ -48,6 +51,10 @@ class RingAllreduceCache {
   // depend on the order of ranks (above), or the cache is full without a
   // ring for this shape. Throws what Gloo throws.
   bool Run(WireType wire, WireOp op, void* data, size_t count);
+
+  // Whether any ring was built (then peers may still be finishing a ring's
+  // last round when this rank is done: see GlooCommunicator::Quiesce).
+  bool used() const { return !rings_.empty(); }
 
  private:
   struct Ring {
@@ -59,6 +66,7 @@ class RingAllreduceCache {
 
   std::shared_ptr<gloo::Context> context_;
   std::map<Key, Ring> rings_;
+  size_t total_bytes_ = 0;  // message bytes of the rings in rings_
 };
 
 }  // namespace teplug::cpu::collective
