@@ -107,6 +107,30 @@ TEST_P(GlooTimeoutTest, ReceiveFromASilentPeerNamesThePeer) {
                                 "after 1500 ms waiting for rank 1"));
 }
 
+// After a small all-reduce (a ring), comm_destroy waits for every rank; a rank
+// whose peer does not come in time still frees its communicator and says so.
+TEST_P(GlooTimeoutTest, DestroyWaitsForEveryRankAfterRingsAndFreesOnTimeout) {
+  const std::string blob = testing::FreshFileBlob();
+  std::vector<RankResult> results = RunRanks(GetParam(), 2, [&](int rank) -> absl::StatusOr<Bytes> {
+    Comm comm(rank, 2, blob, kShortTimeoutMs);
+    if (!comm.status().ok()) return comm.status();
+    int32_t v = rank + 1;
+    TeplugTensor t = Vector(&v, TEPLUG_DTYPE_INT32, 1);
+    if (absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &t, &t, TEPLUG_REDUCE_SUM); !st.ok()) {
+      return st;
+    }
+    if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(2 * kShortTimeoutMs));
+    const std::string report = comm.Destroy().ToString() + "\nsum " + std::to_string(v);
+    return Bytes(report.begin(), report.end());
+  });
+  ASSERT_TRUE(results[0].status.ok()) << results[0].status;
+  const std::string report(results[0].output.begin(), results[0].output.end());
+  EXPECT_THAT(report, ::testing::StartsWith("DEADLINE_EXCEEDED: "));
+  EXPECT_THAT(report, HasSubstr("comm_destroy on rank 0 of 2: waiting for every rank to finish"));
+  EXPECT_THAT(report, HasSubstr("(the communicator is freed)"));
+  EXPECT_THAT(report, HasSubstr("\nsum 3"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Launches, GlooTimeoutTest,
                          ::testing::Values(Launch::kThreads, Launch::kProcesses),
                          [](const ::testing::TestParamInfo<Launch>& info) {

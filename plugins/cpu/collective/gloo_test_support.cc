@@ -201,3 +201,4 @@ absl::Status Comm::GroupEnd() {
 }
 
 }  // namespace teplug::cpu::collective::testing
+
