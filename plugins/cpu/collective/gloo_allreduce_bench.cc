@@ -175,7 +175,10 @@ int Main(int argc, char** argv) {
     rank.teplug = std::make_unique<testing::Comm>(1, 2, teplug_blob, 120000);
     if (!rank.teplug->status().ok()) _exit(2);
     rank.gloo = DirectGlooContext(1, gloo_dir);
-    _exit(RunFollower(fds[0], rank));
+    const int code = RunFollower(fds[0], rank);
+    // comm_destroy meets rank 0's (it waits for every rank after rings).
+    const absl::Status destroyed = rank.teplug->Destroy();
+    _exit(code != 0 ? code : destroyed.ok() ? 0 : 3);
   }
   close(fds[0]);
   g_command_pipe = fds[1];
@@ -205,6 +208,8 @@ int Main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const Command quit{kQuit, 0, 0};
   if (write(g_command_pipe, &quit, sizeof quit) != static_cast<ssize_t>(sizeof quit)) return 1;
+  const absl::Status destroyed = rank.teplug->Destroy();
+  if (!destroyed.ok()) std::fprintf(stderr, "comm_destroy: %s\n", destroyed.ToString().c_str());
   int status = 0;
   waitpid(child, &status, 0);
 

@@ -48,24 +48,10 @@ const gloo::ReductionFunction<T>* ReductionFor(WireOp op) {
   return nullptr;
 }
 
-// AllreduceRing's last step sends a notification to the left neighbour and
-// returns without waiting for it; a communicator destroyed right after would
-// close the connection under that message (its neighbour then fails with
-// "Connection closed by peer"). This ring waits for it.
-template <class T>
-class FlushedAllreduceRing : public gloo::AllreduceRing<T> {
- public:
-  using gloo::AllreduceRing<T>::AllreduceRing;
-  void run() override {
-    gloo::AllreduceRing<T>::run();
-    if (this->sendNotificationBuf_ != nullptr) this->sendNotificationBuf_->waitSend();
-  }
-};
-
 template <class T>
 std::unique_ptr<gloo::Algorithm> MakeRing(const std::shared_ptr<gloo::Context>& context, WireOp op,
                                           void* data, size_t count) {
-  return std::make_unique<FlushedAllreduceRing<T>>(context, std::vector<T*>{static_cast<T*>(data)},
+  return std::make_unique<gloo::AllreduceRing<T>>(context, std::vector<T*>{static_cast<T*>(data)},
                                                   static_cast<int>(count), ReductionFor<T>(op));
 }
 
