@@ -1,0 +1,234 @@
+// All-reduce (fp32 sum, in place) with 2 ranks as 2 processes over loopback
+// TCP: through teplug (the kernel's dispatching ICollective, served by the
+// Gloo implementation) against the two direct Gloo algorithms, gloo::allreduce
+// (what the implementation calls) and gloo::AllreduceRing (the older, lower
+// latency class), 1 KiB .. 64 MiB. This process is rank 0 and runs Google
+// Benchmark; a forked child is rank 1 and runs the same op the same number
+// of times, told which over a pipe at the start of each run. Run with
+//   bazel run -c opt //plugins/cpu/collective:gloo_allreduce_bench -- \
+//     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+// (the binary finds the test plugin through its runfiles: run it with
+// TEST_SRCDIR=<binary>.runfiles when not under `bazel run`), and it prints, per size, each
+// variant's median and teplug's throughput relative to the faster direct algorithm (target >=
+// 0.95).
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "gloo/allreduce.h"
+#include "gloo/allreduce_ring.h"
+#include "gloo/math.h"
+#include "gloo/rendezvous/context.h"
+#include "gloo/rendezvous/file_store.h"
+#include "gloo/transport/tcp/device.h"
+#include "plugins/cpu/collective/gloo_test_support.h"
+
+namespace teplug::cpu::collective {
+namespace {
+
+enum Variant : int { kTeplug = 0, kGlooAllreduce = 1, kGlooRing = 2, kQuit = 3 };
+const char* const kVariantNames[] = {"teplug", "gloo_allreduce", "gloo_ring"};
+
+struct Command {
+  int variant;
+  size_t bytes;
+  int64_t iterations;
+};
+
+// One rank's communicators: teplug's, and a plain Gloo context for the baselines.
+struct Rank {
+  std::unique_ptr<testing::Comm> teplug;
+  std::shared_ptr<gloo::Context> gloo;
+  std::vector<float> buffer;
+  // One AllreduceRing per size, built on first use (the same order on both
+  // ranks) and kept: Gloo's ring objects are built once and run many times.
+  std::map<size_t, std::unique_ptr<gloo::AllreduceRing<float>>> rings;
+};
+
+std::shared_ptr<gloo::Context> DirectGlooContext(int rank, const std::string& dir) {
+  gloo::transport::tcp::attr attr;
+  attr.iface = "lo";
+  auto device = gloo::transport::tcp::CreateDevice(attr);
+  gloo::rendezvous::FileStore store(dir);
+  auto context = std::make_shared<gloo::rendezvous::Context>(rank, 2);
+  context->setTimeout(std::chrono::seconds(60));
+  context->connectFullMesh(store, device);
+  return context;
+}
+
+// Runs `iterations` all-reduces of `bytes` with one variant; returns false
+// (after printing why) when teplug's call fails.
+bool RunVariant(Rank& rank, const Command& c) {
+  const size_t count = c.bytes / sizeof(float);
+  // Sized once for the largest message: the rings keep pointers into it.
+  if (rank.buffer.empty()) rank.buffer.assign((64u << 20) / sizeof(float), 1.0f);
+  float* data = rank.buffer.data();
+  switch (c.variant) {
+    case kTeplug: {
+      TeplugTensor t = testing::Vector(data, TEPLUG_DTYPE_FP32, count);
+      for (int64_t i = 0; i < c.iterations; ++i) {
+        absl::Status s = rank.teplug->Run(TEPLUG_OP_ALL_REDUCE, &t, &t, TEPLUG_REDUCE_SUM);
+        if (!s.ok()) {
+          std::fprintf(stderr, "teplug all_reduce failed: %s\n", s.ToString().c_str());
+          return false;
+        }
+      }
+      return true;
+    }
+    case kGlooAllreduce: {
+      for (int64_t i = 0; i < c.iterations; ++i) {
+        gloo::AllreduceOptions opts(rank.gloo);
+        opts.setOutput(data, count);
+        opts.setReduceFunction(
+            static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+        gloo::allreduce(opts);
+      }
+      return true;
+    }
+    default: {
+      auto& ring = rank.rings[c.bytes];
+      if (!ring) {
+        ring = std::make_unique<gloo::AllreduceRing<float>>(rank.gloo, std::vector<float*>{data},
+                                                            static_cast<int>(count));
+      }
+      for (int64_t i = 0; i < c.iterations; ++i) ring->run();
+      return true;
+    }
+  }
+}
+
+int g_command_pipe = -1;  // rank 0 writes commands to rank 1
+Rank* g_rank0 = nullptr;
+
+void BM_AllReduce(benchmark::State& state, int variant, size_t bytes) {
+  const Command c{variant, bytes, static_cast<int64_t>(state.max_iterations)};
+  if (write(g_command_pipe, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) {
+    state.SkipWithError("cannot reach rank 1");
+    return;
+  }
+  // One pass of the loop runs all iterations, so rank 1 runs the same count.
+  Command mine = c;
+  for (auto _ : state) {
+    if (!RunVariant(*g_rank0, mine)) {
+      state.SkipWithError("all_reduce failed");
+      break;
+    }
+    mine.iterations = 0;  // done in the first pass
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes);
+}
+
+// Keeps every repetition's real time per benchmark, for medians.
+class MedianReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Iteration && !r.error_occurred) {
+        std::string name = r.run_name.function_name;
+        times_[name].push_back(r.GetAdjustedRealTime());
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  double Median(const std::string& name) const {
+    auto it = times_.find(name);
+    if (it == times_.end() || it->second.empty()) return 0;
+    std::vector<double> v = it->second;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+
+ private:
+  std::map<std::string, std::vector<double>> times_;
+};
+
+std::string Name(int variant, size_t bytes) {
+  return std::string(kVariantNames[variant]) + "/" + std::to_string(bytes);
+}
+
+int RunFollower(int command_pipe, Rank& rank) {
+  Command c;
+  while (read(command_pipe, &c, sizeof c) == static_cast<ssize_t>(sizeof c) && c.variant != kQuit) {
+    if (!RunVariant(rank, c)) return 1;
+  }
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  if (testing::KernelCollective() == nullptr) return 1;
+  const std::string teplug_blob = testing::FreshFileBlob();
+  const std::string gloo_dir = testing::FreshFileBlob().substr(sizeof("gloo-file:") - 1);
+  int fds[2];
+  if (pipe(fds) != 0) return 1;
+  const pid_t child = fork();
+  if (child == 0) {
+    close(fds[1]);
+    Rank rank;
+    rank.teplug = std::make_unique<testing::Comm>(1, 2, teplug_blob, 120000);
+    if (!rank.teplug->status().ok()) _exit(2);
+    rank.gloo = DirectGlooContext(1, gloo_dir);
+    const int code = RunFollower(fds[0], rank);
+    // comm_destroy meets rank 0's (it waits for every rank after rings).
+    const absl::Status destroyed = rank.teplug->Destroy();
+    _exit(code != 0 ? code : destroyed.ok() ? 0 : 3);
+  }
+  close(fds[0]);
+  g_command_pipe = fds[1];
+  Rank rank;
+  rank.teplug = std::make_unique<testing::Comm>(0, 2, teplug_blob, 120000);
+  if (!rank.teplug->status().ok()) {
+    std::fprintf(stderr, "comm_create: %s\n", rank.teplug->status().ToString().c_str());
+    return 1;
+  }
+  rank.gloo = DirectGlooContext(0, gloo_dir);
+  g_rank0 = &rank;
+
+  std::vector<size_t> sizes;
+  for (size_t b = 1024; b <= (64u << 20); b *= 4) sizes.push_back(b);
+  for (size_t bytes : sizes) {
+    // Enough iterations for a stable time, few for the large sizes.
+    const int64_t iterations = std::clamp<int64_t>((int64_t{256} << 20) / bytes, 8, 1000);
+    for (int v = kTeplug; v <= kGlooRing; ++v) {
+      benchmark::RegisterBenchmark(Name(v, bytes).c_str(), &BM_AllReduce, v, bytes)
+          ->Iterations(iterations)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  MedianReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const Command quit{kQuit, 0, 0};
+  if (write(g_command_pipe, &quit, sizeof quit) != static_cast<ssize_t>(sizeof quit)) return 1;
+  const absl::Status destroyed = rank.teplug->Destroy();
+  if (!destroyed.ok()) std::fprintf(stderr, "comm_destroy: %s\n", destroyed.ToString().c_str());
+  int status = 0;
+  waitpid(child, &status, 0);
+
+  std::printf(
+      "\nfp32 sum all-reduce, 2 processes, loopback TCP: medians (us) and teplug's "
+      "throughput / the faster direct Gloo algorithm's (target >= 0.95)\n");
+  std::printf("%10s %12s %16s %12s %8s\n", "bytes", "teplug", "gloo_allreduce", "gloo_ring",
+              "ratio");
+  for (size_t bytes : sizes) {
+    const double t = reporter.Median(Name(kTeplug, bytes));
+    const double a = reporter.Median(Name(kGlooAllreduce, bytes));
+    const double r = reporter.Median(Name(kGlooRing, bytes));
+    const double best = std::min(a, r);
+    std::printf("%10zu %12.1f %16.1f %12.1f %8.2f\n", bytes, t, a, r, t > 0 ? best / t : 0.0);
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace teplug::cpu::collective
+
+int main(int argc, char** argv) { return teplug::cpu::collective::Main(argc, argv); }
