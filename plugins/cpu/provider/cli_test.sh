@@ -2,13 +2,17 @@
 # The cpu provider through the shipped CLI (the first argument) and as a
 # plugin (the second): `teplug conformance libteplug_cpu.so` passes every
 # contract check and every GEMM claim the descriptor makes, and declares
-# nothing it does not serve; in the CLI, cpu is built in at priority 100 and
+# nothing it does not serve (its Gloo collective meets over loopback here);
+# in the CLI, cpu is built in at priority 100 and
 # serves an fp32/bf16 GEMM over the reference, which still serves what cpu
-# does not declare (fp8 operands); a malformed TEPLUG_CPU_THREADS refuses it.
+# does not declare (fp8 operands); its Gloo collective sits below the
+# reference's shared-memory one until a config rule prefers it; a malformed
+# TEPLUG_CPU_THREADS refuses it.
 set -u
 TEPLUG="$1"
 CPU_SO="$2"
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG
+export TEPLUG_GLOO_IFNAME=lo
 OUT="${TEST_TMPDIR:-/tmp}/cpu_cli_out.txt"
 FAILURES=0
 
@@ -25,6 +29,14 @@ expect_in() {
   fi
 }
 
+# expect_match REGEX: the last output has a line matching REGEX (extended).
+expect_match() {
+  if ! grep -qE -- "$1" "$OUT"; then
+    fail "$LAST: no line matches /$1/"
+    cat "$OUT"
+  fi
+}
+
 LAST="teplug conformance libteplug_cpu.so --json"
 "$TEPLUG" conformance "$CPU_SO" --json >"$OUT" || fail "$LAST: exit status $?"
 python3 - "$OUT" <<'PY' || fail "$LAST: not every declared GEMM claim passed (above)"
@@ -32,25 +44,31 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = doc["rows"]
 assert doc["passed"] is True, doc
-assert {r["interface"] for r in rows} == {"gemm"}, "cpu registers IGemm only"
-verdicts = {r["check"]: r["verdict"] for r in rows}
-contract = ["refcount", "error_object", "supports_reason", "refused_op", "workspace",
-            "struct_sizes", "threads"]
-declared = ["contract " + c for c in contract]
-declared += [f"{f}={d}" for f in ("a_dtypes", "b_dtypes", "d_dtypes")
-             for d in ("fp32", "fp16", "bf16")]
-declared += ["epilogues=" + e for e in ("bias", "gelu", "gelu_aux", "accumulate")]
-for check in declared:
-    assert verdicts.get(check) == "pass", (check, verdicts.get(check))
-others = {c: v for c, v in verdicts.items() if c not in declared}
-assert all(v == "not declared" for v in others.values()), others
-print(f"conformance: {len(declared)} declared checks pass, {len(others)} not declared")
+assert {r["interface"] for r in rows} == {"gemm", "collective"}, "cpu registers IGemm, ICollective"
+def declared_checks(interface, contract, claims):
+    verdicts = {r["check"]: r["verdict"] for r in rows if r["interface"] == interface}
+    declared = ["contract " + c for c in contract] + claims
+    for check in declared:
+        assert verdicts.get(check) == "pass", (interface, check, verdicts.get(check))
+    others = {c: v for c, v in verdicts.items() if c not in declared}
+    assert all(v == "not declared" for v in others.values()), (interface, others)
+    print(f"conformance {interface}: {len(declared)} declared checks pass, {len(others)} not declared")
+declared_checks("gemm", ["refcount", "error_object", "supports_reason", "refused_op", "workspace",
+                         "struct_sizes", "threads"],
+                [f"{f}={d}" for f in ("a_dtypes", "b_dtypes", "d_dtypes")
+                 for d in ("fp32", "fp16", "bf16")] +
+                ["epilogues=" + e for e in ("bias", "gelu", "gelu_aux", "accumulate")])
+declared_checks("collective", ["refcount", "threads"],
+                ["dtypes=" + d for d in ("fp32", "fp16", "bf16", "int8", "int32", "int64", "uint8")] +
+                ["ops=" + o for o in ("all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                      "send", "recv", "barrier")] +
+                ["reductions=" + r for r in ("sum", "prod", "min", "max", "avg")])
 PY
 
 LAST="teplug list --no-discovery"
 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'cpu  vendor "teplug"  version 0.1.0'
-expect_in 'IGemm/1  cpu/onednn-matmul  priority 100'
+expect_match 'IGemm/1 +cpu/onednn-matmul +priority 100'
 
 for dtype in fp32 bf16 fp16; do
   LAST="teplug explain gemm --dtype $dtype --no-discovery"
@@ -62,15 +80,37 @@ LAST="teplug explain gemm --dtype fp8_e4m3 --no-discovery"
 expect_in "cpu/onednn-matmul  rejected        100  [capability] A dtype fp8_e4m3 not in {fp32, fp16, bf16}"
 expect_in "=> served by reference/gemm"
 
+# Between ranks on one host the reference's shared-memory collective serves;
+# a rule preferring cpu (ranks across hosts) picks Gloo, citing the rule.
+LAST="teplug list --no-discovery"
+"$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_match 'ICollective/1 +cpu/gloo +priority -100'
+LAST="teplug explain collective --world-size 2 --no-discovery"
+"$TEPLUG" explain collective --world-size 2 --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_in "=> served by reference/collective"
+CONFIG="${TEST_TMPDIR:-/tmp}/gloo_across_hosts.textproto"
+cat >"$CONFIG" <<'CFG'
+rules {
+  name: "ranks-across-hosts"
+  match { interfaces: "collective" }
+  prefer: "cpu"
+}
+CFG
+LAST="teplug explain collective --world-size 2 --config gloo_across_hosts.textproto"
+"$TEPLUG" explain collective --world-size 2 --config "$CONFIG" --no-discovery >"$OUT" 2>&1 ||
+  fail "$LAST: exit status $?"
+expect_in "=> served by cpu/gloo"
+expect_in "ranks-across-hosts"
+
 # A malformed thread budget refuses the built-in cpu provider, naming the
 # variable and value; the reference still serves.
 LAST="TEPLUG_CPU_THREADS=zero teplug list --no-discovery"
 TEPLUG_CPU_THREADS=zero "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'built-in provider cpu refused: teplug_plugin_entry returned invalid_argument: TEPLUG_CPU_THREADS="zero" is not a thread count'
-expect_in 'IGemm/1        reference/gemm        priority 0'
+expect_match 'IGemm/1 +reference/gemm +priority 0'
 LAST="TEPLUG_CPU_THREADS=1 teplug list --no-discovery"
 TEPLUG_CPU_THREADS=1 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
-expect_in 'IGemm/1  cpu/onednn-matmul  priority 100'
+expect_match 'IGemm/1 +cpu/onednn-matmul +priority 100'
 
 if [[ "$FAILURES" != 0 ]]; then
   echo "$FAILURES check(s) failed"
