@@ -1,0 +1,25 @@
+#include "plugins/cpu/attention/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace teplug::cpu::attention {
+
+void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>& fn) {
+  if (count <= 0) return;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t workers = std::min<int64_t>(threads, count);
+  std::atomic<int64_t> next{0};
+  auto drain = [&] {
+    for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) fn(i);
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(workers - 1));
+  for (int64_t w = 1; w < workers; ++w) pool.emplace_back(drain);
+  drain();
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace teplug::cpu::attention
