@@ -141,13 +141,7 @@ class QueryTile {
       l_[r] *= alpha;
       m_[r] = m_new;
     }
-    float sum = 0.0f;
-    for (int64_t c = lo; c < hi; ++c) {
-      const float p = std::exp(s[c] - m_new);
-      s[c] = p;
-      sum += p;
-    }
-    l_[r] += sum;
+    l_[r] += ExpShiftedSum(s + lo, hi - lo, m_new);
     std::fill(s, s + lo, 0.0f);
     std::fill(s + hi, s + cols, 0.0f);
     if (dropout_ != nullptr) {

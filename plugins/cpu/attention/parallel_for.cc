@@ -1,5 +1,7 @@
 #include "plugins/cpu/attention/parallel_for.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -7,9 +9,21 @@
 
 namespace teplug::cpu::attention {
 
+namespace {
+
+// The CPUs this process may run on (its affinity mask, which a launcher or
+// cgroup may have narrowed), as OpenMP counts them.
+int UsableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+
 void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>& fn) {
   if (count <= 0) return;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 0) threads = UsableCpus();
   const int64_t workers = std::min<int64_t>(threads, count);
   std::atomic<int64_t> next{0};
   auto drain = [&] {

@@ -10,7 +10,7 @@
 
 namespace teplug::cpu::attention {
 
-// threads <= 0: one per hardware thread.
+// threads <= 0: one per CPU in the process's affinity mask.
 void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>& fn);
 
 }  // namespace teplug::cpu::attention

@@ -1,5 +1,10 @@
 #include "plugins/cpu/attention/tile_products.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
 namespace teplug::cpu::attention {
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
@@ -8,37 +13,43 @@ namespace teplug::cpu::attention {
 #define TEPLUG_TILE_CLONES
 #endif
 
-// Four query rows at a time, so each K element loaded feeds four sums.
+namespace {
+
+// Register blocks: kRows rows x kCols columns of sums stay in registers
+// while the reduction axis streams through.
+constexpr int64_t kRows = 4;
+constexpr int64_t kCols = 32;
+
+}  // namespace
+
 TEPLUG_TILE_CLONES
 void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int64_t kt_stride,
                int64_t cols, float* scores, int64_t score_stride) {
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
-    float* __restrict s0 = scores + r * score_stride;
-    float* __restrict s1 = s0 + score_stride;
-    float* __restrict s2 = s1 + score_stride;
-    float* __restrict s3 = s2 + score_stride;
-    for (int64_t c = 0; c < cols; ++c) s0[c] = s1[c] = s2[c] = s3[c] = 0.0f;
-    const float* q0 = q + r * depth;
-    for (int64_t d = 0; d < depth; ++d) {
-      const float a0 = q0[d], a1 = q0[depth + d], a2 = q0[2 * depth + d], a3 = q0[3 * depth + d];
-      const float* __restrict k = kt + d * kt_stride;
-      for (int64_t c = 0; c < cols; ++c) {
-        const float kc = k[c];
-        s0[c] += a0 * kc;
-        s1[c] += a1 * kc;
-        s2[c] += a2 * kc;
-        s3[c] += a3 * kc;
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const int64_t nr = std::min(kRows, rows - r0);
+    for (int64_t c0 = 0; c0 < cols; c0 += kCols) {
+      const int64_t nc = std::min(kCols, cols - c0);
+      float sum[kRows][kCols] = {};
+      if (nr == kRows && nc == kCols) {
+        for (int64_t d = 0; d < depth; ++d) {
+          const float* k = kt + d * kt_stride + c0;
+          for (int64_t r = 0; r < kRows; ++r) {
+            const float a = q[(r0 + r) * depth + d];
+            for (int64_t c = 0; c < kCols; ++c) sum[r][c] += a * k[c];
+          }
+        }
+      } else {
+        for (int64_t d = 0; d < depth; ++d) {
+          const float* k = kt + d * kt_stride + c0;
+          for (int64_t r = 0; r < nr; ++r) {
+            const float a = q[(r0 + r) * depth + d];
+            for (int64_t c = 0; c < nc; ++c) sum[r][c] += a * k[c];
+          }
+        }
       }
-    }
-  }
-  for (; r < rows; ++r) {
-    float* __restrict s = scores + r * score_stride;
-    for (int64_t c = 0; c < cols; ++c) s[c] = 0.0f;
-    for (int64_t d = 0; d < depth; ++d) {
-      const float a = q[r * depth + d];
-      const float* __restrict k = kt + d * kt_stride;
-      for (int64_t c = 0; c < cols; ++c) s[c] += a * k[c];
+      for (int64_t r = 0; r < nr; ++r) {
+        std::memcpy(scores + (r0 + r) * score_stride + c0, sum[r], sizeof(float) * nc);
+      }
     }
   }
 }
@@ -46,16 +57,58 @@ void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int
 TEPLUG_TILE_CLONES
 void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
                     int64_t width, float* acc) {
-  for (int64_t r = 0; r < rows; ++r) {
-    float* __restrict out = acc + r * width;
-    const float* pr = p + r * p_stride;
-    for (int64_t c = 0; c < cols; ++c) {
-      const float w = pr[c];
-      if (w == 0.0f) continue;  // masked or dropped key
-      const float* __restrict vr = v + c * width;
-      for (int64_t e = 0; e < width; ++e) out[e] += w * vr[e];
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const int64_t nr = std::min(kRows, rows - r0);
+    for (int64_t e0 = 0; e0 < width; e0 += kCols) {
+      const int64_t ne = std::min(kCols, width - e0);
+      float sum[kRows][kCols];
+      for (int64_t r = 0; r < nr; ++r) std::memcpy(sum[r], acc + (r0 + r) * width + e0, sizeof(float) * ne);
+      if (nr == kRows && ne == kCols) {
+        for (int64_t c = 0; c < cols; ++c) {
+          const float* vr = v + c * width + e0;
+          for (int64_t r = 0; r < kRows; ++r) {
+            const float w = p[(r0 + r) * p_stride + c];
+            for (int64_t e = 0; e < kCols; ++e) sum[r][e] += w * vr[e];
+          }
+        }
+      } else {
+        for (int64_t c = 0; c < cols; ++c) {
+          const float* vr = v + c * width + e0;
+          for (int64_t r = 0; r < nr; ++r) {
+            const float w = p[(r0 + r) * p_stride + c];
+            for (int64_t e = 0; e < ne; ++e) sum[r][e] += w * vr[e];
+          }
+        }
+      }
+      for (int64_t r = 0; r < nr; ++r) std::memcpy(acc + (r0 + r) * width + e0, sum[r], sizeof(float) * ne);
     }
   }
+}
+
+TEPLUG_TILE_CLONES
+float ExpShiftedSum(float* s, int64_t n, float max) {
+  float sum = 0.0f;
+  for (int64_t c = 0; c < n; ++c) {
+    const float x = s[c] - max;
+    // exp(x) = 2^k * exp(r), k = round(x / ln 2), |r| <= ln 2 / 2.
+    const float xc = x < -87.0f ? -87.0f : x;
+    const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
+    const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
+    float y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    const int32_t bits = (static_cast<int32_t>(k) + 127) << 23;
+    float two_k;
+    std::memcpy(&two_k, &bits, sizeof two_k);
+    const float p = x < -87.0f ? 0.0f : y * two_k;
+    s[c] = p;
+    sum += p;
+  }
+  return sum;
 }
 
 }  // namespace teplug::cpu::attention

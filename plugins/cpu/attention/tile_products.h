@@ -1,4 +1,4 @@
-// The two products of a flash-attention tile, as plain loops the compiler
+// The two products of a flash-attention tile and its softmax exponentials, as plain loops the compiler
 // vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load
 // time). Accumulation is fp32.
 #ifndef TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
@@ -18,6 +18,10 @@ void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int
 // for r < rows, e < width: probabilities times a block of V rows.
 void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
                     int64_t width, float* acc);
+
+// s[c] = exp(s[c] - max) for c < n (max >= every s[c]; -inf gives 0);
+// returns their sum. Cephes' expf polynomial, within 2 ulp of exp.
+float ExpShiftedSum(float* s, int64_t n, float max);
 
 }  // namespace teplug::cpu::attention
 
