@@ -6,7 +6,8 @@
 //   attention  the cpu provider's flash-style forward, batch 1, `heads`
 //              heads, no mask (4 * seq^2 * d FLOP per head)
 //   reference  the reference provider's fp64 forward (small sizes only)
-// Rounds interleave the variants (order reversed in odd rounds); each
+// Both cpu variants use TEPLUG_CPU_THREADS threads (unset: every CPU the
+// process may use). Rounds interleave the variants (order reversed in odd rounds); each
 // variant's time is the median of its rounds. Ratios are achieved GFLOP/s
 // attention/gemm (target >= 0.5) and time reference/attention, as the
 // median of the per-round ratios, which pairs runs made under the same load.
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
@@ -25,6 +27,7 @@
 #include "benchmark/benchmark.h"
 #include "plugins/cpu/provider/attention_provider.h"
 #include "plugins/cpu/provider/gemm_provider.h"
+#include "plugins/cpu/provider/thread_budget.h"
 #include "plugins/reference/provider/attention_provider.h"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -38,6 +41,19 @@ struct Case {
 };
 
 constexpr double kTarget = 0.5;
+
+// TEPLUG_CPU_THREADS, read once (a malformed value ends the run).
+int Threads() {
+  static const int threads = [] {
+    absl::StatusOr<int> t = provider::ParseCpuThreads(std::getenv(provider::kCpuThreadsVariable));
+    if (!t.ok()) {
+      std::fprintf(stderr, "attention_bench: %s\n", std::string(t.status().message()).c_str());
+      std::exit(2);
+    }
+    return *t;
+  }();
+  return threads;
+}
 
 const char* DTypeLabel(int32_t d) { return d == TEPLUG_DTYPE_BF16 ? "bf16" : "fp32"; }
 std::string CaseName(const Case& c) {
@@ -85,7 +101,7 @@ struct Operands {
 
 void Gemm(benchmark::State& state, Operands* ops) {
   const Case& c = ops->kase;
-  provider::CpuGemm gemm;
+  provider::CpuGemm gemm(provider::kGemmPlanCacheCapacity, Threads());
   // D[seq, seq] = Q[seq, d] x K^T: A = Q, B = K given as [seq, d] with trans_b.
   TeplugTensor a = Tensor(ops->q.data(), c.dtype, {c.seq, c.head_dim});
   TeplugTensor b = Tensor(ops->k.data(), c.dtype, {c.seq, c.head_dim});
@@ -132,7 +148,7 @@ struct AttentionArgs {
 
 void Attention(benchmark::State& state, Operands* ops) {
   AttentionArgs a(ops);
-  provider::CpuAttention attention;
+  provider::CpuAttention attention(Threads());
   if (absl::Status s = attention.RunForward(a.args); !s.ok()) {
     return state.SkipWithError(std::string(s.message()).c_str());
   }
