@@ -126,9 +126,10 @@ class QueryTile {
       std::fill(s, s + cols, 0.0f);
       return;
     }
-    ApplyScoreRule(b, h, i, j0, s, lo, hi);
-    float block_max = kMinusInf;
-    for (int64_t c = lo; c < hi; ++c) block_max = std::max(block_max, s[c]);
+    // Scale and bias, then the block's max (scaling there when no bias).
+    const bool plain = c_.bias_type == TEPLUG_BIAS_NONE;
+    if (!plain) ApplyScoreRule(b, h, i, j0, s, lo, hi);
+    const float block_max = ScaleAndMax(s + lo, hi - lo, plain ? c_.scale : 1.0f);
     const float m_new = std::max(m_[r], block_max);
     if (m_new == kMinusInf) {  // every visible score is -inf (e.g. a -inf bias)
       std::fill(s, s + cols, 0.0f);
@@ -175,8 +176,7 @@ class QueryTile {
         }
         return;
       }
-      default:
-        for (int64_t c = lo; c < hi; ++c) s[c] *= scale;
+      default:  // none: ScaleAndMax scales
         return;
     }
   }

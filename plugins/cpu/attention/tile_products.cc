@@ -86,6 +86,29 @@ void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols
 }
 
 TEPLUG_TILE_CLONES
+float ScaleAndMax(float* s, int64_t n, float scale) {
+  // 16 fixed lanes, as in ExpShiftedSum.
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes];
+  for (int64_t l = 0; l < kLanes; ++l) lanes[l] = -__builtin_inff();
+  int64_t c = 0;
+  for (; c + kLanes <= n; c += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const float x = s[c + l] * scale;
+      s[c + l] = x;
+      lanes[l] = x > lanes[l] ? x : lanes[l];
+    }
+  }
+  for (; c < n; ++c) {
+    s[c] *= scale;
+    lanes[c % kLanes] = s[c] > lanes[c % kLanes] ? s[c] : lanes[c % kLanes];
+  }
+  float max = lanes[0];
+  for (int64_t l = 1; l < kLanes; ++l) max = lanes[l] > max ? lanes[l] : max;
+  return max;
+}
+
+TEPLUG_TILE_CLONES
 float ExpShiftedSum(float* s, int64_t n, float max) {
   for (int64_t c = 0; c < n; ++c) {
     const float x = s[c] - max;

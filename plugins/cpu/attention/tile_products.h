@@ -19,6 +19,9 @@ void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int
 void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
                     int64_t width, float* acc);
 
+// s[c] *= scale for c < n; returns the largest s[c] (-inf for n = 0).
+float ScaleAndMax(float* s, int64_t n, float scale);
+
 // s[c] = exp(s[c] - max) for c < n (max >= every s[c]; -inf gives 0);
 // returns their sum. Cephes' expf polynomial, within 2 ulp of exp.
 float ExpShiftedSum(float* s, int64_t n, float max);
