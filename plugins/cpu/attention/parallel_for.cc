@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace teplug::cpu::attention {
-
 namespace {
 
 // The CPUs this process may run on (its affinity mask, which a launcher or
@@ -26,14 +28,31 @@ void ParallelFor(int64_t count, int threads, const std::function<void(int64_t)>&
   if (threads <= 0) threads = UsableCpus();
   const int64_t workers = std::min<int64_t>(threads, count);
   std::atomic<int64_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   auto drain = [&] {
-    for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) fn(i);
+    for (int64_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+      try {
+        fn(i);
+      } catch (...) {  // rethrown on the calling thread below
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next.store(count);  // no new indices
+      }
+    }
   };
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
-  for (int64_t w = 1; w < workers; ++w) pool.emplace_back(drain);
+  for (int64_t w = 1; w < workers; ++w) {
+    try {
+      pool.emplace_back(drain);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running (and this one) do the work
+    }
+  }
   drain();
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace teplug::cpu::attention
