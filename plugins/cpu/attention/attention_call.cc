@@ -81,10 +81,10 @@ absl::StatusOr<TeplugTensor> ReadTensor(const TeplugTensor* p, const std::string
 
 absl::Status RequireFloat(const TeplugTensor& t, const std::string& name) {
   if (IsFloatDType(t.dtype) && t.quant == nullptr) return absl::OkStatus();
-  const std::string what = t.quant != nullptr ? "a quantized tensor"
-                                              : absl::StrCat("dtype ", sdk::DTypeName(t.dtype));
-  return absl::UnimplementedError(absl::StrCat(
-      name, " is ", what, "; the cpu attention kernel serves fp32, fp16 and bf16"));
+  const std::string what =
+      t.quant != nullptr ? "a quantized tensor" : absl::StrCat("dtype ", sdk::DTypeName(t.dtype));
+  return absl::UnimplementedError(
+      absl::StrCat(name, " is ", what, "; the cpu attention kernel serves fp32, fp16 and bf16"));
 }
 
 absl::Status RequireShape(const TeplugTensor& t, const std::vector<int64_t>& shape,
@@ -129,8 +129,9 @@ std::vector<float> DefaultAlibiSlopes(int64_t hq) {
   while (n * 2 <= hq) n *= 2;
   std::vector<float> slopes(static_cast<size_t>(hq));
   for (int64_t h = 0; h < hq; ++h) {
-    const double exponent = h < n ? -8.0 * static_cast<double>(h + 1) / static_cast<double>(n)
-                                  : -4.0 * static_cast<double>(2 * (h - n) + 1) / static_cast<double>(n);
+    const double exponent =
+        h < n ? -8.0 * static_cast<double>(h + 1) / static_cast<double>(n)
+              : -4.0 * static_cast<double>(2 * (h - n) + 1) / static_cast<double>(n);
     slopes[static_cast<size_t>(h)] = static_cast<float>(std::exp2(exponent));
   }
   return slopes;
@@ -150,22 +151,42 @@ MemberGeometry Geometry(const AttentionCall& c, int32_t layout, int member, int6
   int members = 1;
   bool before_heads = true;  // "3hd" / "2hd" (else "h3d" / "h2d")
   switch (layout) {
-    case TEPLUG_LAYOUT_SB3HD: case TEPLUG_LAYOUT_BS3HD: case TEPLUG_LAYOUT_T3HD: members = 3; break;
-    case TEPLUG_LAYOUT_SBH3D: case TEPLUG_LAYOUT_BSH3D: case TEPLUG_LAYOUT_TH3D:
-      members = 3, before_heads = false; break;
-    case TEPLUG_LAYOUT_SBHD_SB2HD: case TEPLUG_LAYOUT_BSHD_BS2HD: case TEPLUG_LAYOUT_THD_T2HD:
-      members = q ? 1 : 2; break;
-    case TEPLUG_LAYOUT_SBHD_SBH2D: case TEPLUG_LAYOUT_BSHD_BSH2D: case TEPLUG_LAYOUT_THD_TH2D:
-      members = q ? 1 : 2, before_heads = false; break;
-    default: break;
+    case TEPLUG_LAYOUT_SB3HD:
+    case TEPLUG_LAYOUT_BS3HD:
+    case TEPLUG_LAYOUT_T3HD:
+      members = 3;
+      break;
+    case TEPLUG_LAYOUT_SBH3D:
+    case TEPLUG_LAYOUT_BSH3D:
+    case TEPLUG_LAYOUT_TH3D:
+      members = 3, before_heads = false;
+      break;
+    case TEPLUG_LAYOUT_SBHD_SB2HD:
+    case TEPLUG_LAYOUT_BSHD_BS2HD:
+    case TEPLUG_LAYOUT_THD_T2HD:
+      members = q ? 1 : 2;
+      break;
+    case TEPLUG_LAYOUT_SBHD_SBH2D:
+    case TEPLUG_LAYOUT_BSHD_BSH2D:
+    case TEPLUG_LAYOUT_THD_TH2D:
+      members = q ? 1 : 2, before_heads = false;
+      break;
+    default:
+      break;
   }
   // Index of this member inside its packed buffer.
   const int index = members == 3 ? member : members == 2 ? member - 1 : 0;
   MemberGeometry g;
   switch (c.format) {
-    case SequenceFormat::kSbhd: g.shape = {s, c.batch}; break;
-    case SequenceFormat::kBshd: g.shape = {c.batch, s}; break;
-    case SequenceFormat::kThd: g.shape = {tokens}; break;
+    case SequenceFormat::kSbhd:
+      g.shape = {s, c.batch};
+      break;
+    case SequenceFormat::kBshd:
+      g.shape = {c.batch, s};
+      break;
+    case SequenceFormat::kThd:
+      g.shape = {tokens};
+      break;
   }
   if (members == 1) {
     g.shape.insert(g.shape.end(), {h, d});
@@ -208,24 +229,31 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   }
   const std::string pn = kParams;
   if (a.layout < 0 || a.layout >= TEPLUG_LAYOUT_COUNT_) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.layout %d is not a TeplugQkvLayout", pn, a.layout));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.layout %d is not a TeplugQkvLayout", pn, a.layout));
   }
   if (a.mask_type < 0 || a.mask_type >= TEPLUG_MASK_COUNT_) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.mask_type %d is not a TeplugMaskType", pn, a.mask_type));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.mask_type %d is not a TeplugMaskType", pn, a.mask_type));
   }
   if (a.bias_type < 0 || a.bias_type >= TEPLUG_BIAS_COUNT_) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.bias_type %d is not a TeplugBiasType", pn, a.bias_type));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.bias_type %d is not a TeplugBiasType", pn, a.bias_type));
   }
   const struct {
     const char* name;
     int64_t value;
-  } extents[] = {{"batch", a.batch},           {"num_heads_q", a.num_heads_q},
-                 {"num_heads_kv", a.num_heads_kv}, {"head_dim_qk", a.head_dim_qk},
-                 {"head_dim_v", a.head_dim_v}, {"max_seqlen_q", a.max_seqlen_q},
+  } extents[] = {{"batch", a.batch},
+                 {"num_heads_q", a.num_heads_q},
+                 {"num_heads_kv", a.num_heads_kv},
+                 {"head_dim_qk", a.head_dim_qk},
+                 {"head_dim_v", a.head_dim_v},
+                 {"max_seqlen_q", a.max_seqlen_q},
                  {"max_seqlen_kv", a.max_seqlen_kv}};
   for (const auto& e : extents) {
     if (e.value <= 0) {
-      return absl::InvalidArgumentError(absl::StrFormat("%s.%s is %d; it must be > 0", pn, e.name, e.value));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s.%s is %d; it must be > 0", pn, e.name, e.value));
     }
   }
   if (a.num_heads_q % a.num_heads_kv != 0) {
@@ -234,14 +262,17 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
         a.num_heads_q, a.num_heads_kv));
   }
   if (a.window_left < -1 || a.window_right < -1) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: window (%d, %d); each side is -1 (unbounded) or >= 0", pn, a.window_left, a.window_right));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: window (%d, %d); each side is -1 (unbounded) or >= 0", pn,
+                        a.window_left, a.window_right));
   }
   if (!(a.dropout >= 0.0f && a.dropout < 1.0f)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.dropout %g is outside [0, 1)", pn, a.dropout));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.dropout %g is outside [0, 1)", pn, a.dropout));
   }
   if (!std::isfinite(a.softmax_scale)) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.softmax_scale %g is not finite", pn, a.softmax_scale));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.softmax_scale %g is not finite", pn, a.softmax_scale));
   }
   if (args.s_quant != nullptr) {
     return absl::UnimplementedError(std::string(kArgs) +
@@ -256,7 +287,7 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   c.d_v = a.head_dim_v;
   c.max_sq = a.max_seqlen_q;
   c.max_skv = a.max_seqlen_kv;
-  c.format = a.layout >= TEPLUG_LAYOUT_T3HD     ? SequenceFormat::kThd
+  c.format = a.layout >= TEPLUG_LAYOUT_T3HD    ? SequenceFormat::kThd
              : a.layout >= TEPLUG_LAYOUT_BS3HD ? SequenceFormat::kBshd
                                                : SequenceFormat::kSbhd;
   c.mask_type = a.mask_type;
@@ -277,7 +308,8 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
         "padding_causal or padding_causal_bottom_right)",
         pn, sdk::MaskName(a.mask_type), sdk::LayoutName(a.layout)));
   }
-  if ((thd || IsPadding(a.mask_type)) && (a.cu_seqlens_q == nullptr || a.cu_seqlens_kv == nullptr)) {
+  if ((thd || IsPadding(a.mask_type)) &&
+      (a.cu_seqlens_q == nullptr || a.cu_seqlens_kv == nullptr)) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "%s.cu_seqlens_%s is NULL but layout %s with mask %s needs int32 [batch + 1] prefix sums",
         pn, a.cu_seqlens_q == nullptr ? "q" : "kv", sdk::LayoutName(a.layout),
@@ -301,8 +333,9 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
     for (int64_t b = 0; b < c.batch; ++b) {
       const int64_t len = (*side.cu)[b + 1] - (*side.cu)[b];
       if (len > side.max) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s.%s: batch %d has length %d, more than max_seqlen %d", pn, side.name, b, len, side.max));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s.%s: batch %d has length %d, more than max_seqlen %d", pn, side.name,
+                            b, len, side.max));
       }
       if (IsPadding(a.mask_type)) (*side.len)[b] = len;
     }
@@ -318,25 +351,27 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
     } else {
       absl::StatusOr<TeplugTensor> s = ReadTensor(a.alibi_slopes, pn + ".alibi_slopes");
       if (!s.ok()) return s.status();
-      if (absl::Status st = RequireShape(*s, {c.hq}, pn + ".alibi_slopes", "one slope per query head is");
+      if (absl::Status st =
+              RequireShape(*s, {c.hq}, pn + ".alibi_slopes", "one slope per query head is");
           !st.ok()) {
         return st;
       }
       if (s->dtype != TEPLUG_DTYPE_FP32) {
-        return absl::InvalidArgumentError(absl::StrCat(pn, ".alibi_slopes is ",
-                                                       sdk::DTypeName(s->dtype), "; slopes must be fp32"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            pn, ".alibi_slopes is ", sdk::DTypeName(s->dtype), "; slopes must be fp32"));
       }
       const float* values = static_cast<const float*>(s->data);
       c.alibi_slopes.assign(values, values + c.hq);
     }
   }
 
-  const bool tensor_bias = a.bias_type == TEPLUG_BIAS_PRE_SCALE || a.bias_type == TEPLUG_BIAS_POST_SCALE;
+  const bool tensor_bias =
+      a.bias_type == TEPLUG_BIAS_PRE_SCALE || a.bias_type == TEPLUG_BIAS_POST_SCALE;
   const std::string bn = std::string(kArgs) + ".bias";
   if (!tensor_bias && args.bias != nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        bn, " is set but params.bias_type is ", sdk::BiasName(a.bias_type),
-        "; only pre_scale and post_scale take a bias tensor"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(bn, " is set but params.bias_type is ", sdk::BiasName(a.bias_type),
+                     "; only pre_scale and post_scale take a bias tensor"));
   }
   if (tensor_bias) {
     if (args.bias == nullptr) {
@@ -375,9 +410,9 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
     if (thd) {
       tokens = t->rank > 0 ? t->shape[0] : 0;
       if (tokens < cu.back()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: shape %s holds fewer than the %d tokens cu_seqlens_%s addresses", name,
-            ShapeString(*t), cu.back(), m == 0 ? "q" : "kv"));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: shape %s holds fewer than the %d tokens cu_seqlens_%s addresses",
+                            name, ShapeString(*t), cu.back(), m == 0 ? "q" : "kv"));
       }
     }
     MemberGeometry g = Geometry(c, a.layout, m, tokens);
@@ -399,21 +434,25 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   if (absl::Status s = RequireFloat(*o, on); !s.ok()) return s;
   std::vector<int64_t> o_shape;
   switch (c.format) {
-    case SequenceFormat::kSbhd: o_shape = {c.max_sq, c.batch, c.hq, c.d_v}; break;
-    case SequenceFormat::kBshd: o_shape = {c.batch, c.max_sq, c.hq, c.d_v}; break;
+    case SequenceFormat::kSbhd:
+      o_shape = {c.max_sq, c.batch, c.hq, c.d_v};
+      break;
+    case SequenceFormat::kBshd:
+      o_shape = {c.batch, c.max_sq, c.hq, c.d_v};
+      break;
     case SequenceFormat::kThd:
       c.o_tokens = o->rank > 0 ? o->shape[0] : 0;
       if (c.o_tokens < c.cu_q.back()) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s: shape %s holds fewer than the %d tokens cu_seqlens_q addresses", on,
-            ShapeString(*o), c.cu_q.back()));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: shape %s holds fewer than the %d tokens cu_seqlens_q addresses",
+                            on, ShapeString(*o), c.cu_q.back()));
       }
       o_shape = {c.o_tokens, c.hq, c.d_v};
       break;
   }
-  if (absl::Status s = RequireShape(*o, o_shape, on,
-                                    absl::StrCat("layout ", sdk::LayoutName(a.layout),
-                                                 " with head_dim_v needs"));
+  if (absl::Status s = RequireShape(
+          *o, o_shape, on,
+          absl::StrCat("layout ", sdk::LayoutName(a.layout), " with head_dim_v needs"));
       !s.ok()) {
     return s;
   }

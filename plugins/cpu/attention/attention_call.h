@@ -37,9 +37,15 @@ struct TensorAccess {
   int64_t Offset(int64_t b, int64_t s, int64_t h) const {
     int64_t row = 0;
     switch (format) {
-      case SequenceFormat::kSbhd: row = s * batch + b; break;
-      case SequenceFormat::kBshd: row = b * max_seqlen + s; break;
-      case SequenceFormat::kThd: row = cu_seqlens[b] + s; break;
+      case SequenceFormat::kSbhd:
+        row = s * batch + b;
+        break;
+      case SequenceFormat::kBshd:
+        row = b * max_seqlen + s;
+        break;
+      case SequenceFormat::kThd:
+        row = cu_seqlens[b] + s;
+        break;
     }
     return member_offset + row * row_stride + h * head_stride;
   }

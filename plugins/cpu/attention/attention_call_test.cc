@@ -1,10 +1,11 @@
 // AttentionCall::VisibleRange: each query row's visible keys as one interval,
 // per attention.h's visible(i, j), for the diagonal of each mask type, windows
 // and padding rows.
+#include "plugins/cpu/attention/attention_call.h"
+
 #include <cstdint>
 
 #include "gtest/gtest.h"
-#include "plugins/cpu/attention/attention_call.h"
 
 namespace teplug::cpu::attention {
 namespace {

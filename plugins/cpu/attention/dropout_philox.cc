@@ -32,7 +32,8 @@ DropoutMask::DropoutMask(uint64_t seed, uint64_t offset, double p, int64_t heads
 void DropoutMask::RowFactors(int64_t b, int64_t h, int64_t i, int64_t j0, int64_t count,
                              float* factors) const {
   const uint64_t row = ((static_cast<uint64_t>(b) * heads_ + static_cast<uint64_t>(h)) * max_sq_ +
-                        static_cast<uint64_t>(i)) * max_skv_;
+                        static_cast<uint64_t>(i)) *
+                       max_skv_;
   PhiloxWords bits{};
   uint64_t cached_block = ~uint64_t{0};
   for (int64_t c = 0; c < count; ++c) {

@@ -29,8 +29,7 @@ class DropoutMask {
 
   // factors[c] for keys j0 .. j0 + count - 1 of row (b, h, i): 1/(1-p) kept,
   // 0 dropped.
-  void RowFactors(int64_t b, int64_t h, int64_t i, int64_t j0, int64_t count,
-                  float* factors) const;
+  void RowFactors(int64_t b, int64_t h, int64_t i, int64_t j0, int64_t count, float* factors) const;
 
  private:
   uint64_t offset_;

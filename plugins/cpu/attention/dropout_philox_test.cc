@@ -2,12 +2,13 @@
 // implementation of attention.h's Philox mapping) for every element of a
 // grid, including an offset whose counter carries past 64 bits, and rows
 // starting at keys not aligned to a Philox block.
+#include "plugins/cpu/attention/dropout_philox.h"
+
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "plugins/cpu/attention/dropout_philox.h"
 #include "plugins/reference/kernels/dropout_mask.h"
 
 namespace teplug::cpu::attention {

@@ -1,11 +1,12 @@
 // ParallelFor runs every index once on any thread count, and an exception
 // thrown on a worker reaches the caller instead of ending the process.
+#include "plugins/cpu/attention/parallel_for.h"
+
 #include <atomic>
 #include <stdexcept>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "plugins/cpu/attention/parallel_for.h"
 
 namespace teplug::cpu::attention {
 namespace {

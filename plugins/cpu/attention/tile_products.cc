@@ -62,7 +62,8 @@ void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols
     for (int64_t e0 = 0; e0 < width; e0 += kCols) {
       const int64_t ne = std::min(kCols, width - e0);
       float sum[kRows][kCols];
-      for (int64_t r = 0; r < nr; ++r) std::memcpy(sum[r], acc + (r0 + r) * width + e0, sizeof(float) * ne);
+      for (int64_t r = 0; r < nr; ++r)
+        std::memcpy(sum[r], acc + (r0 + r) * width + e0, sizeof(float) * ne);
       if (nr == kRows && ne == kCols) {
         for (int64_t c = 0; c < cols; ++c) {
           const float* vr = v + c * width + e0;
@@ -80,7 +81,8 @@ void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols
           }
         }
       }
-      for (int64_t r = 0; r < nr; ++r) std::memcpy(acc + (r0 + r) * width + e0, sum[r], sizeof(float) * ne);
+      for (int64_t r = 0; r < nr; ++r)
+        std::memcpy(acc + (r0 + r) * width + e0, sum[r], sizeof(float) * ne);
     }
   }
 }

@@ -1,6 +1,6 @@
-// The two products of a flash-attention tile and its softmax exponentials, as plain loops the compiler
-// vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load
-// time). Accumulation is fp32.
+// The two products of a flash-attention tile and its softmax exponentials, as plain loops the
+// compiler vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load time).
+// Accumulation is fp32.
 #ifndef TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
 #define TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
 

@@ -15,9 +15,9 @@
 //   bazel run -c opt //plugins/cpu:attention_bench             # 5 rounds
 //   bazel run -c opt //plugins/cpu:attention_bench -- --smoke  # tiny, 1 round
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -85,7 +85,8 @@ struct Operands {
         const float x = u(rng);
         uint32_t bits;
         std::memcpy(&bits, &x, 4);
-        if (element == 4) std::memcpy(v->data() + 4 * i, &x, 4);
+        if (element == 4)
+          std::memcpy(v->data() + 4 * i, &x, 4);
         else {
           const uint16_t top = static_cast<uint16_t>(bits >> 16);
           std::memcpy(v->data() + 2 * i, &top, 2);
@@ -112,7 +113,8 @@ void Gemm(benchmark::State& state, Operands* ops) {
   args.d = &d;
   args.trans_b = 1;
   args.alpha = 1.f;
-  if (absl::Status s = gemm.Run(args); !s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
+  if (absl::Status s = gemm.Run(args); !s.ok())
+    return state.SkipWithError(std::string(s.message()).c_str());
   for (auto _ : state) benchmark::DoNotOptimize(gemm.Run(args));
   state.counters["GFLOP/s"] =
       benchmark::Counter(GemmFlops(c) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
@@ -153,8 +155,8 @@ void Attention(benchmark::State& state, Operands* ops) {
     return state.SkipWithError(std::string(s.message()).c_str());
   }
   for (auto _ : state) benchmark::DoNotOptimize(attention.RunForward(a.args));
-  state.counters["GFLOP/s"] = benchmark::Counter(AttentionFlops(ops->kase) * state.iterations() / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      AttentionFlops(ops->kase) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
 void Reference(benchmark::State& state, Operands* ops) {
@@ -163,8 +165,8 @@ void Reference(benchmark::State& state, Operands* ops) {
     const absl::Status s = reference::provider::RunReferenceAttentionForward(a.args);
     if (!s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(AttentionFlops(ops->kase) * state.iterations() / 1e9,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      AttentionFlops(ops->kase) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
 class KeepTimes : public benchmark::ConsoleReporter {
@@ -209,16 +211,19 @@ int main(int argc, char** argv) {
   bool smoke = false;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
-    if (std::string(argv[i]) == "--smoke") smoke = true;
-    else rest.push_back(argv[i]);
+    if (std::string(argv[i]) == "--smoke")
+      smoke = true;
+    else
+      rest.push_back(argv[i]);
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
-  const std::vector<Case> cases =
-      smoke ? std::vector<Case>{{TEPLUG_DTYPE_FP32, 64, 32, 2, true}, {TEPLUG_DTYPE_BF16, 64, 32, 2, false}}
-            : std::vector<Case>{{TEPLUG_DTYPE_FP32, 256, 64, 2, true},
-                                {TEPLUG_DTYPE_FP32, 2048, 128, 2, false},
-                                {TEPLUG_DTYPE_BF16, 2048, 128, 2, false}};
+  const std::vector<Case> cases = smoke
+                                      ? std::vector<Case>{{TEPLUG_DTYPE_FP32, 64, 32, 2, true},
+                                                          {TEPLUG_DTYPE_BF16, 64, 32, 2, false}}
+                                      : std::vector<Case>{{TEPLUG_DTYPE_FP32, 256, 64, 2, true},
+                                                          {TEPLUG_DTYPE_FP32, 2048, 128, 2, false},
+                                                          {TEPLUG_DTYPE_BF16, 2048, 128, 2, false}};
   const int rounds = smoke ? 1 : 5;
   const double min_time = smoke ? 0.001 : 0.3;
   std::vector<std::unique_ptr<Operands>> operands;

@@ -21,7 +21,10 @@ using ::testing::HasSubstr;
 class CpuAttentionRefusalTest : public ::testing::Test {
  protected:
   CpuAttentionRefusalTest()
-      : rng_(3), case_(AttentionConfig{}, rng_), out_(case_.NewOutputs(rng_)), args_(case_.Args(out_)) {}
+      : rng_(3),
+        case_(AttentionConfig{}, rng_),
+        out_(case_.NewOutputs(rng_)),
+        args_(case_.Args(out_)) {}
 
   // supports() refuses; returns the reason.
   std::string Refusal() {
@@ -69,7 +72,8 @@ TEST_F(CpuAttentionRefusalTest, NonContiguousStrides) {
   TeplugTensor k = *args_.k;
   for (int r = 0; r < k.rank; ++r) k.strides[r] = 1;
   args_.k = &k;
-  EXPECT_THAT(Refusal(), HasSubstr("TeplugAttentionFwdArgs.k: strides [1, 1, 1, 1] are not row-major"));
+  EXPECT_THAT(Refusal(),
+              HasSubstr("TeplugAttentionFwdArgs.k: strides [1, 1, 1, 1] are not row-major"));
 }
 
 TEST_F(CpuAttentionRefusalTest, AnotherDevice) {
@@ -104,7 +108,8 @@ TEST_F(CpuAttentionRefusalTest, MalformedArgsNameTheField) {
   EXPECT_THAT(Malformed(), HasSubstr("params.dropout 1 is outside [0, 1)"));
   p = *case_.Args(out_).params;
   p.max_seqlen_kv = 44;
-  EXPECT_THAT(Malformed(), HasSubstr("TeplugAttentionFwdArgs.k: shape [2, 45, 4, 16] but layout bshd_bshd_bshd needs [2, 44, 4, 16]"));
+  EXPECT_THAT(Malformed(), HasSubstr("TeplugAttentionFwdArgs.k: shape [2, 45, 4, 16] but layout "
+                                     "bshd_bshd_bshd needs [2, 44, 4, 16]"));
   p = *case_.Args(out_).params;
   args_.softmax_lse = nullptr;
   EXPECT_THAT(Malformed(), HasSubstr("softmax_lse is NULL but params.is_training is set"));

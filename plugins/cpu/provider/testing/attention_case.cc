@@ -11,7 +11,9 @@
 namespace teplug::cpu::testing {
 namespace {
 
-size_t ElementSize(int32_t dtype) { return dtype == TEPLUG_DTYPE_FP32 || dtype == TEPLUG_DTYPE_INT32 ? 4 : 2; }
+size_t ElementSize(int32_t dtype) {
+  return dtype == TEPLUG_DTYPE_FP32 || dtype == TEPLUG_DTYPE_INT32 ? 4 : 2;
+}
 
 bool IsPadding(int32_t mask) {
   return mask == TEPLUG_MASK_PADDING || mask == TEPLUG_MASK_PADDING_CAUSAL ||
@@ -33,8 +35,9 @@ std::vector<int32_t> RandomCuSeqlens(int64_t batch, int64_t max, std::mt19937_64
 std::string AttentionConfig::Name() const {
   std::string n = std::string(sdk::LayoutName(layout)) + "/" + sdk::MaskName(mask) + "/" +
                   sdk::BiasName(bias) + "/" + sdk::DTypeName(dtype) + "/b" + std::to_string(batch) +
-                  "_h" + std::to_string(hq) + "x" + std::to_string(hkv) + "_s" + std::to_string(sq) +
-                  "x" + std::to_string(skv) + "_d" + std::to_string(d_qk) + "x" + std::to_string(d_v);
+                  "_h" + std::to_string(hq) + "x" + std::to_string(hkv) + "_s" +
+                  std::to_string(sq) + "x" + std::to_string(skv) + "_d" + std::to_string(d_qk) +
+                  "x" + std::to_string(d_v);
   if (window_left >= 0 || window_right >= 0) {
     n += "_w" + std::to_string(window_left) + "," + std::to_string(window_right);
   }
@@ -43,7 +46,8 @@ std::string AttentionConfig::Name() const {
 }
 
 HostTensor::HostTensor(int32_t dtype, std::vector<int64_t> shape) {
-  const int64_t count = std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  const int64_t count =
+      std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
   bytes_.assign(static_cast<size_t>(count) * ElementSize(dtype), 0);
   tensor_ = sdk::Versioned<TeplugTensor>();
   tensor_.data = bytes_.data();
@@ -61,8 +65,8 @@ void HostTensor::FillRandom(std::mt19937_64& rng, double lo, double hi) {
       const float f = static_cast<float>(x);
       std::memcpy(bytes_.data() + 4 * e, &f, 4);
     } else {
-      const uint16_t h = tensor_.dtype == TEPLUG_DTYPE_BF16 ? reference::EncodeBf16(x)
-                                                            : reference::EncodeFp16(x);
+      const uint16_t h =
+          tensor_.dtype == TEPLUG_DTYPE_BF16 ? reference::EncodeBf16(x) : reference::EncodeFp16(x);
       std::memcpy(bytes_.data() + 2 * e, &h, 2);
     }
   }
@@ -79,7 +83,8 @@ std::vector<double> HostTensor::Values() const {
     } else {
       uint16_t h;
       std::memcpy(&h, bytes_.data() + 2 * e, 2);
-      out[e] = tensor_.dtype == TEPLUG_DTYPE_BF16 ? reference::DecodeBf16(h) : reference::DecodeFp16(h);
+      out[e] =
+          tensor_.dtype == TEPLUG_DTYPE_BF16 ? reference::DecodeBf16(h) : reference::DecodeFp16(h);
     }
   }
   return out;
@@ -176,8 +181,8 @@ AttentionCase::Outputs AttentionCase::NewOutputs(std::mt19937_64& rng) const {
   Outputs out;
   out.o = std::make_unique<HostTensor>(config_.dtype, o_shape_);
   out.o->FillRandom(rng, 5.0, 6.0);
-  out.lse = std::make_unique<HostTensor>(TEPLUG_DTYPE_FP32,
-                                         std::vector<int64_t>{config_.batch, config_.hq, config_.sq});
+  out.lse = std::make_unique<HostTensor>(
+      TEPLUG_DTYPE_FP32, std::vector<int64_t>{config_.batch, config_.hq, config_.sq});
   out.lse->FillRandom(rng, 5.0, 6.0);
   return out;
 }
