@@ -115,7 +115,7 @@ float ExpShiftedSum(float* s, int64_t n, float max) {
   for (int64_t c = 0; c < n; ++c) {
     const float x = s[c] - max;
     // exp(x) = 2^k * exp(r), k = round(x / ln 2), |r| <= ln 2 / 2.
-    const float xc = x < -87.0f ? -87.0f : x;
+    const float xc = x >= -87.0f ? x : -87.0f;  // NaN too: the cast below needs a number
     // k = floor(t) by truncation of the positive t + 128 (t >= -125.1).
     const int32_t k_biased = static_cast<int32_t>(xc * 1.44269504088896341f + 128.5f);
     const float k = static_cast<float>(k_biased - 128);
@@ -128,7 +128,7 @@ float ExpShiftedSum(float* s, int64_t n, float max) {
     y = y * r + 5.0000001201e-1f;
     y = y * r * r + r + 1.0f;
     const float two_k = __builtin_bit_cast(float, (k_biased - 1) << 23);  // 2^k
-    s[c] = x < -87.0f ? 0.0f : y * two_k;
+    s[c] = x < -87.0f ? 0.0f : (x == x ? y * two_k : x);                  // a NaN score stays NaN
   }
   // The sum in 16 fixed lanes (vectorisable without reassociating), added
   // in a fixed order: the same result on every call.

@@ -23,7 +23,7 @@ void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols
 float ScaleAndMax(float* s, int64_t n, float scale);
 
 // s[c] = exp(s[c] - max) for c < n (max >= every s[c]; -inf gives 0);
-// returns their sum. Cephes' expf polynomial, within 2 ulp of exp.
+// returns their sum (NaN when a score is NaN). Cephes' expf polynomial, within 2 ulp of exp.
 float ExpShiftedSum(float* s, int64_t n, float max);
 
 }  // namespace teplug::cpu::attention
