@@ -27,7 +27,25 @@ TeplugGemmCaps MakeGemmCaps() {
   return c;
 }
 
+TeplugAttentionCaps MakeAttentionCaps() {
+  TeplugAttentionCaps c = sdk::Versioned<TeplugAttentionCaps>();
+  c.devices = kHostOnly;
+  c.num_devices = 1;
+  c.qkv_dtypes = kFloatDTypes;
+  c.layouts = (UINT32_C(1) << TEPLUG_LAYOUT_COUNT_) - 1;
+  c.mask_types = (UINT32_C(1) << TEPLUG_MASK_COUNT_) - 1;
+  c.bias_types = (UINT32_C(1) << TEPLUG_BIAS_COUNT_) - 1;
+  c.features = TEPLUG_ATTN_CAP_DROPOUT | TEPLUG_ATTN_CAP_SLIDING_WINDOW | TEPLUG_ATTN_CAP_GQA |
+               TEPLUG_ATTN_CAP_DETERMINISTIC | TEPLUG_ATTN_CAP_DIFFERENT_HEAD_DIMS;
+  return c;
+}
+
 }  // namespace
+
+const TeplugAttentionCaps* CpuAttentionCaps() {
+  static const TeplugAttentionCaps caps = MakeAttentionCaps();
+  return &caps;
+}
 
 const TeplugGemmCaps* CpuGemmCaps() {
   static const TeplugGemmCaps caps = MakeGemmCaps();

@@ -3,17 +3,22 @@
 //   IGemm    A, B and D fp32, fp16, bf16 (any pairing); bias, GELU,
 //            pre_gelu_out, accumulate; no quantized operands (scaling_modes
 //            0); no alignment requirement; any size
+//   IAttention  forward only: Q, K, V fp32, fp16, bf16; all 15 layouts, all
+//            mask and bias types; dropout, sliding window, GQA, different
+//            head dims, deterministic; any head dim and length
 // C, bias and pre_gelu_out dtypes, strides and k = 0 are what the descriptor
 // cannot express: supports() refuses those with a reason.
 #ifndef TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
 #define TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
 
+#include "teplug/attention.h"
 #include "teplug/gemm.h"
 
 namespace teplug::cpu::provider {
 
 // In static storage, valid for the life of the process/plugin.
 const TeplugGemmCaps* CpuGemmCaps();
+const TeplugAttentionCaps* CpuAttentionCaps();
 
 }  // namespace teplug::cpu::provider
 

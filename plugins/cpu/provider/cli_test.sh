@@ -1,9 +1,9 @@
 #!/bin/bash
 # The cpu provider through the shipped CLI (the first argument) and as a
 # plugin (the second): `teplug conformance libteplug_cpu.so` passes every
-# contract check and every GEMM claim the descriptor makes, and declares
-# nothing it does not serve (its Gloo collective meets over loopback here);
-# in the CLI, cpu is built in at priority 100 and
+# contract check and every GEMM, attention and collective claim the descriptors
+# make, and declares nothing it does not serve (its Gloo collective meets over
+# loopback here); in the CLI, cpu is built in at priority 100 and
 # serves an fp32/bf16 GEMM over the reference, which still serves what cpu
 # does not declare (fp8 operands); its Gloo collective sits below the
 # reference's shared-memory one until a config rule prefers it; a malformed
@@ -39,12 +39,12 @@ expect_match() {
 
 LAST="teplug conformance libteplug_cpu.so --json"
 "$TEPLUG" conformance "$CPU_SO" --json >"$OUT" || fail "$LAST: exit status $?"
-python3 - "$OUT" <<'PY' || fail "$LAST: not every declared GEMM claim passed (above)"
+python3 - "$OUT" <<'PY' || fail "$LAST: not every declared claim passed (above)"
 import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = doc["rows"]
 assert doc["passed"] is True, doc
-assert {r["interface"] for r in rows} == {"gemm", "collective"}, "cpu registers IGemm, ICollective"
+assert {r["interface"] for r in rows} == {"gemm", "attention", "collective"}, "cpu registers IGemm, IAttention, ICollective"
 def declared_checks(interface, contract, claims):
     verdicts = {r["check"]: r["verdict"] for r in rows if r["interface"] == interface}
     declared = ["contract " + c for c in contract] + claims
@@ -63,12 +63,24 @@ declared_checks("collective", ["refcount", "threads"],
                 ["ops=" + o for o in ("all_reduce", "all_gather", "reduce_scatter", "broadcast",
                                       "send", "recv", "barrier")] +
                 ["reductions=" + r for r in ("sum", "prod", "min", "max", "avg")])
+layouts = ["sb3hd", "sbh3d", "sbhd_sb2hd", "sbhd_sbh2d", "sbhd_sbhd_sbhd", "bs3hd", "bsh3d",
+           "bshd_bs2hd", "bshd_bsh2d", "bshd_bshd_bshd", "t3hd", "th3d", "thd_t2hd", "thd_th2d",
+           "thd_thd_thd"]
+masks = ["none", "padding", "causal", "padding_causal", "causal_bottom_right",
+         "padding_causal_bottom_right"]
+declared_checks("attention", ["refcount", "threads"],
+                ["qkv_dtypes=" + d for d in ("fp32", "fp16", "bf16")] +
+                ["layouts=" + l for l in layouts] + ["mask_types=" + m for m in masks] +
+                ["bias_types=" + b for b in ("none", "pre_scale", "post_scale", "alibi")] +
+                ["features=" + f for f in ("dropout", "sliding_window", "gqa", "deterministic",
+                                           "different_head_dims")])
 PY
 
 LAST="teplug list --no-discovery"
 "$TEPLUG" list --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
 expect_in 'cpu  vendor "teplug"  version 0.1.0'
 expect_match 'IGemm/1 +cpu/onednn-matmul +priority 100'
+expect_match 'IAttention/1 +cpu/flash-attention +priority 100'
 
 for dtype in fp32 bf16 fp16; do
   LAST="teplug explain gemm --dtype $dtype --no-discovery"

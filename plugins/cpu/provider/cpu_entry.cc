@@ -5,6 +5,7 @@
 #include <string>
 
 #include "plugins/cpu/collective/gloo_collective.h"
+#include "plugins/cpu/provider/attention_provider.h"
 #include "plugins/cpu/provider/capabilities.h"
 #include "plugins/cpu/provider/gemm_provider.h"
 #include "plugins/cpu/provider/thread_budget.h"
@@ -24,6 +25,8 @@ void RegisterCpuImplementations(sdk::Registrar& r) {
   r.Register(sdk::kIidGemmV1,
              sdk::MakeGemm(std::make_unique<CpuGemm>(kGemmPlanCacheCapacity, *threads)),
              CpuGemmCaps(), kCpuGemmName, kCpuPriority);
+  r.Register(sdk::kIidAttentionV1, sdk::MakeAttention(std::make_unique<CpuAttention>(*threads)),
+             CpuAttentionCaps(), kCpuAttentionName, kCpuPriority);
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(collective::NewGlooCollective()),
              collective::GlooCollectiveCaps(), kCpuCollectiveName, kCpuCollectivePriority);
 }

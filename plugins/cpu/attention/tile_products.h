@@ -1,0 +1,31 @@
+// The two products of a flash-attention tile and its softmax exponentials, as plain loops the
+// compiler vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load time).
+// Accumulation is fp32.
+#ifndef TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
+#define TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
+
+#include <cstdint>
+
+namespace teplug::cpu::attention {
+
+// scores[r * score_stride + c] = sum_d q[r * depth + d] * kt[d * kt_stride + c]
+// for r < rows, c < cols: Q rows times a block of K stored transposed
+// ([depth][keys], so the key axis is contiguous).
+void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int64_t kt_stride,
+               int64_t cols, float* scores, int64_t score_stride);
+
+// acc[r * width + e] += sum_c p[r * p_stride + c] * v[c * width + e]
+// for r < rows, e < width: probabilities times a block of V rows.
+void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
+                    int64_t width, float* acc);
+
+// s[c] *= scale for c < n; returns the largest s[c] (-inf for n = 0).
+float ScaleAndMax(float* s, int64_t n, float scale);
+
+// s[c] = exp(s[c] - max) for c < n (max >= every s[c]; -inf gives 0);
+// returns their sum (NaN when a score is NaN). Cephes' expf polynomial, within 2 ulp of exp.
+float ExpShiftedSum(float* s, int64_t n, float max);
+
+}  // namespace teplug::cpu::attention
+
+#endif  // TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_

@@ -1,0 +1,72 @@
+// The softmax helpers of the tile products: exponentials within a few ulp of
+// std::exp over the range a shifted score takes, -inf to 0, NaN kept NaN;
+// the scaled max; both products against plain double sums.
+#include "plugins/cpu/attention/tile_products.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace teplug::cpu::attention {
+namespace {
+
+TEST(TileProductsTest, ExponentialsMatchStdExp) {
+  std::vector<float> s;
+  for (float x = -100.0f; x <= 0.0f; x += 0.0137f) s.push_back(x + 3.0f);
+  s.push_back(-std::numeric_limits<float>::infinity());
+  std::vector<float> original = s;
+  double sum = 0;
+  for (float x : original) sum += std::exp(static_cast<double>(x) - 3.0);
+  const float got = ExpShiftedSum(s.data(), static_cast<int64_t>(s.size()), 3.0f);
+  EXPECT_NEAR(got, sum, sum * 1e-6);
+  for (size_t c = 0; c < s.size(); ++c) {
+    const double want = std::exp(static_cast<double>(original[c]) - 3.0);
+    EXPECT_NEAR(s[c], want, want * 4e-7 + 1e-37) << original[c];
+  }
+}
+
+TEST(TileProductsTest, ANanScoreStaysNan) {
+  std::vector<float> s = {0.0f, std::nanf(""), -1.0f};
+  EXPECT_TRUE(std::isnan(ExpShiftedSum(s.data(), 3, 0.0f)));
+  EXPECT_TRUE(std::isnan(s[1]));
+}
+
+TEST(TileProductsTest, ScaleAndMax) {
+  std::vector<float> s(37);
+  for (size_t c = 0; c < s.size(); ++c) s[c] = static_cast<float>((c * 7) % 37) - 10.0f;
+  EXPECT_EQ(ScaleAndMax(s.data(), 37, 0.5f), 13.0f);
+  EXPECT_EQ(s[1], -1.5f);
+  EXPECT_EQ(ScaleAndMax(s.data(), 0, 2.0f), -std::numeric_limits<float>::infinity());
+}
+
+TEST(TileProductsTest, ProductsMatchDoubleSums) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const int64_t rows = 11, depth = 19, cols = 45, stride = 50, width = 37;
+  std::vector<float> q(rows * depth), kt(depth * stride), scores(rows * cols), v(cols * width),
+      acc(rows * width);
+  for (auto* x : {&q, &kt, &v, &acc}) {
+    for (float& e : *x) e = u(rng);
+  }
+  const std::vector<float> acc0 = acc;
+  ScoreTile(q.data(), rows, depth, kt.data(), stride, cols, scores.data(), cols);
+  AccumulateTile(scores.data(), rows, cols, cols, v.data(), width, acc.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      double want = 0;
+      for (int64_t d = 0; d < depth; ++d) want += double{q[r * depth + d]} * kt[d * stride + c];
+      EXPECT_NEAR(scores[r * cols + c], want, 1e-5);
+    }
+    for (int64_t e = 0; e < width; ++e) {
+      double want = acc0[r * width + e];
+      for (int64_t c = 0; c < cols; ++c) want += double{scores[r * cols + c]} * v[c * width + e];
+      EXPECT_NEAR(acc[r * width + e], want, 1e-4);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace teplug::cpu::attention

@@ -1,0 +1,277 @@
+// The cpu provider's attention forward, paired in one process with two
+// baselines:
+//   gemm       the cpu provider's GEMM (oneDNN) at the same precision on the
+//              score product of one head, [seq, d] x [d, seq]: the rate a
+//              tiled attention would reach if it ran at GEMM speed
+//   attention  the cpu provider's flash-style forward, batch 1, `heads`
+//              heads, no mask (4 * seq^2 * d FLOP per head)
+//   reference  the reference provider's fp64 forward (small sizes only)
+// Both cpu variants use TEPLUG_CPU_THREADS threads (unset: every CPU the
+// process may use). Rounds interleave the variants (order reversed in odd rounds); each
+// variant's time is the median of its rounds. Ratios are achieved GFLOP/s
+// attention/gemm (target >= 0.5) and time reference/attention, as the
+// median of the per-round ratios, which pairs runs made under the same load.
+//
+//   bazel run -c opt //plugins/cpu:attention_bench             # 5 rounds
+//   bazel run -c opt //plugins/cpu:attention_bench -- --smoke  # tiny, 1 round
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "plugins/cpu/provider/attention_provider.h"
+#include "plugins/cpu/provider/gemm_provider.h"
+#include "plugins/cpu/provider/thread_budget.h"
+#include "plugins/reference/provider/attention_provider.h"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::cpu::bench {
+namespace {
+
+struct Case {
+  int32_t dtype;
+  int64_t seq, head_dim, heads;
+  bool with_reference;
+};
+
+constexpr double kTarget = 0.5;
+
+// TEPLUG_CPU_THREADS, read once (a malformed value ends the run).
+int Threads() {
+  static const int threads = [] {
+    absl::StatusOr<int> t = provider::ParseCpuThreads(std::getenv(provider::kCpuThreadsVariable));
+    if (!t.ok()) {
+      std::fprintf(stderr, "attention_bench: %s\n", std::string(t.status().message()).c_str());
+      std::exit(2);
+    }
+    return *t;
+  }();
+  return threads;
+}
+
+const char* DTypeLabel(int32_t d) { return d == TEPLUG_DTYPE_BF16 ? "bf16" : "fp32"; }
+std::string CaseName(const Case& c) {
+  return std::string(DTypeLabel(c.dtype)) + "/s" + std::to_string(c.seq) + "_d" +
+         std::to_string(c.head_dim) + "_h" + std::to_string(c.heads);
+}
+double AttentionFlops(const Case& c) { return 4.0 * c.seq * c.seq * c.head_dim * c.heads; }
+double GemmFlops(const Case& c) { return 2.0 * c.seq * c.seq * c.head_dim; }
+
+TeplugTensor Tensor(void* data, int32_t dtype, std::vector<int64_t> shape) {
+  TeplugTensor t = sdk::Versioned<TeplugTensor>();
+  t.data = data;
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  for (size_t r = 0; r < shape.size(); ++r) t.shape[r] = shape[r];
+  return t;
+}
+
+// Random bytes of one case, shared by every variant.
+struct Operands {
+  explicit Operands(const Case& c) : kase(c) {
+    const size_t element = c.dtype == TEPLUG_DTYPE_BF16 ? 2 : 4;
+    const size_t qkv = static_cast<size_t>(c.seq * c.heads * c.head_dim) * element;
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    for (std::vector<uint8_t>* v : {&q, &k, &v_}) {
+      v->resize(qkv);
+      for (size_t i = 0; i < qkv / element; ++i) {
+        const float x = u(rng);
+        uint32_t bits;
+        std::memcpy(&bits, &x, 4);
+        if (element == 4)
+          std::memcpy(v->data() + 4 * i, &x, 4);
+        else {
+          const uint16_t top = static_cast<uint16_t>(bits >> 16);
+          std::memcpy(v->data() + 2 * i, &top, 2);
+        }
+      }
+    }
+    o.resize(qkv);
+    scores.resize(static_cast<size_t>(c.seq * c.seq) * element);
+  }
+  Case kase;
+  std::vector<uint8_t> q, k, v_, o, scores;
+};
+
+void Gemm(benchmark::State& state, Operands* ops) {
+  const Case& c = ops->kase;
+  provider::CpuGemm gemm(provider::kGemmPlanCacheCapacity, Threads());
+  // D[seq, seq] = Q[seq, d] x K^T: A = Q, B = K given as [seq, d] with trans_b.
+  TeplugTensor a = Tensor(ops->q.data(), c.dtype, {c.seq, c.head_dim});
+  TeplugTensor b = Tensor(ops->k.data(), c.dtype, {c.seq, c.head_dim});
+  TeplugTensor d = Tensor(ops->scores.data(), c.dtype, {c.seq, c.seq});
+  TeplugGemmArgs args = sdk::Versioned<TeplugGemmArgs>();
+  args.a = &a;
+  args.b = &b;
+  args.d = &d;
+  args.trans_b = 1;
+  args.alpha = 1.f;
+  if (absl::Status s = gemm.Run(args); !s.ok())
+    return state.SkipWithError(std::string(s.message()).c_str());
+  for (auto _ : state) benchmark::DoNotOptimize(gemm.Run(args));
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(GemmFlops(c) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+struct AttentionArgs {
+  explicit AttentionArgs(Operands* ops) {
+    const Case& c = ops->kase;
+    params = sdk::Versioned<TeplugAttentionParams>();
+    params.layout = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
+    params.batch = 1;
+    params.num_heads_q = params.num_heads_kv = c.heads;
+    params.head_dim_qk = params.head_dim_v = c.head_dim;
+    params.max_seqlen_q = params.max_seqlen_kv = c.seq;
+    params.window_left = params.window_right = -1;
+    params.softmax_scale = 0.088f;
+    const std::vector<int64_t> shape{1, c.seq, c.heads, c.head_dim};
+    q = Tensor(ops->q.data(), c.dtype, shape);
+    k = Tensor(ops->k.data(), c.dtype, shape);
+    v = Tensor(ops->v_.data(), c.dtype, shape);
+    o = Tensor(ops->o.data(), c.dtype, shape);
+    args = sdk::Versioned<TeplugAttentionFwdArgs>();
+    args.params = &params;
+    args.q = &q;
+    args.k = &k;
+    args.v = &v;
+    args.o = &o;
+  }
+  TeplugAttentionParams params;
+  TeplugTensor q, k, v, o;
+  TeplugAttentionFwdArgs args;
+};
+
+void Attention(benchmark::State& state, Operands* ops) {
+  AttentionArgs a(ops);
+  provider::CpuAttention attention(Threads());
+  if (absl::Status s = attention.RunForward(a.args); !s.ok()) {
+    return state.SkipWithError(std::string(s.message()).c_str());
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(attention.RunForward(a.args));
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      AttentionFlops(ops->kase) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+void Reference(benchmark::State& state, Operands* ops) {
+  AttentionArgs a(ops);
+  for (auto _ : state) {
+    const absl::Status s = reference::provider::RunReferenceAttentionForward(a.args);
+    if (!s.ok()) return state.SkipWithError(std::string(s.message()).c_str());
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      AttentionFlops(ops->kase) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+class KeepTimes : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, std::vector<double>> times;
+};
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+// Times of variant `kind` for case `c`, in round order.
+std::vector<double> TimesOf(const KeepTimes& r, const std::string& kind, const Case& c) {
+  std::vector<double> out;
+  const std::string prefix = kind + "/" + CaseName(c) + "/round";
+  for (const auto& [name, times] : r.times) {
+    if (name.rfind(prefix, 0) == 0) out.insert(out.end(), times.begin(), times.end());
+  }
+  return out;
+}
+
+std::vector<double> PairedRatios(const std::vector<double>& num, const std::vector<double>& den) {
+  std::vector<double> out;
+  for (size_t r = 0; r < std::min(num.size(), den.size()); ++r) out.push_back(num[r] / den[r]);
+  return out;
+}
+
+}  // namespace
+}  // namespace teplug::cpu::bench
+
+int main(int argc, char** argv) {
+  using namespace teplug::cpu::bench;  // NOLINT(build/namespaces): this file's names
+  bool smoke = false;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--smoke")
+      smoke = true;
+    else
+      rest.push_back(argv[i]);
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  const std::vector<Case> cases = smoke
+                                      ? std::vector<Case>{{TEPLUG_DTYPE_FP32, 64, 32, 2, true},
+                                                          {TEPLUG_DTYPE_BF16, 64, 32, 2, false}}
+                                      : std::vector<Case>{{TEPLUG_DTYPE_FP32, 256, 64, 2, true},
+                                                          {TEPLUG_DTYPE_FP32, 2048, 128, 2, false},
+                                                          {TEPLUG_DTYPE_BF16, 2048, 128, 2, false}};
+  const int rounds = smoke ? 1 : 5;
+  const double min_time = smoke ? 0.001 : 0.3;
+  std::vector<std::unique_ptr<Operands>> operands;
+  for (const Case& c : cases) operands.push_back(std::make_unique<Operands>(c));
+  for (int round = 0; round < rounds; ++round) {
+    for (auto& o : operands) {
+      using Fn = void (*)(benchmark::State&, Operands*);
+      std::vector<std::pair<std::string, Fn>> variants = {{"gemm", Gemm}, {"attention", Attention}};
+      if (o->kase.with_reference) variants.push_back({"reference", Reference});
+      if (round % 2 == 1) std::reverse(variants.begin(), variants.end());
+      for (const auto& [kind, fn] : variants) {
+        const std::string name = kind + "/" + CaseName(o->kase) + "/round" + std::to_string(round);
+        benchmark::RegisterBenchmark(name.c_str(), fn, o.get())
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(min_time);
+      }
+    }
+  }
+  KeepTimes reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("\nattention forward vs baselines over %d interleaved rounds (medians):\n", rounds);
+  int missing = 0;
+  for (const Case& c : cases) {
+    const std::vector<double> gemm = TimesOf(reporter, "gemm", c),
+                              attention = TimesOf(reporter, "attention", c),
+                              reference = TimesOf(reporter, "reference", c);
+    if (gemm.empty() || attention.empty() || (c.with_reference && reference.empty())) {
+      std::printf("  %-22s  not measured\n", CaseName(c).c_str());
+      ++missing;
+      continue;
+    }
+    const double gemm_rate = GemmFlops(c) / Median(gemm) / 1e6;
+    const double attention_rate = AttentionFlops(c) / Median(attention) / 1e6;
+    // Rate ratio per round: (attention FLOP / attention time) / (gemm FLOP / gemm time).
+    std::vector<double> rate_ratios = PairedRatios(gemm, attention);
+    for (double& r : rate_ratios) r *= AttentionFlops(c) / GemmFlops(c);
+    const double ratio = Median(rate_ratios);
+    std::printf("  %-22s  attention %8.2f GFLOP/s  gemm %8.2f GFLOP/s  attention/gemm %.3f: %s",
+                CaseName(c).c_str(), attention_rate, gemm_rate, ratio,
+                ratio >= kTarget ? "met" : "NOT met");
+    if (c.with_reference) {
+      std::printf("  reference %8.3f GFLOP/s  speedup over reference %.1fx",
+                  AttentionFlops(c) / Median(reference) / 1e6,
+                  Median(PairedRatios(reference, attention)));
+    }
+    std::printf("\n");
+  }
+  benchmark::Shutdown();
+  return missing == 0 ? 0 : 1;
+}
