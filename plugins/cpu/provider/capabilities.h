@@ -3,17 +3,22 @@
 //   IGemm    A, B and D fp32, fp16, bf16 (any pairing); bias, GELU,
 //            pre_gelu_out, accumulate; no quantized operands (scaling_modes
 //            0); no alignment requirement; any size
+//   IQuantizer  fp32, fp16, bf16 <-> fp8_e4m3, fp8_e5m2; per_tensor (delayed
+//            and current), mxfp8_1d32, block_1d128, block_2d128; column-wise
+//            copies and dequantize
 // C, bias and pre_gelu_out dtypes, strides and k = 0 are what the descriptor
 // cannot express: supports() refuses those with a reason.
 #ifndef TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
 #define TEPLUG_PLUGINS_CPU_PROVIDER_CAPABILITIES_H_
 
 #include "teplug/gemm.h"
+#include "teplug/quantizer.h"
 
 namespace teplug::cpu::provider {
 
 // In static storage, valid for the life of the process/plugin.
 const TeplugGemmCaps* CpuGemmCaps();
+const TeplugQuantizerCaps* CpuQuantizerCaps();
 
 }  // namespace teplug::cpu::provider
 

@@ -6,6 +6,7 @@
 
 #include "plugins/cpu/provider/capabilities.h"
 #include "plugins/cpu/provider/gemm_provider.h"
+#include "plugins/cpu/provider/quantizer_provider.h"
 #include "plugins/cpu/provider/thread_budget.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -23,6 +24,8 @@ void RegisterCpuImplementations(sdk::Registrar& r) {
   r.Register(sdk::kIidGemmV1,
              sdk::MakeGemm(std::make_unique<CpuGemm>(kGemmPlanCacheCapacity, *threads)),
              CpuGemmCaps(), kCpuGemmName, kCpuPriority);
+  r.Register(sdk::kIidQuantizerV1, sdk::MakeQuantizer(std::make_unique<CpuQuantizer>(*threads)),
+             CpuQuantizerCaps(), kCpuQuantizerName, kCpuPriority);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ inline constexpr char kCpuName[] = "cpu";
 inline constexpr char kCpuVendor[] = "teplug";
 inline constexpr char kCpuVersion[] = "0.1.0";
 inline constexpr char kCpuGemmName[] = "onednn-matmul";
+inline constexpr char kCpuQuantizerName[] = "quantizer";
 inline constexpr int32_t kCpuPriority = 100;
 }  // namespace teplug::cpu::provider
 

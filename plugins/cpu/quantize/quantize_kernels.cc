@@ -103,7 +103,11 @@ void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes,
       const uint8_t code = MxScaleCode<K>(RawAbsMaxBits<L>(x + start, count));
       scales[b] = code;
       if (code == 0xFF) {
-        std::fill(codes + start, codes + start + count, kNanCode);
+        // A non-finite block: every element NaN, keeping its sign.
+        for (int64_t i = 0; i < count; ++i) {
+          codes[start + i] = static_cast<uint8_t>(
+              ((FloatBits(L::Load(x[start + i])) >> 24) & 0x80u) | kNanCode);
+        }
       } else {
         // 1 / 2^(code - 127), exact: V / X = V * 2^(127 - code).
         const float reciprocal = BitsFloat(static_cast<uint32_t>(254 - code) << 23);
