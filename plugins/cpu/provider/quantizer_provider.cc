@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "plugins/cpu/provider/host_tensor.h"
 #include "plugins/cpu/quantize/parallel_rows.h"
 #include "plugins/cpu/quantize/quantize_kernels.h"
 #include "teplug/sdk/error.hpp"
@@ -21,7 +22,7 @@ using quantize::Fp8Kind;
 using quantize::Wide;
 
 // A checked host tensor viewed as the matrix [rows, cols].
-struct HostTensor {
+struct MatrixView {
   std::string name;
   void* data = nullptr;
   int32_t dtype = 0;
@@ -29,92 +30,50 @@ struct HostTensor {
   int64_t rows = 1, cols = 1, elements = 1;
 };
 
-std::string Dims(const std::vector<int64_t>& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
+std::string Dims(const std::vector<int64_t>& v) { return DimsString(v); }
 
-// Reads a tensor (its data may be NULL: callers that touch it check).
-absl::StatusOr<HostTensor> ReadHost(const TeplugTensor* tensor, const std::string& name) {
-  if (tensor == nullptr) return absl::InvalidArgumentError(absl::StrCat(name, " is NULL"));
-  TeplugTensor t;
-  if (!sdk::ReadVersioned(tensor, &t, TEPLUG_STRUCT_SIZE(TeplugTensor, quant))) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s.struct_size %d is smaller than the v1 TeplugTensor (%d)", name,
-                        tensor->struct_size, TEPLUG_STRUCT_SIZE(TeplugTensor, quant)));
-  }
-  if (t.device != nullptr) {
-    TeplugDevice device;
-    if (!sdk::ReadVersioned(t.device, &device, TEPLUG_STRUCT_SIZE(TeplugDevice, kind))) {
-      return absl::InvalidArgumentError(absl::StrCat(name, ".device.struct_size is too small"));
-    }
-    if (device.kind != TEPLUG_DEVICE_CPU) {
-      return absl::UnimplementedError(absl::StrFormat(
-          "%s.device: kind %s (ordinal %d), but the cpu provider serves host memory only "
-          "(device NULL or cpu)",
-          name, sdk::DeviceKindName(device.kind), device.ordinal));
-    }
-  }
-  if (t.rank < 0 || t.rank > TEPLUG_MAX_RANK) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s.rank %d is outside 0..%d", name, t.rank, TEPLUG_MAX_RANK));
-  }
-  if (sdk::DTypeBits(t.dtype) == 0) {
-    return absl::InvalidArgumentError(absl::StrFormat("%s.dtype %d is not a TeplugDType", name, t.dtype));
-  }
-  HostTensor h;
+// Reads a tensor (its data may be NULL: callers that touch it check);
+// explicit strides must be the row-major ones.
+absl::StatusOr<MatrixView> ReadHost(const TeplugTensor* tensor, const std::string& name) {
+  absl::StatusOr<HostTensor> read = ReadHostTensor(tensor, name);
+  if (!read.ok()) return read.status();
+  MatrixView h;
   h.name = name;
-  h.data = t.data;
-  h.dtype = t.dtype;
-  h.shape.assign(t.shape, t.shape + t.rank);
-  bool any_zero = false, all_zero = true;
-  for (int i = 0; i < t.rank; ++i) {
-    if (t.shape[i] < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("%s.shape[%d] is %d; extents must be >= 0", name, i, t.shape[i]));
+  h.data = read->fields.data;
+  h.dtype = read->fields.dtype;
+  h.shape = read->shape;
+  h.elements = read->elements;
+  const int rank = static_cast<int>(h.shape.size());
+  for (int i = 0; i + 1 < rank; ++i) h.rows *= h.shape[i];
+  if (rank > 0) h.cols = h.shape[rank - 1];
+  int64_t expected = 1;
+  for (int i = rank; i-- > 0;) {
+    if (h.shape[i] > 1 && read->strides[i] != expected) {
+      return absl::UnimplementedError(absl::StrFormat(
+          "%s.strides %s (shape %s) are not row-major contiguous; the cpu quantizer reads and "
+          "writes contiguous tensors only",
+          name, Dims(read->strides), Dims(h.shape)));
     }
-    if (t.strides[i] == 0) {
-      any_zero = true;
-    } else {
-      all_zero = false;
-    }
-    h.elements *= t.shape[i];
-    if (i + 1 < t.rank) h.rows *= t.shape[i];
-  }
-  if (t.rank > 0) h.cols = t.shape[t.rank - 1];
-  if (any_zero && !all_zero) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s.strides %s mix zero and non-zero entries (shape %s): give every stride, or all zero "
-        "for row-major contiguous",
-        name, Dims(std::vector<int64_t>(t.strides, t.strides + t.rank)), Dims(h.shape)));
-  }
-  if (!all_zero) {
-    int64_t expected = 1;
-    for (int i = t.rank; i-- > 0;) {
-      if (t.shape[i] > 1 && t.strides[i] != expected) {
-        return absl::UnimplementedError(absl::StrFormat(
-            "%s.strides %s (shape %s) are not row-major contiguous; the cpu quantizer reads and "
-            "writes contiguous tensors only",
-            name, Dims(std::vector<int64_t>(t.strides, t.strides + t.rank)), Dims(h.shape)));
-      }
-      expected *= t.shape[i];
-    }
+    expected *= h.shape[i];
   }
   return h;
 }
 
-absl::Status RequireData(const HostTensor& t, const char* why) {
+absl::Status RequireData(const MatrixView& t, const char* why) {
   if (t.elements > 0 && t.data == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(t.name, ".data is NULL but ", why));
   }
   return absl::OkStatus();
 }
 
-absl::Status RequireShape(const HostTensor& t, const std::vector<int64_t>& shape,
+absl::Status RequireShape(const MatrixView& t, const std::vector<int64_t>& shape,
                           const std::string& why) {
   if (t.shape == shape) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(t.name, ": shape ", Dims(t.shape), " but ", why, " ", Dims(shape)));
 }
 
-absl::Status RequireDType(const HostTensor& t, uint64_t allowed, const std::string& what) {
+absl::Status RequireDType(const MatrixView& t, uint64_t allowed, const std::string& what) {
   if ((TEPLUG_DTYPE_BIT(t.dtype) & allowed) != 0) return absl::OkStatus();
   std::vector<std::string> names;
   for (int32_t d = 0; d < 64; ++d) {
@@ -159,7 +118,7 @@ std::optional<ScaleRule> ScaleRuleOf(int32_t mode, int64_t rows, int64_t cols) {
   return r;
 }
 
-absl::Status CheckScales(const HostTensor& s, int32_t mode, const ScaleRule& rule, int64_t rows,
+absl::Status CheckScales(const MatrixView& s, int32_t mode, const ScaleRule& rule, int64_t rows,
                          int64_t cols) {
   const std::string what = absl::StrCat(sdk::ScalingName(mode), " scaling of a [", rows, ", ",
                                         cols, "] tensor needs");
@@ -178,23 +137,23 @@ absl::Status CheckScales(const HostTensor& s, int32_t mode, const ScaleRule& rul
   return RequireData(s, "the scales are read or written");
 }
 
-absl::StatusOr<std::optional<HostTensor>> ReadOptional(const TeplugTensor* t, const std::string& name) {
-  if (t == nullptr) return std::optional<HostTensor>();
-  absl::StatusOr<HostTensor> h = ReadHost(t, name);
+absl::StatusOr<std::optional<MatrixView>> ReadOptional(const TeplugTensor* t, const std::string& name) {
+  if (t == nullptr) return std::optional<MatrixView>();
+  absl::StatusOr<MatrixView> h = ReadHost(t, name);
   if (!h.ok()) return h.status();
-  return std::optional<HostTensor>(*std::move(h));
+  return std::optional<MatrixView>(*std::move(h));
 }
 
 // One quantize call, checked.
 struct QuantizeCall {
-  HostTensor input, output;
+  MatrixView input, output;
   int32_t mode = 0;
-  std::optional<HostTensor> scale_inv, columnwise_data, columnwise_scale_inv, scale, amax;
+  std::optional<MatrixView> scale_inv, columnwise_data, columnwise_scale_inv, scale, amax;
 };
 
 #define TEPLUG_CPU_ASSIGN_OPTIONAL(target, tensor, name)                     \
   do {                                                                       \
-    absl::StatusOr<std::optional<HostTensor>> read_ = ReadOptional(tensor, name); \
+    absl::StatusOr<std::optional<MatrixView>> read_ = ReadOptional(tensor, name); \
     if (!read_.ok()) return read_.status();                                  \
     target = *std::move(read_);                                              \
   } while (0)
@@ -206,14 +165,14 @@ struct QuantizeCall {
 
 absl::StatusOr<QuantizeCall> CheckQuantize(const TeplugQuantizeArgs& args) {
   QuantizeCall call;
-  absl::StatusOr<HostTensor> in = ReadHost(args.input, "TeplugQuantizeArgs.input");
+  absl::StatusOr<MatrixView> in = ReadHost(args.input, "TeplugQuantizeArgs.input");
   if (!in.ok()) return in.status();
   call.input = *std::move(in);
   TEPLUG_CPU_RETURN_IF_ERROR(RequireDType(call.input, kWideDTypes, "quantize reads only"));
-  absl::StatusOr<HostTensor> out = ReadHost(args.output, "TeplugQuantizeArgs.output");
+  absl::StatusOr<MatrixView> out = ReadHost(args.output, "TeplugQuantizeArgs.output");
   if (!out.ok()) return out.status();
   call.output = *std::move(out);
-  HostTensor& o = call.output;
+  MatrixView& o = call.output;
   TEPLUG_CPU_RETURN_IF_ERROR(RequireShape(o, call.input.shape, "the input is"));
   if (o.dtype == TEPLUG_DTYPE_FP4_E2M1) {
     return absl::UnimplementedError(absl::StrCat(
@@ -261,7 +220,7 @@ absl::StatusOr<QuantizeCall> CheckQuantize(const TeplugQuantizeArgs& args) {
     if (!call.columnwise_data) {
       return absl::InvalidArgumentError(absl::StrCat(q_name, ".columnwise_data is NULL: columnwise is set"));
     }
-    const HostTensor& d = *call.columnwise_data;
+    const MatrixView& d = *call.columnwise_data;
     TEPLUG_CPU_RETURN_IF_ERROR(RequireShape(d, mx ? std::vector<int64_t>{rows, cols} : std::vector<int64_t>{cols, rows},
                                             mx ? "mxfp8 column-wise codes keep the input's layout"
                                                : "the transpose of the input is"));
@@ -297,12 +256,12 @@ absl::StatusOr<QuantizeCall> CheckQuantize(const TeplugQuantizeArgs& args) {
   return call;
 }
 
-float* AsFloat(const HostTensor& t) { return static_cast<float*>(t.data); }
-uint8_t* AsBytes(const HostTensor& t) { return static_cast<uint8_t*>(t.data); }
+float* AsFloat(const MatrixView& t) { return static_cast<float*>(t.data); }
+uint8_t* AsBytes(const MatrixView& t) { return static_cast<uint8_t*>(t.data); }
 
 absl::Status Quantize(const TeplugQuantizeArgs& args, const QuantizeCall& call, int budget) {
   TEPLUG_CPU_RETURN_IF_ERROR(RequireData(call.input, "it is quantized"));
-  const HostTensor& in = call.input;
+  const MatrixView& in = call.input;
   const int64_t rows = in.rows, cols = in.cols, n = in.elements;
   const Wide wide = WideOf(in.dtype);
   const Fp8Kind kind = KindOf(call.output.dtype);
@@ -383,17 +342,17 @@ absl::Status Quantize(const TeplugQuantizeArgs& args, const QuantizeCall& call, 
 
 // One dequantize call, checked.
 struct DequantizeCall {
-  HostTensor input, output, scale_inv;
+  MatrixView input, output, scale_inv;
   int32_t mode = 0;
   ScaleRule rule;
 };
 
 absl::StatusOr<DequantizeCall> CheckDequantize(const TeplugDequantizeArgs& args) {
   DequantizeCall call;
-  absl::StatusOr<HostTensor> in = ReadHost(args.input, "TeplugDequantizeArgs.input");
+  absl::StatusOr<MatrixView> in = ReadHost(args.input, "TeplugDequantizeArgs.input");
   if (!in.ok()) return in.status();
   call.input = *std::move(in);
-  absl::StatusOr<HostTensor> out = ReadHost(args.output, "TeplugDequantizeArgs.output");
+  absl::StatusOr<MatrixView> out = ReadHost(args.output, "TeplugDequantizeArgs.output");
   if (!out.ok()) return out.status();
   call.output = *std::move(out);
   if (call.input.dtype == TEPLUG_DTYPE_FP4_E2M1) {
@@ -422,7 +381,7 @@ absl::StatusOr<DequantizeCall> CheckDequantize(const TeplugDequantizeArgs& args)
   if (q.scale_inv == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(q_name, ".scale_inv is NULL: dequantize needs the scales"));
   }
-  absl::StatusOr<HostTensor> s = ReadHost(q.scale_inv, q_name + ".scale_inv");
+  absl::StatusOr<MatrixView> s = ReadHost(q.scale_inv, q_name + ".scale_inv");
   if (!s.ok()) return s.status();
   call.scale_inv = *std::move(s);
   TEPLUG_CPU_RETURN_IF_ERROR(
