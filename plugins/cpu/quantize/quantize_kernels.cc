@@ -10,6 +10,19 @@
 namespace teplug::cpu::quantize {
 namespace {
 
+// The element loops are compiled twice, for the x86-64 baseline (SSE2) and
+// for x86-64-v3 (AVX2, FMA, BMI), and the loader picks the one the CPU runs
+// (GCC function multiversioning through an ifunc). Results are the same
+// (integer arithmetic and correctly rounded float ops only). Not under
+// ThreadSanitizer: its instrumented ifunc resolver runs before the TSan
+// runtime is up and the process dies at load.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__)
+#define TEPLUG_CPU_QUANTIZE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define TEPLUG_CPU_QUANTIZE_CLONES
+#endif
+
 constexpr uint32_t kAbsMask = 0x7FFFFFFFu;
 constexpr uint32_t kInfBits = 0x7F800000u;
 constexpr int64_t kMxBlock = 32;
@@ -58,7 +71,7 @@ void WithTypes(Wide type, Fp8Kind kind, F&& f) {
 // with arithmetic, not a select: GCC 12 vectorises this max reduction but
 // not one fed by a conditional ("unsupported use in stmt"); 2.5x faster.
 template <class L>
-uint32_t AbsMaxBits(const typename L::T* x, int64_t n) {
+TEPLUG_CPU_QUANTIZE_CLONES uint32_t AbsMaxBits(const typename L::T* x, int64_t n) {
   uint32_t m = 0;
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
@@ -80,7 +93,7 @@ uint32_t RawAbsMaxBits(const typename L::T* x, int64_t n) {
 }
 
 template <class L, Fp8Kind K>
-void EncodeScaled(const typename L::T* x, int64_t n, float scale, uint8_t* codes) {
+TEPLUG_CPU_QUANTIZE_CLONES void EncodeScaled(const typename L::T* x, int64_t n, float scale, uint8_t* codes) {
   for (int64_t i = 0; i < n; ++i) codes[i] = FloatToFp8<K>(L::Load(x[i]) * scale);
 }
 
@@ -111,24 +124,28 @@ inline uint8_t MxBlock(const typename L::T* x, int64_t count, uint8_t* __restric
   return code;
 }
 
+// One row of MX blocks: full blocks with the count a constant, so the loops
+// unroll and vectorise without a remainder; then the partial last block.
+template <class L, Fp8Kind K>
+TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, uint8_t* codes,
+                                      uint8_t* scales) {
+  const int64_t full = cols / kMxBlock;
+  for (int64_t b = 0; b < full; ++b) {
+    scales[b] = MxBlock<L, K>(row + b * kMxBlock, kMxBlock, codes + b * kMxBlock);
+  }
+  if (full * kMxBlock < cols) {
+    scales[full] = MxBlock<L, K>(row + full * kMxBlock, cols - full * kMxBlock,
+                                 codes + full * kMxBlock);
+  }
+}
+
 template <class L, Fp8Kind K>
 void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes,
             uint8_t* scales, int threads) {
-  const int64_t full = cols / kMxBlock, blocks = (cols + kMxBlock - 1) / kMxBlock;
+  const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
   ParallelFor(rows, threads, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const typename L::T* row = x + r * cols;
-      uint8_t* row_codes = codes + r * cols;
-      // Full blocks with the count a constant, so the loops unroll and
-      // vectorise without a remainder; then the partial last block.
-      for (int64_t b = 0; b < full; ++b) {
-        scales[r * blocks + b] =
-            MxBlock<L, K>(row + b * kMxBlock, kMxBlock, row_codes + b * kMxBlock);
-      }
-      if (full < blocks) {
-        scales[r * blocks + full] = MxBlock<L, K>(row + full * kMxBlock, cols - full * kMxBlock,
-                                                  row_codes + full * kMxBlock);
-      }
+      MxRow<L, K>(x + r * cols, cols, codes + r * cols, scales + r * blocks);
     }
   });
 }
