@@ -40,10 +40,31 @@ TeplugAttentionCaps MakeAttentionCaps() {
   return c;
 }
 
+TeplugQuantizerCaps MakeQuantizerCaps() {
+  TeplugQuantizerCaps c = sdk::Versioned<TeplugQuantizerCaps>();
+  c.devices = kHostOnly;
+  c.num_devices = 1;
+  c.input_dtypes = kFloatDTypes;
+  c.output_dtypes =
+      TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
+  c.scaling_modes = TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) |
+                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
+                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) |
+                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128);
+  c.features = TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
+               TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING;
+  return c;
+}
+
 }  // namespace
 
 const TeplugAttentionCaps* CpuAttentionCaps() {
   static const TeplugAttentionCaps caps = MakeAttentionCaps();
+  return &caps;
+}
+
+const TeplugQuantizerCaps* CpuQuantizerCaps() {
+  static const TeplugQuantizerCaps caps = MakeQuantizerCaps();
   return &caps;
 }
 

@@ -1,13 +1,13 @@
 #!/bin/bash
 # The cpu provider through the shipped CLI (the first argument) and as a
 # plugin (the second): `teplug conformance libteplug_cpu.so` passes every
-# contract check and every GEMM, attention and collective claim the descriptors
-# make, and declares nothing it does not serve (its Gloo collective meets over
-# loopback here); in the CLI, cpu is built in at priority 100 and
-# serves an fp32/bf16 GEMM over the reference, which still serves what cpu
-# does not declare (fp8 operands); its Gloo collective sits below the
-# reference's shared-memory one until a config rule prefers it; a malformed
-# TEPLUG_CPU_THREADS refuses it.
+# contract check and every GEMM, attention, quantizer and collective claim the
+# descriptors make, and declares nothing it does not serve (its Gloo
+# collective meets over loopback here); in the CLI, cpu is built in at
+# priority 100 and serves an fp32/bf16 GEMM and the quantizer over the
+# reference, which still serves what cpu does not declare (fp8 GEMM
+# operands); its Gloo collective sits below the reference's shared-memory one
+# until a config rule prefers it; a malformed TEPLUG_CPU_THREADS refuses it.
 set -u
 TEPLUG="$1"
 CPU_SO="$2"
@@ -44,7 +44,7 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 rows = doc["rows"]
 assert doc["passed"] is True, doc
-assert {r["interface"] for r in rows} == {"gemm", "attention", "collective"}, "cpu registers IGemm, IAttention, ICollective"
+assert {r["interface"] for r in rows} == {"gemm", "attention", "quantizer", "collective"}, "cpu registers IGemm, IAttention, IQuantizer, ICollective"
 def declared_checks(interface, contract, claims):
     verdicts = {r["check"]: r["verdict"] for r in rows if r["interface"] == interface}
     declared = ["contract " + c for c in contract] + claims
@@ -74,6 +74,13 @@ declared_checks("attention", ["refcount", "threads"],
                 ["bias_types=" + b for b in ("none", "pre_scale", "post_scale", "alibi")] +
                 ["features=" + f for f in ("dropout", "sliding_window", "gqa", "deterministic",
                                            "different_head_dims")])
+declared_checks("quantizer", ["refcount", "threads"],
+                ["input_dtypes=" + d for d in ("fp32", "fp16", "bf16")] +
+                ["output_dtypes=" + d for d in ("fp8_e4m3", "fp8_e5m2")] +
+                ["scaling_modes=" + m for m in
+                 ("per_tensor", "mxfp8_1d32", "block_1d128", "block_2d128")] +
+                ["features=" + f for f in
+                 ("columnwise", "dequantize", "current_scaling", "delayed_scaling")])
 PY
 
 LAST="teplug list --no-discovery"
@@ -81,6 +88,7 @@ LAST="teplug list --no-discovery"
 expect_in 'cpu  vendor "teplug"  version 0.1.0'
 expect_match 'IGemm/1 +cpu/onednn-matmul +priority 100'
 expect_match 'IAttention/1 +cpu/flash-attention +priority 100'
+expect_match 'IQuantizer/1 +cpu/quantizer +priority 100'
 
 for dtype in fp32 bf16 fp16; do
   LAST="teplug explain gemm --dtype $dtype --no-discovery"
@@ -113,6 +121,11 @@ LAST="teplug explain collective --world-size 2 --config gloo_across_hosts.textpr
   fail "$LAST: exit status $?"
 expect_in "=> served by cpu/gloo"
 expect_in "ranks-across-hosts"
+
+LAST="teplug explain quantizer --op quantize --scaling-mode mxfp8_1d32 --device cpu --no-discovery"
+"$TEPLUG" explain quantizer --op quantize --scaling-mode mxfp8_1d32 --dtype fp8_e4m3 --device cpu \
+  --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+expect_in "=> served by cpu/quantizer"
 
 # A malformed thread budget refuses the built-in cpu provider, naming the
 # variable and value; the reference still serves.

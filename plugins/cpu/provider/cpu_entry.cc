@@ -8,6 +8,7 @@
 #include "plugins/cpu/provider/attention_provider.h"
 #include "plugins/cpu/provider/capabilities.h"
 #include "plugins/cpu/provider/gemm_provider.h"
+#include "plugins/cpu/provider/quantizer_provider.h"
 #include "plugins/cpu/provider/thread_budget.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -29,6 +30,8 @@ void RegisterCpuImplementations(sdk::Registrar& r) {
              CpuAttentionCaps(), kCpuAttentionName, kCpuPriority);
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(collective::NewGlooCollective()),
              collective::GlooCollectiveCaps(), kCpuCollectiveName, kCpuCollectivePriority);
+  r.Register(sdk::kIidQuantizerV1, sdk::MakeQuantizer(std::make_unique<CpuQuantizer>(*threads)),
+             CpuQuantizerCaps(), kCpuQuantizerName, kCpuPriority);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ inline constexpr char kCpuVendor[] = "teplug";
 inline constexpr char kCpuVersion[] = "0.1.0";
 inline constexpr char kCpuGemmName[] = "onednn-matmul";
 inline constexpr char kCpuAttentionName[] = "flash-attention";
+inline constexpr char kCpuQuantizerName[] = "quantizer";
 inline constexpr int32_t kCpuPriority = 100;
 inline constexpr char kCpuCollectiveName[] = "gloo";
 // Below the reference's shared-memory collective (0): between ranks on one host

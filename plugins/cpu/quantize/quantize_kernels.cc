@@ -1,0 +1,352 @@
+#include "plugins/cpu/quantize/quantize_kernels.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <vector>
+
+#include "plugins/cpu/quantize/parallel_rows.h"
+
+namespace teplug::cpu::quantize {
+namespace {
+
+// The element loops are compiled twice, for the x86-64 baseline (SSE2) and
+// for x86-64-v3 (AVX2, FMA, BMI), and the loader picks the one the CPU runs
+// (GCC function multiversioning through an ifunc). Results are the same
+// (integer arithmetic and correctly rounded float ops only). Not under
+// ThreadSanitizer: its instrumented ifunc resolver runs before the TSan
+// runtime is up and the process dies at load.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__)
+#define TEPLUG_CPU_QUANTIZE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define TEPLUG_CPU_QUANTIZE_CLONES
+#endif
+
+constexpr uint32_t kAbsMask = 0x7FFFFFFFu;
+constexpr uint32_t kInfBits = 0x7F800000u;
+constexpr int64_t kMxBlock = 32;
+constexpr int64_t kScaleBlock = 128;
+
+struct LoadFp32 {
+  using T = float;
+  static float Load(T v) { return v; }
+};
+struct LoadFp16 {
+  using T = uint16_t;
+  static float Load(T v) { return Fp16ToFloat(v); }
+};
+struct LoadBf16 {
+  using T = uint16_t;
+  static float Load(T v) { return Bf16ToFloat(v); }
+};
+
+// Calls f(Loader{}, KindTag{}) with the loader of `type` and the fp8 kind as
+// a compile-time constant, so each inner loop is specialised.
+template <Fp8Kind K>
+struct KindTag {
+  static constexpr Fp8Kind kKind = K;
+};
+template <class F>
+void WithLoader(Wide type, F&& f) {
+  switch (type) {
+    case Wide::kFp16: f(LoadFp16{}); break;
+    case Wide::kBf16: f(LoadBf16{}); break;
+    default: f(LoadFp32{}); break;
+  }
+}
+template <class F>
+void WithTypes(Wide type, Fp8Kind kind, F&& f) {
+  WithLoader(type, [&](auto loader) {
+    if (kind == Fp8Kind::kE4M3) {
+      f(loader, KindTag<Fp8Kind::kE4M3>{});
+    } else {
+      f(loader, KindTag<Fp8Kind::kE5M2>{});
+    }
+  });
+}
+
+// Bits of max |x| over n elements, NaN skipped (compared as integers: the
+// bits of non-negative floats order like their values). NaN is masked to 0
+// with arithmetic, not a select: GCC 12 vectorises this max reduction but
+// not one fed by a conditional ("unsupported use in stmt"); 2.5x faster.
+template <class L>
+TEPLUG_CPU_QUANTIZE_CLONES uint32_t AbsMaxBits(const typename L::T* x, int64_t n) {
+  uint32_t m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
+    const uint32_t v = a & (0u - static_cast<uint32_t>(a <= kInfBits));
+    m = m > v ? m : v;
+  }
+  return m;
+}
+
+// Bits of max |x| with NaN counted (above Inf): MX's test for a non-finite block.
+template <class L>
+uint32_t RawAbsMaxBits(const typename L::T* x, int64_t n) {
+  uint32_t m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
+    m = m > a ? m : a;
+  }
+  return m;
+}
+
+template <class L, Fp8Kind K>
+TEPLUG_CPU_QUANTIZE_CLONES void EncodeScaled(const typename L::T* x, int64_t n, float scale, uint8_t* codes) {
+  for (int64_t i = 0; i < n; ++i) codes[i] = FloatToFp8<K>(L::Load(x[i]) * scale);
+}
+
+// The e8m0 code of an MX block from the bits of its max |x| (NaN counted):
+// floor(log2(amax)) - emax + 127 is the exponent field minus emax (every
+// subnormal or zero amax clamps to code 0, 2^-127); non-finite: 0xFF.
+template <Fp8Kind K>
+uint8_t MxScaleCode(uint32_t raw_amax_bits) {
+  const int code = static_cast<int>(raw_amax_bits >> 23) - kFp8Emax<K>;
+  return raw_amax_bits >= kInfBits ? 0xFF : static_cast<uint8_t>(code > 0 ? code : 0);
+}
+
+// One MX block of `count` elements: its e8m0 code, then its elements.
+template <class L, Fp8Kind K>
+inline uint8_t MxBlock(const typename L::T* x, int64_t count, uint8_t* __restrict codes) {
+  constexpr uint8_t kNanCode = K == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
+  const uint8_t code = MxScaleCode<K>(RawAbsMaxBits<L>(x, count));
+  if (code == 0xFF) {
+    // A non-finite block: every element NaN, keeping its sign.
+    for (int64_t i = 0; i < count; ++i) {
+      codes[i] = static_cast<uint8_t>(((FloatBits(L::Load(x[i])) >> 24) & 0x80u) | kNanCode);
+    }
+  } else {
+    // 1 / 2^(code - 127), exact: V / X = V * 2^(127 - code).
+    const float reciprocal = BitsFloat(static_cast<uint32_t>(254 - code) << 23);
+    for (int64_t i = 0; i < count; ++i) codes[i] = FloatToFp8<K>(L::Load(x[i]) * reciprocal);
+  }
+  return code;
+}
+
+// One row of MX blocks: full blocks with the count a constant, so the loops
+// unroll and vectorise without a remainder; then the partial last block.
+template <class L, Fp8Kind K>
+TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, uint8_t* codes,
+                                      uint8_t* scales) {
+  const int64_t full = cols / kMxBlock;
+  for (int64_t b = 0; b < full; ++b) {
+    scales[b] = MxBlock<L, K>(row + b * kMxBlock, kMxBlock, codes + b * kMxBlock);
+  }
+  if (full * kMxBlock < cols) {
+    scales[full] = MxBlock<L, K>(row + full * kMxBlock, cols - full * kMxBlock,
+                                 codes + full * kMxBlock);
+  }
+}
+
+template <class L, Fp8Kind K>
+void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes,
+            uint8_t* scales, int threads) {
+  const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
+  ParallelFor(rows, threads, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      MxRow<L, K>(x + r * cols, cols, codes + r * cols, scales + r * blocks);
+    }
+  });
+}
+
+template <class L, Fp8Kind K>
+void Blocks(const typename L::T* x, int64_t rows, int64_t cols, int64_t block_rows,
+            const ScaleOptions& options, uint8_t* codes, float* scale_inv, int threads) {
+  const int64_t grid_cols = (cols + kScaleBlock - 1) / kScaleBlock;
+  const int64_t grid_rows = (rows + block_rows - 1) / block_rows;
+  ParallelFor(grid_rows, threads, [&](int64_t begin, int64_t end) {
+    std::vector<uint32_t> amax(grid_cols);
+    std::vector<float> scale(grid_cols);
+    for (int64_t g = begin; g < end; ++g) {
+      const int64_t r0 = g * block_rows, r1 = std::min(rows, r0 + block_rows);
+      std::fill(amax.begin(), amax.end(), 0u);
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t b = 0; b < grid_cols; ++b) {
+          const int64_t c0 = b * kScaleBlock;
+          amax[b] = std::max(amax[b],
+                             AbsMaxBits<L>(x + r * cols + c0, std::min(kScaleBlock, cols - c0)));
+        }
+      }
+      for (int64_t b = 0; b < grid_cols; ++b) {
+        scale[b] = ScaleFromAmax(BitsFloat(amax[b]), kFp8Max<K>, options);
+        scale_inv[g * grid_cols + b] = 1.0f / scale[b];
+      }
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t b = 0; b < grid_cols; ++b) {
+          const int64_t c0 = b * kScaleBlock;
+          EncodeScaled<L, K>(x + r * cols + c0, std::min(kScaleBlock, cols - c0), scale[b],
+                             codes + r * cols + c0);
+        }
+      }
+    }
+  });
+}
+
+// Tiled transpose: out[c * rows + r] = convert(in[r * cols + c]).
+template <class In, class Out, class Convert>
+void Transpose(const In* in, int64_t rows, int64_t cols, Out* out, int threads, Convert convert) {
+  constexpr int64_t kTile = 32;
+  const int64_t tile_rows = (rows + kTile - 1) / kTile;
+  ParallelFor(tile_rows, threads, [&](int64_t begin, int64_t end) {
+    for (int64_t tr = begin; tr < end; ++tr) {
+      const int64_t r0 = tr * kTile, r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = std::min(cols, c0 + kTile);
+        for (int64_t c = c0; c < c1; ++c) {
+          for (int64_t r = r0; r < r1; ++r) out[c * rows + r] = convert(in[r * cols + c]);
+        }
+      }
+    }
+  });
+}
+
+// fp64 -> fp32 rounded to odd: truncate, then set the last bit when inexact.
+// Rounding that once more to nearest even in a format of at most 22 bits
+// gives the value rounded once from fp64.
+float RoundToOdd(double v) {
+  const float f = static_cast<float>(v);
+  if (std::isnan(v) || static_cast<double>(f) == v) return f;
+  uint32_t bits = FloatBits(f);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) --bits;  // toward zero
+  return BitsFloat(bits | 1u);
+}
+
+float E8m0ToFloat(uint8_t e) {
+  if (e == 0xFF) return NAN;
+  return e == 0 ? BitsFloat(0x00400000u) : BitsFloat(static_cast<uint32_t>(e) << 23);
+}
+
+}  // namespace
+
+float Fp8ToFloat(Fp8Kind kind, uint8_t code) {
+  const bool negative = (code & 0x80) != 0;
+  const uint32_t mag = code & 0x7Fu;
+  const bool e4m3 = kind == Fp8Kind::kE4M3;
+  const int mant_bits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  const uint32_t exp = mag >> mant_bits, mant = mag & ((1u << mant_bits) - 1u);
+  float v;
+  if (e4m3 ? mag == 0x7F : exp == 0x1F) {
+    v = (!e4m3 && mant == 0) ? INFINITY : NAN;
+  } else if (exp == 0) {
+    v = std::ldexp(static_cast<float>(mant), 1 - bias - mant_bits);
+  } else {
+    v = std::ldexp(static_cast<float>((1u << mant_bits) | mant),
+                   static_cast<int>(exp) - bias - mant_bits);
+  }
+  return negative ? -v : v;
+}
+
+float WideMaxFinite(Wide type) {
+  switch (type) {
+    case Wide::kFp16: return 65504.0f;
+    case Wide::kBf16: return Bf16ToFloat(0x7F7F);
+    default: return FLT_MAX;
+  }
+}
+
+float AbsMax(Wide type, const void* x, int64_t n, int threads) {
+  uint32_t result = 0;
+  WithLoader(type, [&](auto loader) {
+    using L = decltype(loader);
+    const auto* in = static_cast<const typename L::T*>(x);
+    constexpr int64_t kChunk = 1 << 16;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<uint32_t> partial(std::max<int64_t>(chunks, 1), 0u);
+    ParallelFor(chunks, threads, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        partial[c] = AbsMaxBits<L>(in + c * kChunk, std::min(kChunk, n - c * kChunk));
+      }
+    });
+    // max is order-free: the result does not depend on the split.
+    result = *std::max_element(partial.begin(), partial.end());
+  });
+  return BitsFloat(result);
+}
+
+float ScaleFromAmax(float amax, float fp8_max, const ScaleOptions& options) {
+  if (amax < options.amax_epsilon) amax = options.amax_epsilon;  // false for NaN
+  if (std::isinf(amax) || amax == 0.0f || std::isnan(amax)) return 1.0f;
+  float scale = fp8_max / amax;
+  if (std::isinf(scale)) scale = options.input_max_finite;
+  if (options.force_pow2_scales) scale = BitsFloat(FloatBits(scale) & 0xFF800000u);
+  return scale;
+}
+
+void QuantizeWithScale(Wide type, const void* x, int64_t n, float scale, Fp8Kind kind,
+                       uint8_t* codes, int threads) {
+  WithTypes(type, kind, [&](auto loader, auto tag) {
+    using L = decltype(loader);
+    const auto* in = static_cast<const typename L::T*>(x);
+    constexpr int64_t kChunk = 1 << 16;
+    ParallelFor((n + kChunk - 1) / kChunk, threads, [&](int64_t begin, int64_t end) {
+      const int64_t first = begin * kChunk, last = std::min(n, end * kChunk);
+      EncodeScaled<L, decltype(tag)::kKind>(in + first, last - first, scale, codes + first);
+    });
+  });
+}
+
+void QuantizeMxRows(Wide type, const void* x, int64_t rows, int64_t cols, Fp8Kind kind,
+                    uint8_t* codes, uint8_t* scales, int threads) {
+  WithTypes(type, kind, [&](auto loader, auto tag) {
+    using L = decltype(loader);
+    MxRows<L, decltype(tag)::kKind>(static_cast<const typename L::T*>(x), rows, cols, codes,
+                                    scales, threads);
+  });
+}
+
+void QuantizeBlocks(Wide type, const void* x, int64_t rows, int64_t cols, int64_t block_rows,
+                    Fp8Kind kind, const ScaleOptions& options, uint8_t* codes, float* scale_inv,
+                    int threads) {
+  WithTypes(type, kind, [&](auto loader, auto tag) {
+    using L = decltype(loader);
+    Blocks<L, decltype(tag)::kKind>(static_cast<const typename L::T*>(x), rows, cols, block_rows,
+                                    options, codes, scale_inv, threads);
+  });
+}
+
+void TransposeToFloat(Wide type, const void* x, int64_t rows, int64_t cols, float* out,
+                      int threads) {
+  WithLoader(type, [&](auto loader) {
+    using L = decltype(loader);
+    Transpose(static_cast<const typename L::T*>(x), rows, cols, out, threads,
+              [](typename L::T v) { return L::Load(v); });
+  });
+}
+
+void TransposeBytes(const uint8_t* in, int64_t rows, int64_t cols, uint8_t* out, int threads) {
+  Transpose(in, rows, cols, out, threads, [](uint8_t v) { return v; });
+}
+
+void Dequantize(const uint8_t* codes, int64_t rows, int64_t cols, Fp8Kind kind,
+                const ScaleGrid& grid, Wide type, void* out, int threads) {
+  float table[256];
+  for (int c = 0; c < 256; ++c) table[c] = Fp8ToFloat(kind, static_cast<uint8_t>(c));
+  const int64_t grid_cols = (cols + grid.block_cols - 1) / grid.block_cols;
+  const auto scale_at = [&](int64_t r, int64_t c) -> float {
+    switch (grid.kind) {
+      case ScaleGrid::Kind::kPerTensor: return *static_cast<const float*>(grid.values);
+      case ScaleGrid::Kind::kMx:
+        return E8m0ToFloat(static_cast<const uint8_t*>(
+            grid.values)[(r / grid.block_rows) * grid_cols + c / grid.block_cols]);
+      default:
+        return static_cast<const float*>(
+            grid.values)[(r / grid.block_rows) * grid_cols + c / grid.block_cols];
+    }
+  };
+  ParallelFor(rows, threads, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const int64_t i = r * cols + c;
+        const double v = static_cast<double>(table[codes[i]]) * scale_at(r, c);
+        switch (type) {
+          case Wide::kFp32: static_cast<float*>(out)[i] = static_cast<float>(v); break;
+          case Wide::kFp16: static_cast<uint16_t*>(out)[i] = FloatToFp16(RoundToOdd(v)); break;
+          case Wide::kBf16: static_cast<uint16_t*>(out)[i] = FloatToBf16(RoundToOdd(v)); break;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace teplug::cpu::quantize
