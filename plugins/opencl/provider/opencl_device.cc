@@ -10,6 +10,7 @@
 #include "plugins/opencl/provider/cl_status.h"
 #include "plugins/opencl/provider/device_address_space.h"
 #include "plugins/opencl/provider/device_table.h"
+#include "plugins/opencl/provider/program_cache.h"
 
 namespace teplug::opencl::provider {
 namespace {
@@ -115,6 +116,7 @@ class OpenClDevice final : public sdk::DeviceImpl {
       clFinish(ctx->copy_queue);
       clReleaseCommandQueue(ctx->copy_queue);
       for (void* p : ctx->allocations) DeviceAddressSpace::Instance().Unmap(p, ctx);
+      SharedProgramCache().Forget(ctx->context);
       clReleaseContext(ctx->context);
       ctx->magic = 0;
     }
@@ -250,7 +252,7 @@ OpenClContextHandles HandlesOfOwner(const void* owner) {
   if (ctx == nullptr || ctx->magic != Context::kMagic) {
     throw sdk::InvalidArgument("device memory of a closed opencl context");
   }
-  return OpenClContextHandles{ctx->context, ctx->device, ctx->ordinal};
+  return OpenClContextHandles{ctx->context, ctx->device, ctx->ordinal, ctx->copy_queue};
 }
 
 }  // namespace teplug::opencl::provider

@@ -27,6 +27,7 @@ struct OpenClContextHandles {
   cl_context context;
   cl_device_id device;
   int32_t ordinal;
+  cl_command_queue default_queue;  // for ops given no stream (then finished before returning)
 };
 OpenClContextHandles HandlesOfOwner(const void* owner);
 
