@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/kernel/kernel.h"
 #include "gtest/gtest.h"
@@ -197,6 +198,52 @@ TEST_F(KernelWithOpenCl, ALargerSquareMatchesTheReference) {
   s.epilogue = Epilogue::kBiasGeluAux;
   GemmPair pair(s, 5);
   pair.RunAndCompare(gemm_, *ctx_, device_);
+}
+
+// D's old contents are not read without C or accumulate: NaNs left in device
+// memory by earlier work stay out of the result (fp32, where CLBlast writes D
+// itself with beta 0, and fp16), for a short and a long K.
+TEST_F(KernelWithOpenCl, StaleNaNsInDAreNotRead) {
+  for (int32_t dtype : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16}) {
+    for (int64_t size : {int64_t{16}, int64_t{300}}) {
+      SCOPED_TRACE(std::string(sdk::DTypeName(dtype)) + " " + std::to_string(size));
+      const size_t element = dtype == TEPLUG_DTYPE_FP16 ? 2 : 4;
+      const size_t bytes = static_cast<size_t>(size * size) * element;
+      std::mt19937_64 rng(17);
+      TestMatrix a(dtype, size, size), b(dtype, size, size), d(dtype, size, size), oracle_d(dtype, size, size);
+      a.FillRandom(rng);
+      b.FillRandom(rng);
+      void *da = nullptr, *db = nullptr, *dd = nullptr;
+      ASSERT_FALSE(ctx_->Allocate(bytes, 0, &da));
+      ASSERT_FALSE(ctx_->Allocate(bytes, 0, &db));
+      ASSERT_FALSE(ctx_->Allocate(bytes, 0, &dd));
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, da, a.tensor()->data, bytes));
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, db, b.tensor()->data, bytes));
+      const std::vector<uint8_t> nans(bytes, 0xFF);  // all-ones: a NaN in fp32 and fp16
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, dd, nans.data(), bytes));
+      TeplugTensor ta = *a.tensor(), tb = *b.tensor(), td = *d.tensor();
+      ta.data = da;
+      tb.data = db;
+      td.data = dd;
+      for (TeplugTensor* t : {&ta, &tb, &td}) t->device = &device_;
+      TeplugGemmArgs args = sdk::Versioned<TeplugGemmArgs>();
+      args.a = &ta;
+      args.b = &tb;
+      args.d = &td;
+      args.alpha = 1;
+      sdk::OwnedError e(gemm_->vtbl->gemm(gemm_, &args));
+      ASSERT_FALSE(e) << e.message();
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_DEVICE_TO_HOST, d.tensor()->data, dd, bytes));
+      TeplugGemmArgs oracle = args;
+      oracle.a = a.tensor();
+      oracle.b = b.tensor();
+      oracle.d = oracle_d.tensor();
+      ASSERT_TRUE(reference::provider::RunReferenceGemm(oracle).ok());
+      EXPECT_LE(NormalizedMaxError(d.Values(), oracle_d.Values()),
+                cli::OutputTolerance(cli::ToleranceKind::kGemm, dtype));
+      for (void* p : {da, db, dd}) EXPECT_FALSE(ctx_->Deallocate(p));
+    }
+  }
 }
 
 TEST_F(KernelWithOpenCl, TheKernelSelectsOpenClForOpenClTensors) {

@@ -148,8 +148,15 @@ void Run(const TeplugGemmArgs& args) {
   const OpenClContextHandles h = HandlesOfOwner(call.d.owner);
   cl_command_queue q = QueueFor(args, h);
   const bool half = call.dtype == TEPLUG_DTYPE_FP16;
-  cl_program program =
-      SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource, half ? "-DTEPLUG_HALF" : "");
+  // Our kernels, looked up only when a step needs them (a plain fp32 GEMM
+  // needs none).
+  cl_program built = nullptr;
+  auto program = [&] {
+    if (built == nullptr) {
+      built = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource, half ? "-DTEPLUG_HALF" : "");
+    }
+    return built;
+  };
   const size_t m = static_cast<size_t>(call.m), n = static_cast<size_t>(call.n), k = static_cast<size_t>(call.k);
 
   // W: the fp32 result, D itself for fp32, scratch for fp16.
@@ -159,9 +166,15 @@ void Run(const TeplugGemmArgs& args) {
     w_scratch = std::make_unique<OwnedBuffer>(h.context, m * n * sizeof(float));
     w = DeviceMatrix{w_scratch->get(), 0, n, call.m, call.n, call.d.owner};
   }
-  const bool w_holds_c = !half && args.accumulate;  // D already is beta * C
-  if (!w_holds_c) {
-    Kernel prefill(program, "prefill");
+  // How W gets beta * C: CLBlast's own beta where W already holds C (fp32 D
+  // accumulating or C aliasing D exactly) or there is no C (beta 0: CLBlast
+  // does not read W then, so stale NaNs in D stay out); otherwise the prefill
+  // kernel writes W = beta * C and CLBlast adds to it with beta 1.
+  const bool c_is_w = call.has_c && call.c.buffer == w.buffer && call.c.offset == w.offset && call.c.ld == w.ld;
+  const bool clblast_beta = k > 0 && (!call.has_c || c_is_w);
+  const float beta = clblast_beta ? (call.has_c ? call.beta : 0.0f) : 1.0f;
+  if (!clblast_beta) {
+    Kernel prefill(program(), "prefill");
     prefill.Arg(0, call.has_c ? call.c.buffer : static_cast<cl_mem>(nullptr));
     prefill.Arg(1, U(call.c.offset));
     prefill.Arg(2, U(call.c.ld));
@@ -177,22 +190,22 @@ void Run(const TeplugGemmArgs& args) {
     if (half) {
       a_scratch = std::make_unique<OwnedBuffer>(h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
       b_scratch = std::make_unique<OwnedBuffer>(h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
-      ToFloat(program, q, call.a, a_scratch->get());
-      ToFloat(program, q, call.b, b_scratch->get());
+      ToFloat(program(), q, call.a, a_scratch->get());
+      ToFloat(program(), q, call.b, b_scratch->get());
       a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
       b = DeviceMatrix{b_scratch->get(), 0, static_cast<size_t>(b.cols), b.rows, b.cols, b.owner};
     }
     const clblast::StatusCode s = clblast::Gemm<float>(
         clblast::Layout::kRowMajor, args.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
         args.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, args.alpha, a.buffer, a.offset,
-        a.ld, b.buffer, b.offset, b.ld, 1.0f, w.buffer, w.offset, w.ld, &q);
+        a.ld, b.buffer, b.offset, b.ld, beta, w.buffer, w.offset, w.ld, &q);
     if (s != clblast::StatusCode::kSuccess) {
       throw sdk::Exception(TeplugCodeForClError(static_cast<cl_int>(s)),
                            ClblastErrorMessage(static_cast<int>(s)));
     }
   }
   if (half || call.has_bias || call.gelu) {
-    Kernel epilogue(program, "epilogue");
+    Kernel epilogue(program(), "epilogue");
     epilogue.Arg(0, w.buffer);
     epilogue.Arg(1, U(w.offset));
     epilogue.Arg(2, U(w.ld));
