@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -244,6 +245,26 @@ TEST_F(KernelWithOpenCl, StaleNaNsInDAreNotRead) {
       for (void* p : {da, db, dd}) EXPECT_FALSE(ctx_->Deallocate(p));
     }
   }
+}
+
+// GEMMs from several threads at once on one context (the default queue and
+// the program cache shared) each match the reference.
+TEST_F(KernelWithOpenCl, ConcurrentCallsMatchTheReference) {
+  constexpr int kThreads = 4;
+  std::vector<std::unique_ptr<GemmPair>> pairs;
+  for (int t = 0; t < kThreads; ++t) {
+    GemmSetup s;
+    s.dtype = t % 2 == 0 ? TEPLUG_DTYPE_FP32 : TEPLUG_DTYPE_FP16;
+    s.epilogue = t < 2 ? Epilogue::kBiasGeluAux : Epilogue::kC;
+    pairs.push_back(std::make_unique<GemmPair>(s, 700 + static_cast<uint64_t>(t)));
+  }
+  std::vector<std::thread> threads;
+  for (auto& pair : pairs) {
+    threads.emplace_back([&pair] {
+      for (int i = 0; i < 3; ++i) pair->RunAndCompare(gemm_, *ctx_, device_);
+    });
+  }
+  for (std::thread& t : threads) t.join();
 }
 
 TEST_F(KernelWithOpenCl, TheKernelSelectsOpenClForOpenClTensors) {
