@@ -72,19 +72,23 @@ void Direct(benchmark::State& state, Operands* o) {
   if (e != CL_SUCCESS) return state.SkipWithError("no OpenCL device");
   cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &e);
   cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &e);
-  cl_mem a = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, o->a.size() * 4, o->a.data(), &e);
-  cl_mem b = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, o->b.size() * 4, o->b.data(), &e);
-  cl_mem d = clCreateBuffer(context, CL_MEM_READ_WRITE, static_cast<size_t>(s.m * s.n) * 4, nullptr, &e);
+  cl_mem a = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, o->a.size() * 4,
+                            o->a.data(), &e);
+  cl_mem b = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, o->b.size() * 4,
+                            o->b.data(), &e);
+  cl_mem d =
+      clCreateBuffer(context, CL_MEM_READ_WRITE, static_cast<size_t>(s.m * s.n) * 4, nullptr, &e);
   auto run = [&] {
-    const clblast::StatusCode status =
-        clblast::Gemm<float>(clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, s.m, s.n,
-                             s.k, 1.0f, a, 0, s.k, b, 0, s.n, 0.0f, d, 0, s.n, &queue);
+    const clblast::StatusCode status = clblast::Gemm<float>(
+        clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, s.m, s.n, s.k,
+        1.0f, a, 0, s.k, b, 0, s.n, 0.0f, d, 0, s.n, &queue);
     clFinish(queue);
     return status == clblast::StatusCode::kSuccess;
   };
   if (!run()) state.SkipWithError("clblast::Gemm failed");  // warm-up: CLBlast compiles here
   for (auto _ : state) run();
-  state.counters["GFLOP/s"] = benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   for (cl_mem m : {a, b, d}) clReleaseMemObject(m);
   clReleaseCommandQueue(queue);
   clReleaseContext(context);
@@ -100,7 +104,8 @@ core::Kernel* TeplugKernel() {
     options.config_source_name = "gemm_bench.textproto";
     auto k = core::Kernel::Create(std::move(options));
     if (!k.ok()) {
-      std::fprintf(stderr, "gemm_bench: no kernel: %s\n", std::string(k.status().message()).c_str());
+      std::fprintf(stderr, "gemm_bench: no kernel: %s\n",
+                   std::string(k.status().message()).c_str());
       return static_cast<core::Kernel*>(nullptr);
     }
     return k->release();
@@ -144,7 +149,8 @@ void Teplug(benchmark::State& state, Operands* o) {
             !ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, a, o->a.data(), o->a.size() * 4) &&
             !ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, b, o->b.data(), o->b.size() * 4);
   if (!ok) return state.SkipWithError("device memory");
-  TeplugTensor ta = Matrix(a, &device, s.m, s.k), tb = Matrix(b, &device, s.k, s.n), td = Matrix(d, &device, s.m, s.n);
+  TeplugTensor ta = Matrix(a, &device, s.m, s.k), tb = Matrix(b, &device, s.k, s.n),
+               td = Matrix(d, &device, s.m, s.n);
   TeplugGemmArgs args = sdk::Versioned<TeplugGemmArgs>();
   args.a = &ta;
   args.b = &tb;
@@ -154,14 +160,16 @@ void Teplug(benchmark::State& state, Operands* o) {
   if (!chosen.ok()) return state.SkipWithError(std::string(chosen.status().message()).c_str());
   sdk::Ref<TeplugGemmV1> gemm = kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
   // Warm-up: the decision cache, our kernels' and CLBlast's compiles.
-  if (std::string m = Message(gemm->vtbl->gemm(gemm.get(), &args)); !m.empty()) return state.SkipWithError(m.c_str());
+  if (std::string m = Message(gemm->vtbl->gemm(gemm.get(), &args)); !m.empty())
+    return state.SkipWithError(m.c_str());
   for (auto _ : state) {
     if (std::string m = Message(gemm->vtbl->gemm(gemm.get(), &args)); !m.empty()) {
       state.SkipWithError(m.c_str());
       break;
     }
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
   state.SetLabel(chosen->implementation->QualifiedName());
   ctx->Close();
 }
@@ -208,8 +216,9 @@ int main(int argc, char** argv) {
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
-  const std::vector<Shape> shapes = smoke ? std::vector<Shape>{{64, 48, 32}}
-                                          : std::vector<Shape>{{128, 128, 128}, {512, 512, 512}, {1024, 1024, 1024}};
+  const std::vector<Shape> shapes =
+      smoke ? std::vector<Shape>{{64, 48, 32}}
+            : std::vector<Shape>{{128, 128, 128}, {512, 512, 512}, {1024, 1024, 1024}};
   const int rounds = smoke ? 1 : 5;
   std::vector<std::unique_ptr<Operands>> operands;
   for (const Shape& s : shapes) operands.push_back(std::make_unique<Operands>(s));
@@ -217,8 +226,9 @@ int main(int argc, char** argv) {
     for (auto& o : operands) {
       const std::string name = CaseName(o->shape);
       auto add = [&](const char* variant, void (*fn)(benchmark::State&, Operands*)) {
-        benchmark::RegisterBenchmark((std::string(variant) + "/" + name + "/round" + std::to_string(round)).c_str(),
-                                     fn, o.get())
+        benchmark::RegisterBenchmark(
+            (std::string(variant) + "/" + name + "/round" + std::to_string(round)).c_str(), fn,
+            o.get())
             ->UseRealTime()
             ->Unit(benchmark::kMillisecond)
             ->MinTime(smoke ? 0.001 : 1.0);
@@ -234,14 +244,17 @@ int main(int argc, char** argv) {
   }
   KeepTimes reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nteplug/direct throughput over %d interleaved rounds (target >= %.2f):\n", rounds, kTarget);
+  std::printf("\nteplug/direct throughput over %d interleaved rounds (target >= %.2f):\n", rounds,
+              kTarget);
   int missing = 0;
   for (const Shape& s : shapes) {
     std::vector<double> direct, teplug;
     for (const auto& [name, times] : reporter.times) {
       const std::string rest_of_name = "/" + CaseName(s) + "/round";
-      if (name.rfind("direct" + rest_of_name, 0) == 0) direct.insert(direct.end(), times.begin(), times.end());
-      if (name.rfind("teplug" + rest_of_name, 0) == 0) teplug.insert(teplug.end(), times.begin(), times.end());
+      if (name.rfind("direct" + rest_of_name, 0) == 0)
+        direct.insert(direct.end(), times.begin(), times.end());
+      if (name.rfind("teplug" + rest_of_name, 0) == 0)
+        teplug.insert(teplug.end(), times.begin(), times.end());
     }
     if (direct.empty() || teplug.empty()) {
       std::printf("  %-20s  not measured\n", CaseName(s).c_str());
@@ -249,7 +262,8 @@ int main(int argc, char** argv) {
       continue;
     }
     std::vector<double> paired;
-    for (size_t r = 0; r < std::min(direct.size(), teplug.size()); ++r) paired.push_back(direct[r] / teplug[r]);
+    for (size_t r = 0; r < std::min(direct.size(), teplug.size()); ++r)
+      paired.push_back(direct[r] / teplug[r]);
     const double d = Median(direct), t = Median(teplug), ratio = Median(paired);
     std::printf(
         "  %-20s  direct %9.3f ms (%7.1f GFLOP/s)  teplug %9.3f ms  (%+.1f us/call)  "

@@ -21,7 +21,8 @@ TeplugGemmCaps MakeGemmCaps() {
   c.num_devices = 1;
   const uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16);
   c.a_dtypes = c.b_dtypes = c.d_dtypes = dtypes;
-  c.epilogues = TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX | TEPLUG_GEMM_CAP_ACCUMULATE;
+  c.epilogues = TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX |
+                TEPLUG_GEMM_CAP_ACCUMULATE;
   c.scaling_modes = 0;
   c.alignment = 0;
   c.max_dim = 0;

@@ -31,7 +31,8 @@ TEST(ClStatusTest, CheckThrowsNamingCallErrorAndDetail) {
     FAIL() << "CheckCl did not throw";
   } catch (const sdk::Exception& e) {
     EXPECT_EQ(e.code(), TEPLUG_OUT_OF_MEMORY);
-    EXPECT_EQ(std::string(e.what()), "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5): bias kernel");
+    EXPECT_EQ(std::string(e.what()),
+              "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5): bias kernel");
   }
 }
 

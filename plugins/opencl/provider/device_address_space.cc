@@ -17,13 +17,14 @@ void* DeviceAddressSpace::Map(cl_mem buffer, size_t bytes, size_t alignment, con
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t extra = alignment > page ? alignment : 0;
   if (bytes > SIZE_MAX - extra - page) {
-    throw sdk::Exception(TEPLUG_OUT_OF_MEMORY, absl::StrCat("cannot reserve addresses for ", bytes, " bytes"));
+    throw sdk::Exception(TEPLUG_OUT_OF_MEMORY,
+                         absl::StrCat("cannot reserve addresses for ", bytes, " bytes"));
   }
   const size_t reserved = (bytes + page - 1) / page * page + extra;
   void* r = mmap(nullptr, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (r == MAP_FAILED) {
-    throw sdk::Exception(TEPLUG_OUT_OF_MEMORY,
-                         absl::StrCat("mmap could not reserve ", reserved, " bytes of device addresses"));
+    throw sdk::Exception(TEPLUG_OUT_OF_MEMORY, absl::StrCat("mmap could not reserve ", reserved,
+                                                            " bytes of device addresses"));
   }
   const uintptr_t base = reinterpret_cast<uintptr_t>(r);
   const uintptr_t aligned = extra == 0 ? base : (base + alignment - 1) / alignment * alignment;

@@ -45,7 +45,8 @@ class DeviceAddressSpaceTest : public ::testing::Test {
   float* Upload(const std::vector<float>& host) {
     void* p = nullptr;
     EXPECT_FALSE(ctx_->Allocate(host.size() * sizeof(float), 0, &p));
-    EXPECT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, host.data(), host.size() * sizeof(float)));
+    EXPECT_FALSE(
+        ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, host.data(), host.size() * sizeof(float)));
     return static_cast<float*>(p);
   }
   // The float OpenCL finds at `element` (resolved through the convention).
@@ -53,8 +54,9 @@ class DeviceAddressSpaceTest : public ::testing::Test {
     ResolvedAddress r;
     EXPECT_TRUE(DeviceAddressSpace::Instance().Resolve(element, sizeof(float), &r));
     float v = 0;
-    EXPECT_EQ(clEnqueueReadBuffer(queue_, r.buffer, CL_TRUE, r.offset, sizeof v, &v, 0, nullptr, nullptr),
-              CL_SUCCESS);
+    EXPECT_EQ(
+        clEnqueueReadBuffer(queue_, r.buffer, CL_TRUE, r.offset, sizeof v, &v, 0, nullptr, nullptr),
+        CL_SUCCESS);
     return v;
   }
 
@@ -83,8 +85,10 @@ TEST_F(DeviceAddressSpaceTest, AnAddressIsItsBuffersByteOffset) {
   ASSERT_TRUE(DeviceAddressSpace::Instance().Resolve(base, 1, &start));
   EXPECT_EQ(start.buffer, r.buffer);
   EXPECT_EQ(start.offset, 0u);
-  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(base + 999, 2 * sizeof(float), &r)) << "runs past the end";
-  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(host.data(), 4, &r)) << "host memory is no device address";
+  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(base + 999, 2 * sizeof(float), &r))
+      << "runs past the end";
+  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(host.data(), 4, &r))
+      << "host memory is no device address";
 }
 
 TEST_F(DeviceAddressSpaceTest, StridedSubViewsResolveToTheirElements) {
@@ -98,28 +102,35 @@ TEST_F(DeviceAddressSpaceTest, StridedSubViewsResolveToTheirElements) {
   for (int64_t i = 0; i < 6; ++i) {
     for (int64_t j = 0; j < 4; ++j) {
       const float* element = view + i * strides[0] + j * strides[1];
-      EXPECT_EQ(ReadThroughOpenCl(element), host[static_cast<size_t>((3 + i) * cols + 5 + 3 * j)]) << i << "," << j;
+      EXPECT_EQ(ReadThroughOpenCl(element), host[static_cast<size_t>((3 + i) * cols + 5 + 3 * j)])
+          << i << "," << j;
     }
   }
 }
 
 TEST_F(DeviceAddressSpaceTest, SubBuffersAtAResolvedOffsetSeeTheSameBytes) {
   cl_uint align_bits = 0;
-  ASSERT_EQ(clGetDeviceInfo(Handles().device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, nullptr),
+  ASSERT_EQ(clGetDeviceInfo(Handles().device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                            &align_bits, nullptr),
             CL_SUCCESS);
   const size_t align_floats = align_bits / 8 / sizeof(float);
   const std::vector<float> host = RandomFloats(8 * align_floats);
   float* base = Upload(host);
   ResolvedAddress r;
-  ASSERT_TRUE(DeviceAddressSpace::Instance().Resolve(base + 2 * align_floats, align_floats * sizeof(float), &r));
+  ASSERT_TRUE(DeviceAddressSpace::Instance().Resolve(base + 2 * align_floats,
+                                                     align_floats * sizeof(float), &r));
   const cl_buffer_region region{r.offset, align_floats * sizeof(float)};
   cl_int err = CL_SUCCESS;
-  cl_mem sub = clCreateSubBuffer(r.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  cl_mem sub =
+      clCreateSubBuffer(r.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
   ASSERT_EQ(err, CL_SUCCESS);
   std::vector<float> out(align_floats);
-  ASSERT_EQ(clEnqueueReadBuffer(queue_, sub, CL_TRUE, 0, region.size, out.data(), 0, nullptr, nullptr), CL_SUCCESS);
+  ASSERT_EQ(
+      clEnqueueReadBuffer(queue_, sub, CL_TRUE, 0, region.size, out.data(), 0, nullptr, nullptr),
+      CL_SUCCESS);
   clReleaseMemObject(sub);
-  EXPECT_EQ(out, std::vector<float>(host.begin() + 2 * align_floats, host.begin() + 3 * align_floats));
+  EXPECT_EQ(out,
+            std::vector<float>(host.begin() + 2 * align_floats, host.begin() + 3 * align_floats));
 }
 
 TEST_F(DeviceAddressSpaceTest, AddressesAreNotHostMemory) {
@@ -129,7 +140,8 @@ TEST_F(DeviceAddressSpaceTest, AddressesAreNotHostMemory) {
   EXPECT_DEATH({ *static_cast<volatile char*>(p) = 1; }, "");
   EXPECT_FALSE(ctx_->Deallocate(p));
   ResolvedAddress r;
-  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(p, 1, &r)) << "a freed address resolves to nothing";
+  EXPECT_FALSE(DeviceAddressSpace::Instance().Resolve(p, 1, &r))
+      << "a freed address resolves to nothing";
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ struct DeviceMatrix {
 // or device the GEMM does not serve.
 // A tensor without data (as `supports` may be asked) resolves with a NULL
 // buffer: RequireData refuses that when the op runs.
-DeviceMatrix ResolveMatrix(const TeplugTensor& t, const char* name, int32_t dtype, bool vector = false);
+DeviceMatrix ResolveMatrix(const TeplugTensor& t, const char* name, int32_t dtype,
+                           bool vector = false);
 
 // Throws INVALID_ARGUMENT naming `name` when a non-empty `m` has no data.
 void RequireData(const DeviceMatrix& m, const char* name);

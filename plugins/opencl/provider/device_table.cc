@@ -46,7 +46,8 @@ std::vector<ClDeviceEntry> Enumerate() {
               "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)");
       entry.memory_bytes = memory;
       entry.name = DeviceString(d, CL_DEVICE_NAME, "clGetDeviceInfo(CL_DEVICE_NAME)");
-      entry.arch = OpenClVersionArch(DeviceString(d, CL_DEVICE_VERSION, "clGetDeviceInfo(CL_DEVICE_VERSION)"));
+      entry.arch = OpenClVersionArch(
+          DeviceString(d, CL_DEVICE_VERSION, "clGetDeviceInfo(CL_DEVICE_VERSION)"));
       out.push_back(std::move(entry));
     }
   }

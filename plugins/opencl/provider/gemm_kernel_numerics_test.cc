@@ -31,13 +31,25 @@ using cpu::testing::MatrixLayout;
 using cpu::testing::NormalizedMaxError;
 using cpu::testing::TestMatrix;
 
-enum class Epilogue { kNone, kBias, kGelu, kGeluAux, kBiasGeluAux, kC, kCAliasD, kAccumulate, kAccumulateAll };
-constexpr Epilogue kEpilogues[] = {Epilogue::kNone,    Epilogue::kBias, Epilogue::kGelu,
-                                   Epilogue::kGeluAux, Epilogue::kBiasGeluAux, Epilogue::kC,
-                                   Epilogue::kCAliasD, Epilogue::kAccumulate, Epilogue::kAccumulateAll};
+enum class Epilogue {
+  kNone,
+  kBias,
+  kGelu,
+  kGeluAux,
+  kBiasGeluAux,
+  kC,
+  kCAliasD,
+  kAccumulate,
+  kAccumulateAll
+};
+constexpr Epilogue kEpilogues[] = {
+    Epilogue::kNone,    Epilogue::kBias,        Epilogue::kGelu,
+    Epilogue::kGeluAux, Epilogue::kBiasGeluAux, Epilogue::kC,
+    Epilogue::kCAliasD, Epilogue::kAccumulate,  Epilogue::kAccumulateAll};
 const char* EpilogueName(Epilogue e) {
-  constexpr const char* kNames[] = {"none", "bias", "gelu", "gelu_aux", "bias_gelu_aux",
-                                    "c", "c_alias_d", "accumulate", "accumulate_bias_gelu_aux"};
+  constexpr const char* kNames[] = {"none",      "bias",          "gelu",
+                                    "gelu_aux",  "bias_gelu_aux", "c",
+                                    "c_alias_d", "accumulate",    "accumulate_bias_gelu_aux"};
   return kNames[static_cast<int>(e)];
 }
 
@@ -67,7 +79,8 @@ class KernelWithOpenCl : public ::testing::Test {
     }
     delete ctx_;
     if (gemm_ != nullptr) gemm_->vtbl->base.release(reinterpret_cast<TeplugObject*>(gemm_));
-    if (device_api_ != nullptr) device_api_->vtbl->base.release(reinterpret_cast<TeplugObject*>(device_api_));
+    if (device_api_ != nullptr)
+      device_api_->vtbl->base.release(reinterpret_cast<TeplugObject*>(device_api_));
     delete kernel_;
   }
 
@@ -103,11 +116,15 @@ class GemmPair {
   GemmPair(const GemmSetup& s, uint64_t seed) : s_(s) {
     std::mt19937_64 rng(seed);
     const Epilogue e = s.epilogue;
-    const bool bias = e == Epilogue::kBias || e == Epilogue::kBiasGeluAux || e == Epilogue::kAccumulateAll;
-    const bool aux = e == Epilogue::kGeluAux || e == Epilogue::kBiasGeluAux || e == Epilogue::kAccumulateAll;
+    const bool bias =
+        e == Epilogue::kBias || e == Epilogue::kBiasGeluAux || e == Epilogue::kAccumulateAll;
+    const bool aux =
+        e == Epilogue::kGeluAux || e == Epilogue::kBiasGeluAux || e == Epilogue::kAccumulateAll;
     const bool gelu = aux || e == Epilogue::kGelu;
-    a_ = std::make_unique<TestMatrix>(s.dtype, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k, s.layout);
-    b_ = std::make_unique<TestMatrix>(s.dtype, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n, s.layout);
+    a_ = std::make_unique<TestMatrix>(s.dtype, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k,
+                                      s.layout);
+    b_ = std::make_unique<TestMatrix>(s.dtype, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n,
+                                      s.layout);
     a_->FillRandom(rng);
     b_->FillRandom(rng);
     if (e == Epilogue::kC) {
@@ -148,7 +165,8 @@ class GemmPair {
     const double tolerance = cli::OutputTolerance(cli::ToleranceKind::kGemm, s_.dtype);
     EXPECT_LE(NormalizedMaxError(mine_.d->Values(), oracle_.d->Values()), tolerance) << "D";
     if (mine_.pre) {
-      EXPECT_LE(NormalizedMaxError(mine_.pre->Values(), oracle_.pre->Values()), tolerance) << "pre_gelu_out";
+      EXPECT_LE(NormalizedMaxError(mine_.pre->Values(), oracle_.pre->Values()), tolerance)
+          << "pre_gelu_out";
     }
   }
 
@@ -211,7 +229,8 @@ TEST_F(KernelWithOpenCl, StaleNaNsInDAreNotRead) {
       const size_t element = dtype == TEPLUG_DTYPE_FP16 ? 2 : 4;
       const size_t bytes = static_cast<size_t>(size * size) * element;
       std::mt19937_64 rng(17);
-      TestMatrix a(dtype, size, size), b(dtype, size, size), d(dtype, size, size), oracle_d(dtype, size, size);
+      TestMatrix a(dtype, size, size), b(dtype, size, size), d(dtype, size, size),
+          oracle_d(dtype, size, size);
       a.FillRandom(rng);
       b.FillRandom(rng);
       void *da = nullptr, *db = nullptr, *dd = nullptr;

@@ -46,8 +46,8 @@ struct GemmCall {
 
 void RequireShape(const DeviceMatrix& x, int64_t rows, int64_t cols, const char* name) {
   if (x.rows != rows || x.cols != cols) {
-    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs.", name, " is [", x.rows, ", ", x.cols, "], expected [",
-                                            rows, ", ", cols, "]"));
+    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs.", name, " is [", x.rows, ", ", x.cols,
+                                            "], expected [", rows, ", ", cols, "]"));
   }
 }
 
@@ -62,7 +62,8 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
                                         "; the opencl GEMM serves fp32 and fp16"));
   }
   if (args.epilogue != TEPLUG_EPILOGUE_NONE && args.epilogue != TEPLUG_EPILOGUE_GELU) {
-    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs.epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
+    throw sdk::InvalidArgument(
+        absl::StrCat("TeplugGemmArgs.epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
   }
   call.a = ResolveMatrix(*args.a, "a", call.dtype);
   call.b = ResolveMatrix(*args.b, "b", call.dtype);
@@ -72,8 +73,8 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
   call.n = args.trans_b ? call.b.rows : call.b.cols;
   const int64_t kb = args.trans_b ? call.b.cols : call.b.rows;
   if (kb != call.k) {
-    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs: op(A) is [", call.m, ", ", call.k, "] but op(B) is [", kb,
-                                            ", ", call.n, "]"));
+    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs: op(A) is [", call.m, ", ", call.k,
+                                            "] but op(B) is [", kb, ", ", call.n, "]"));
   }
   RequireShape(call.d, call.m, call.n, "d");
   if (args.accumulate) {
@@ -93,14 +94,18 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
   }
   call.gelu = args.epilogue == TEPLUG_EPILOGUE_GELU;
   if (args.pre_gelu_out != nullptr) {
-    if (!call.gelu) throw sdk::InvalidArgument("TeplugGemmArgs.pre_gelu_out is given without the GELU epilogue");
+    if (!call.gelu)
+      throw sdk::InvalidArgument("TeplugGemmArgs.pre_gelu_out is given without the GELU epilogue");
     call.has_pre = true;
     call.pre = ResolveMatrix(*args.pre_gelu_out, "pre_gelu_out", call.dtype);
     RequireShape(call.pre, call.m, call.n, "pre_gelu_out");
   }
   const void* owner = call.d.owner;
-  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"}, {&call.b, "b"},
-                                {&call.c, "c"}, {&call.bias, "bias"}, {&call.pre, "pre_gelu_out"}}) {
+  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"},
+                                {&call.b, "b"},
+                                {&call.c, "c"},
+                                {&call.bias, "bias"},
+                                {&call.pre, "pre_gelu_out"}}) {
     if (x->buffer != nullptr && owner != nullptr && x->owner != owner) {
       throw sdk::InvalidArgument(
           absl::StrCat("TeplugGemmArgs.", name, " is memory of another opencl context than d's"));
@@ -117,7 +122,8 @@ cl_command_queue QueueFor(const TeplugGemmArgs& args, const OpenClContextHandles
   CheckCl(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, nullptr),
           "clGetCommandQueueInfo", "TeplugGemmArgs.stream");
   if (queue_context != h.context) {
-    throw sdk::InvalidArgument("TeplugGemmArgs.stream is a cl_command_queue of another context than the tensors'");
+    throw sdk::InvalidArgument(
+        "TeplugGemmArgs.stream is a cl_command_queue of another context than the tensors'");
   }
   return q;
 }
@@ -138,7 +144,8 @@ void ToFloat(cl_program program, cl_command_queue q, const DeviceMatrix& x, cl_m
 void Run(const TeplugGemmArgs& args) {
   const GemmCall call = ResolveCall(args);
   if (call.m == 0 || call.n == 0) return;
-  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"}, {&call.b, "b"},
+  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"},
+                                {&call.b, "b"},
                                 {&call.d, "d"}}) {
     RequireData(*x, name);
   }
@@ -153,11 +160,13 @@ void Run(const TeplugGemmArgs& args) {
   cl_program built = nullptr;
   auto program = [&] {
     if (built == nullptr) {
-      built = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource, half ? "-DTEPLUG_HALF" : "");
+      built = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource,
+                                       half ? "-DTEPLUG_HALF" : "");
     }
     return built;
   };
-  const size_t m = static_cast<size_t>(call.m), n = static_cast<size_t>(call.n), k = static_cast<size_t>(call.k);
+  const size_t m = static_cast<size_t>(call.m), n = static_cast<size_t>(call.n),
+               k = static_cast<size_t>(call.k);
 
   // W: the fp32 result, D itself for fp32, scratch for fp16.
   std::unique_ptr<OwnedBuffer> w_scratch, a_scratch, b_scratch;
@@ -170,7 +179,8 @@ void Run(const TeplugGemmArgs& args) {
   // accumulating or C aliasing D exactly) or there is no C (beta 0: CLBlast
   // does not read W then, so stale NaNs in D stay out); otherwise the prefill
   // kernel writes W = beta * C and CLBlast adds to it with beta 1.
-  const bool c_is_w = call.has_c && call.c.buffer == w.buffer && call.c.offset == w.offset && call.c.ld == w.ld;
+  const bool c_is_w =
+      call.has_c && call.c.buffer == w.buffer && call.c.offset == w.offset && call.c.ld == w.ld;
   const bool clblast_beta = k > 0 && (!call.has_c || c_is_w);
   const float beta = clblast_beta ? (call.has_c ? call.beta : 0.0f) : 1.0f;
   if (!clblast_beta) {
@@ -188,17 +198,20 @@ void Run(const TeplugGemmArgs& args) {
   if (k > 0) {
     DeviceMatrix a = call.a, b = call.b;
     if (half) {
-      a_scratch = std::make_unique<OwnedBuffer>(h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
-      b_scratch = std::make_unique<OwnedBuffer>(h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
+      a_scratch = std::make_unique<OwnedBuffer>(
+          h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
+      b_scratch = std::make_unique<OwnedBuffer>(
+          h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
       ToFloat(program(), q, call.a, a_scratch->get());
       ToFloat(program(), q, call.b, b_scratch->get());
       a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
       b = DeviceMatrix{b_scratch->get(), 0, static_cast<size_t>(b.cols), b.rows, b.cols, b.owner};
     }
     const clblast::StatusCode s = clblast::Gemm<float>(
-        clblast::Layout::kRowMajor, args.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-        args.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, args.alpha, a.buffer, a.offset,
-        a.ld, b.buffer, b.offset, b.ld, beta, w.buffer, w.offset, w.ld, &q);
+        clblast::Layout::kRowMajor,
+        args.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+        args.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, args.alpha,
+        a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, beta, w.buffer, w.offset, w.ld, &q);
     if (s != clblast::StatusCode::kSuccess) {
       throw sdk::Exception(TeplugCodeForClError(static_cast<cl_int>(s)),
                            ClblastErrorMessage(static_cast<int>(s)));
@@ -231,22 +244,54 @@ void Run(const TeplugGemmArgs& args) {
 std::string ClblastErrorMessage(int status) {
   const char* name = nullptr;
   switch (static_cast<clblast::StatusCode>(status)) {
-    case clblast::StatusCode::kNotImplemented: name = "kNotImplemented"; break;
-    case clblast::StatusCode::kInvalidMatrixA: name = "kInvalidMatrixA"; break;
-    case clblast::StatusCode::kInvalidMatrixB: name = "kInvalidMatrixB"; break;
-    case clblast::StatusCode::kInvalidMatrixC: name = "kInvalidMatrixC"; break;
-    case clblast::StatusCode::kInvalidDimension: name = "kInvalidDimension"; break;
-    case clblast::StatusCode::kInvalidLeadDimA: name = "kInvalidLeadDimA"; break;
-    case clblast::StatusCode::kInvalidLeadDimB: name = "kInvalidLeadDimB"; break;
-    case clblast::StatusCode::kInvalidLeadDimC: name = "kInvalidLeadDimC"; break;
-    case clblast::StatusCode::kInsufficientMemoryA: name = "kInsufficientMemoryA"; break;
-    case clblast::StatusCode::kInsufficientMemoryB: name = "kInsufficientMemoryB"; break;
-    case clblast::StatusCode::kInsufficientMemoryC: name = "kInsufficientMemoryC"; break;
-    case clblast::StatusCode::kInvalidLocalMemUsage: name = "kInvalidLocalMemUsage"; break;
-    case clblast::StatusCode::kDatabaseError: name = "kDatabaseError"; break;
-    case clblast::StatusCode::kUnknownError: name = "kUnknownError"; break;
-    case clblast::StatusCode::kUnexpectedError: name = "kUnexpectedError"; break;
-    default: name = status > -1000 ? ClErrorName(status) : "unknown CLBlast status"; break;
+    case clblast::StatusCode::kNotImplemented:
+      name = "kNotImplemented";
+      break;
+    case clblast::StatusCode::kInvalidMatrixA:
+      name = "kInvalidMatrixA";
+      break;
+    case clblast::StatusCode::kInvalidMatrixB:
+      name = "kInvalidMatrixB";
+      break;
+    case clblast::StatusCode::kInvalidMatrixC:
+      name = "kInvalidMatrixC";
+      break;
+    case clblast::StatusCode::kInvalidDimension:
+      name = "kInvalidDimension";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimA:
+      name = "kInvalidLeadDimA";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimB:
+      name = "kInvalidLeadDimB";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimC:
+      name = "kInvalidLeadDimC";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryA:
+      name = "kInsufficientMemoryA";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryB:
+      name = "kInsufficientMemoryB";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryC:
+      name = "kInsufficientMemoryC";
+      break;
+    case clblast::StatusCode::kInvalidLocalMemUsage:
+      name = "kInvalidLocalMemUsage";
+      break;
+    case clblast::StatusCode::kDatabaseError:
+      name = "kDatabaseError";
+      break;
+    case clblast::StatusCode::kUnknownError:
+      name = "kUnknownError";
+      break;
+    case clblast::StatusCode::kUnexpectedError:
+      name = "kUnexpectedError";
+      break;
+    default:
+      name = status > -1000 ? ClErrorName(status) : "unknown CLBlast status";
+      break;
   }
   return absl::StrCat("clblast::Gemm failed: ", name, " (", status, ")");
 }

@@ -119,7 +119,10 @@ TEST_F(OpenClGemmRefusalTest, HostMemoryNamedAsDeviceMemoryIsRefused) {
   a_.data = host;
   auto [code, message] = Failure();
   EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
-  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.a: [data, +256 bytes) is not inside memory allocated by the opencl"));
+  EXPECT_THAT(
+      message,
+      HasSubstr(
+          "TeplugGemmArgs.a: [data, +256 bytes) is not inside memory allocated by the opencl"));
 }
 
 TEST_F(OpenClGemmRefusalTest, ARangePastTheAllocationIsRefused) {

@@ -35,7 +35,8 @@ Context* ContextOf(TeplugDeviceContext* c, const char* call) {
   auto* ctx = reinterpret_cast<Context*>(c);
   if (ctx == nullptr) throw sdk::InvalidArgument(absl::StrCat(call, ": context is NULL"));
   if (ctx->magic != Context::kMagic) {
-    throw sdk::InvalidArgument(absl::StrCat(call, ": not a context of the opencl device (or closed)"));
+    throw sdk::InvalidArgument(
+        absl::StrCat(call, ": not a context of the opencl device (or closed)"));
   }
   return ctx;
 }
@@ -44,8 +45,9 @@ Context* ContextOf(TeplugDeviceContext* c, const char* call) {
 ResolvedAddress Inside(const Context& ctx, const void* p, size_t bytes, const char* what) {
   ResolvedAddress r;
   if (!DeviceAddressSpace::Instance().Resolve(p, bytes, &r) || r.owner != &ctx) {
-    throw sdk::InvalidArgument(absl::StrFormat(
-        "TeplugCopyArgs.%s: [%p, +%u) is not inside an allocation of this context", what, p, bytes));
+    throw sdk::InvalidArgument(
+        absl::StrFormat("TeplugCopyArgs.%s: [%p, +%u) is not inside an allocation of this context",
+                        what, p, bytes));
   }
   return r;
 }
@@ -88,8 +90,8 @@ class OpenClDevice final : public sdk::DeviceImpl {
     auto ctx = std::make_unique<Context>();
     ctx->ordinal = args.device->ordinal;
     ctx->device = d.id;
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(d.platform),
-                                           0};
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                           reinterpret_cast<cl_context_properties>(d.platform), 0};
     cl_int e = CL_SUCCESS;
     ctx->context = clCreateContext(props, 1, &d.id, nullptr, nullptr, &e);
     CheckCl(e, "clCreateContext", absl::StrCat("opencl:", ctx->ordinal, " (", d.name, ")"));
@@ -121,7 +123,8 @@ class OpenClDevice final : public sdk::DeviceImpl {
       ctx->magic = 0;
     }
     delete ctx;
-    if (!first_error.empty()) throw sdk::Internal(absl::StrCat("close: work on a stream failed: ", first_error));
+    if (!first_error.empty())
+      throw sdk::Internal(absl::StrCat("close: work on a stream failed: ", first_error));
   }
 
   void* Allocate(const TeplugAllocateArgs& args) override {
@@ -129,7 +132,8 @@ class OpenClDevice final : public sdk::DeviceImpl {
     if (args.bytes == 0) throw sdk::InvalidArgument("TeplugAllocateArgs.bytes is 0");
     const size_t alignment = args.alignment == 0 ? kDefaultAlignment : args.alignment;
     if ((alignment & (alignment - 1)) != 0) {
-      throw sdk::InvalidArgument(absl::StrCat("TeplugAllocateArgs.alignment ", alignment, " is not a power of two"));
+      throw sdk::InvalidArgument(
+          absl::StrCat("TeplugAllocateArgs.alignment ", alignment, " is not a power of two"));
     }
     cl_int e = CL_SUCCESS;
     cl_mem buffer = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, args.bytes, nullptr, &e);
@@ -152,14 +156,16 @@ class OpenClDevice final : public sdk::DeviceImpl {
     if (p == nullptr) return;
     std::lock_guard<std::mutex> lock(ctx->mu);
     if (ctx->allocations.erase(p) == 0 || !DeviceAddressSpace::Instance().Unmap(p, ctx)) {
-      throw sdk::InvalidArgument(absl::StrFormat("deallocate: %p was not allocated by this context (or is freed)", p));
+      throw sdk::InvalidArgument(
+          absl::StrFormat("deallocate: %p was not allocated by this context (or is freed)", p));
     }
   }
 
   void Copy(const TeplugCopyArgs& a) override {
     Context* ctx = ContextOf(a.context, "copy");
     if (a.kind < 0 || a.kind >= TEPLUG_COPY_KIND_COUNT_) {
-      throw sdk::InvalidArgument(absl::StrCat("TeplugCopyArgs.kind ", a.kind, " is not a TeplugCopyKind"));
+      throw sdk::InvalidArgument(
+          absl::StrCat("TeplugCopyArgs.kind ", a.kind, " is not a TeplugCopyKind"));
     }
     cl_command_queue q = ctx->copy_queue;
     {
@@ -172,25 +178,29 @@ class OpenClDevice final : public sdk::DeviceImpl {
       }
     }
     if (a.bytes == 0) return;
-    if (a.dst == nullptr || a.src == nullptr) throw sdk::InvalidArgument("TeplugCopyArgs: dst or src is NULL");
+    if (a.dst == nullptr || a.src == nullptr)
+      throw sdk::InvalidArgument("TeplugCopyArgs: dst or src is NULL");
     const cl_bool blocking = a.stream == nullptr ? CL_TRUE : CL_FALSE;
     switch (a.kind) {
       case TEPLUG_COPY_HOST_TO_DEVICE: {
         const ResolvedAddress d = Inside(*ctx, a.dst, a.bytes, "dst");
-        CheckCl(clEnqueueWriteBuffer(q, d.buffer, blocking, d.offset, a.bytes, a.src, 0, nullptr, nullptr),
+        CheckCl(clEnqueueWriteBuffer(q, d.buffer, blocking, d.offset, a.bytes, a.src, 0, nullptr,
+                                     nullptr),
                 "clEnqueueWriteBuffer");
         break;
       }
       case TEPLUG_COPY_DEVICE_TO_HOST: {
         const ResolvedAddress s = Inside(*ctx, a.src, a.bytes, "src");
-        CheckCl(clEnqueueReadBuffer(q, s.buffer, blocking, s.offset, a.bytes, a.dst, 0, nullptr, nullptr),
+        CheckCl(clEnqueueReadBuffer(q, s.buffer, blocking, s.offset, a.bytes, a.dst, 0, nullptr,
+                                    nullptr),
                 "clEnqueueReadBuffer");
         break;
       }
       default: {
         const ResolvedAddress s = Inside(*ctx, a.src, a.bytes, "src");
         const ResolvedAddress d = Inside(*ctx, a.dst, a.bytes, "dst");
-        CheckCl(clEnqueueCopyBuffer(q, s.buffer, d.buffer, s.offset, d.offset, a.bytes, 0, nullptr, nullptr),
+        CheckCl(clEnqueueCopyBuffer(q, s.buffer, d.buffer, s.offset, d.offset, a.bytes, 0, nullptr,
+                                    nullptr),
                 "clEnqueueCopyBuffer");
         if (blocking) CheckCl(clFinish(q), "clFinish");
         break;
@@ -210,7 +220,8 @@ class OpenClDevice final : public sdk::DeviceImpl {
     Context* ctx = ContextOf(c, "stream_synchronize");
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
-      if (ctx->streams.count(s) == 0) throw sdk::InvalidArgument("stream_synchronize: not a stream of this context");
+      if (ctx->streams.count(s) == 0)
+        throw sdk::InvalidArgument("stream_synchronize: not a stream of this context");
     }
     CheckCl(clFinish(static_cast<cl_command_queue>(s)), "clFinish");
   }
@@ -219,7 +230,8 @@ class OpenClDevice final : public sdk::DeviceImpl {
     Context* ctx = ContextOf(c, "stream_destroy");
     {
       std::lock_guard<std::mutex> lock(ctx->mu);
-      if (ctx->streams.erase(s) == 0) throw sdk::InvalidArgument("stream_destroy: not a stream of this context");
+      if (ctx->streams.erase(s) == 0)
+        throw sdk::InvalidArgument("stream_destroy: not a stream of this context");
     }
     auto q = static_cast<cl_command_queue>(s);
     const cl_int e = clFinish(q);
@@ -231,13 +243,13 @@ class OpenClDevice final : public sdk::DeviceImpl {
   // Empty when `device` is one this provider serves, else why not.
   static std::string Unserved(const TeplugDevice& device) {
     if (device.kind != TEPLUG_DEVICE_OPENCL) {
-      return absl::StrCat("the opencl device serves kind OPENCL (", TEPLUG_DEVICE_OPENCL, ") only, not kind ",
-                          device.kind);
+      return absl::StrCat("the opencl device serves kind OPENCL (", TEPLUG_DEVICE_OPENCL,
+                          ") only, not kind ", device.kind);
     }
     const size_t count = ClDevices().size();
     if (device.ordinal < 0 || static_cast<size_t>(device.ordinal) >= count) {
-      return absl::StrCat("opencl:", device.ordinal, " does not exist: the ICD loader reports ", count,
-                          " OpenCL device(s)");
+      return absl::StrCat("opencl:", device.ordinal, " does not exist: the ICD loader reports ",
+                          count, " OpenCL device(s)");
     }
     return "";
   }

@@ -119,8 +119,8 @@ TEST_F(OpenClDeviceTest, StreamCopiesCompleteAtSynchronize) {
   EXPECT_EQ(out, in);
   // The stream is an OpenCL in-order queue of the device.
   cl_device_id queue_device = nullptr;
-  ASSERT_EQ(clGetCommandQueueInfo(static_cast<cl_command_queue>(s), CL_QUEUE_DEVICE, sizeof queue_device,
-                                  &queue_device, nullptr),
+  ASSERT_EQ(clGetCommandQueueInfo(static_cast<cl_command_queue>(s), CL_QUEUE_DEVICE,
+                                  sizeof queue_device, &queue_device, nullptr),
             CL_SUCCESS);
   EXPECT_EQ(queue_device, ClDevices()[0].id);
   EXPECT_FALSE(ctx_->DestroyStream(s));
@@ -135,14 +135,16 @@ TEST_F(OpenClDeviceTest, RefusesCopiesOutsideItsAllocations) {
   EXPECT_NE(past_end.message().find("TeplugCopyArgs.dst"), std::string::npos) << past_end.message();
   sdk::OwnedError host_as_device = ctx_->Copy(TEPLUG_COPY_DEVICE_TO_HOST, host, host + 32, 8);
   ASSERT_TRUE(host_as_device);
-  EXPECT_NE(host_as_device.message().find("TeplugCopyArgs.src"), std::string::npos) << host_as_device.message();
+  EXPECT_NE(host_as_device.message().find("TeplugCopyArgs.src"), std::string::npos)
+      << host_as_device.message();
   ASSERT_FALSE(ctx_->Deallocate(a));
   sdk::OwnedError freed = ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, a, host, 8);
   ASSERT_TRUE(freed);
   EXPECT_EQ(freed.code(), TEPLUG_INVALID_ARGUMENT);
   sdk::OwnedError twice = ctx_->Deallocate(a);
   ASSERT_TRUE(twice);
-  EXPECT_NE(twice.message().find("not allocated by this context"), std::string::npos) << twice.message();
+  EXPECT_NE(twice.message().find("not allocated by this context"), std::string::npos)
+      << twice.message();
 }
 
 TEST_F(OpenClDeviceTest, RefusesMalformedCallsByName) {

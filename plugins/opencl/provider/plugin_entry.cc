@@ -21,15 +21,17 @@ constexpr int32_t kOpenClPriority = 200;
 
 void RegisterOpenClImplementations(teplug::sdk::Registrar& r) {
   using namespace teplug::opencl::provider;  // NOLINT(build/namespaces): names above
-  r.Register(teplug::sdk::kIidDeviceV1, teplug::sdk::MakeDevice(NewOpenClDevice()), OpenClDeviceCaps(), "opencl",
-             kOpenClPriority);
-  r.Register(teplug::sdk::kIidGemmV1, teplug::sdk::MakeGemm(std::make_unique<OpenClGemm>()), OpenClGemmCaps(),
-             "clblast", kOpenClPriority);
+  r.Register(teplug::sdk::kIidDeviceV1, teplug::sdk::MakeDevice(NewOpenClDevice()),
+             OpenClDeviceCaps(), "opencl", kOpenClPriority);
+  r.Register(teplug::sdk::kIidGemmV1, teplug::sdk::MakeGemm(std::make_unique<OpenClGemm>()),
+             OpenClGemmCaps(), "clblast", kOpenClPriority);
 }
 
 }  // namespace
 
-extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host, TeplugPluginInfo* info) {
-  return teplug::sdk::RunPluginEntry(host, info, "opencl", "teplug", "0.1.0", TEPLUG_ABI_VERSION_MAJOR_FIRST,
-                                     TEPLUG_ABI_VERSION_CURRENT, RegisterOpenClImplementations);
+extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
+                                                                 TeplugPluginInfo* info) {
+  return teplug::sdk::RunPluginEntry(host, info, "opencl", "teplug", "0.1.0",
+                                     TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT,
+                                     RegisterOpenClImplementations);
 }

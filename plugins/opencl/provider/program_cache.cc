@@ -11,13 +11,15 @@ namespace {
 
 std::string DeviceName(cl_device_id device) {
   char name[256] = {};
-  if (clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, nullptr) != CL_SUCCESS) return "?";
+  if (clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, nullptr) != CL_SUCCESS)
+    return "?";
   return name;
 }
 
 std::string BuildLog(cl_program program, cl_device_id device) {
   size_t size = 0;
-  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS) {
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+      CL_SUCCESS) {
     return "(no build log)";
   }
   std::string log(size, '\0');
@@ -39,10 +41,11 @@ cl_program BuildProgram(cl_context context, cl_device_id device, const std::stri
   if (e != CL_SUCCESS) {
     const std::string log = BuildLog(program, device);
     clReleaseProgram(program);
-    throw sdk::Exception(TeplugCodeForClError(e),
-                         ClErrorMessage(e, "clBuildProgram",
-                                        absl::StrCat("building the opencl provider's kernels for device \"",
-                                                     DeviceName(device), "\"; compiler log:\n", log)));
+    throw sdk::Exception(
+        TeplugCodeForClError(e),
+        ClErrorMessage(e, "clBuildProgram",
+                       absl::StrCat("building the opencl provider's kernels for device \"",
+                                    DeviceName(device), "\"; compiler log:\n", log)));
   }
   return program;
 }
@@ -56,7 +59,8 @@ Kernel::Kernel(cl_program program, const char* name) : name_(name) {
 Kernel::~Kernel() { clReleaseKernel(kernel_); }
 
 void Kernel::SetArg(cl_uint index, size_t size, const void* value) {
-  CheckCl(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg", absl::StrCat(name_, " argument ", index));
+  CheckCl(clSetKernelArg(kernel_, index, size, value), "clSetKernelArg",
+          absl::StrCat(name_, " argument ", index));
 }
 
 void Kernel::Run2D(cl_command_queue queue, size_t rows, size_t cols) {

@@ -46,7 +46,8 @@ class Kernel {
 class ProgramCache {
  public:
   ~ProgramCache();
-  cl_program Get(cl_context context, cl_device_id device, const std::string& source, const std::string& options);
+  cl_program Get(cl_context context, cl_device_id device, const std::string& source,
+                 const std::string& options);
   // Releases the programs of `context` (call before the context goes away).
   void Forget(cl_context context);
   // clBuildProgram calls that succeeded so far (for tests of the cache).

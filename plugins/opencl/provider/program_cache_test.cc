@@ -51,7 +51,8 @@ TEST_F(ProgramCacheTest, BuildsOncePerContextAndSource) {
 TEST_F(ProgramCacheTest, ABuildFailureNamesTheDeviceAndGivesTheLog) {
   ProgramCache cache;
   try {
-    cache.Get(context_, device_, "__kernel void broken(__global float* x) { x[0] = undeclared_name; }", "");
+    cache.Get(context_, device_,
+              "__kernel void broken(__global float* x) { x[0] = undeclared_name; }", "");
     FAIL() << "a broken kernel built";
   } catch (const sdk::Exception& e) {
     const std::string m = e.what();
