@@ -266,6 +266,50 @@ TEST_F(KernelWithOpenCl, StaleNaNsInDAreNotRead) {
   }
 }
 
+// K = 0: no product, D = gelu(beta C + bias) (CLBlast is not called).
+TEST_F(KernelWithOpenCl, AnEmptyInnerDimensionLeavesBetaCPlusBias) {
+  const int64_t m = 5, n = 7;
+  std::mt19937_64 rng(3);
+  TestMatrix a(TEPLUG_DTYPE_FP32, m, 0), b(TEPLUG_DTYPE_FP32, 0, n), c(TEPLUG_DTYPE_FP32, m, n),
+      bias(TEPLUG_DTYPE_FP32, -1, n), d(TEPLUG_DTYPE_FP32, m, n), oracle_d(TEPLUG_DTYPE_FP32, m, n);
+  c.FillRandom(rng);
+  bias.FillRandom(rng);
+  void *dc = nullptr, *dbias = nullptr, *dd = nullptr;
+  ASSERT_FALSE(ctx_->Allocate(m * n * 4, 0, &dc));
+  ASSERT_FALSE(ctx_->Allocate(n * 4, 0, &dbias));
+  ASSERT_FALSE(ctx_->Allocate(m * n * 4, 0, &dd));
+  ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, dc, c.tensor()->data, m * n * 4));
+  ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, dbias, bias.tensor()->data, n * 4));
+  TeplugTensor ta = *a.tensor(), tb = *b.tensor(), tc = *c.tensor(), tbias = *bias.tensor(),
+               td = *d.tensor();
+  tc.data = dc;
+  tbias.data = dbias;
+  td.data = dd;
+  for (TeplugTensor* t : {&ta, &tb, &tc, &tbias, &td}) t->device = &device_;
+  TeplugGemmArgs args = sdk::Versioned<TeplugGemmArgs>();
+  args.a = &ta;
+  args.b = &tb;
+  args.c = &tc;
+  args.d = &td;
+  args.bias = &tbias;
+  args.alpha = 1;
+  args.beta = -0.5f;
+  args.epilogue = TEPLUG_EPILOGUE_GELU;
+  sdk::OwnedError e(gemm_->vtbl->gemm(gemm_, &args));
+  ASSERT_FALSE(e) << e.message();
+  ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_DEVICE_TO_HOST, d.tensor()->data, dd, m * n * 4));
+  TeplugGemmArgs oracle = args;
+  oracle.a = a.tensor();
+  oracle.b = b.tensor();
+  oracle.c = c.tensor();
+  oracle.bias = bias.tensor();
+  oracle.d = oracle_d.tensor();
+  ASSERT_TRUE(reference::provider::RunReferenceGemm(oracle).ok());
+  EXPECT_LE(NormalizedMaxError(d.Values(), oracle_d.Values()),
+            cli::OutputTolerance(cli::ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
+  for (void* p : {dc, dbias, dd}) EXPECT_FALSE(ctx_->Deallocate(p));
+}
+
 // GEMMs from several threads at once on one context (the default queue and
 // the program cache shared) each match the reference.
 TEST_F(KernelWithOpenCl, ConcurrentCallsMatchTheReference) {
