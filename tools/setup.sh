@@ -21,6 +21,7 @@ PACKAGES=(
   openmpi-bin         # mpirun for multi-process collective tests
   pocl-opencl-icd     # an OpenCL CPU device
   ocl-icd-opencl-dev  # @teplug_system//:opencl
+  libclblast-dev      # @teplug_system//:clblast (the opencl provider's GEMM)
   libopenblas-dev     # @teplug_system//:openblas
   libdnnl-dev         # @teplug_system//:dnnl (oneDNN, the cpu provider's GEMM)
   clang-15            # tools/fuzz.sh: the compiler of the libFuzzer builds (--config=fuzz)

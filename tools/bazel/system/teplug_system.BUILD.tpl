@@ -9,6 +9,14 @@ cc_library(
     linkopts = ["-lOpenCL"],
 )
 
+# CLBlast (libclblast-dev 1.5), the opencl provider's GEMM: BLAS on OpenCL
+# buffers, headers in /usr/include (clblast.h, the C++ API).
+cc_library(
+    name = "clblast",
+    linkopts = ["-lclblast"],
+    deps = [":opencl"],
+)
+
 # Gloo collectives (libgloo-dev); the library lives in /usr/lib.
 cc_library(
     name = "gloo",

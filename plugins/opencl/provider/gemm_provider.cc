@@ -1,0 +1,312 @@
+#include "plugins/opencl/provider/gemm_provider.h"
+
+#include <clblast.h>
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "plugins/opencl/provider/cl_status.h"
+#include "plugins/opencl/provider/device_matrix.h"
+#include "plugins/opencl/provider/epilogue_kernels.h"
+#include "plugins/opencl/provider/opencl_device.h"
+#include "plugins/opencl/provider/program_cache.h"
+#include "teplug/sdk/error.hpp"
+#include "teplug/sdk/names.hpp"
+
+namespace teplug::opencl::provider {
+namespace {
+
+// A cl_mem released when it goes out of scope (OpenCL keeps it alive for the
+// commands already enqueued on it).
+class OwnedBuffer {
+ public:
+  OwnedBuffer(cl_context context, size_t bytes) {
+    cl_int e = CL_SUCCESS;
+    mem_ = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &e);
+    CheckCl(e, "clCreateBuffer", absl::StrCat(bytes, " bytes of GEMM scratch"));
+  }
+  ~OwnedBuffer() { clReleaseMemObject(mem_); }
+  OwnedBuffer(const OwnedBuffer&) = delete;
+  OwnedBuffer& operator=(const OwnedBuffer&) = delete;
+  cl_mem get() const { return mem_; }
+
+ private:
+  cl_mem mem_;
+};
+
+// The resolved call: every tensor as a DeviceMatrix, checked against the
+// others' shapes and context.
+struct GemmCall {
+  int32_t dtype = 0;
+  int64_t m = 0, n = 0, k = 0;
+  DeviceMatrix a, b, d, c, bias, pre;
+  bool has_c = false, has_bias = false, has_pre = false, gelu = false;
+  float beta = 0;
+};
+
+void RequireShape(const DeviceMatrix& x, int64_t rows, int64_t cols, const char* name) {
+  if (x.rows != rows || x.cols != cols) {
+    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs.", name, " is [", x.rows, ", ", x.cols,
+                                            "], expected [", rows, ", ", cols, "]"));
+  }
+}
+
+GemmCall ResolveCall(const TeplugGemmArgs& args) {
+  if (args.a == nullptr || args.b == nullptr || args.d == nullptr) {
+    throw sdk::InvalidArgument("TeplugGemmArgs: a, b and d are required");
+  }
+  GemmCall call;
+  call.dtype = args.a->dtype;
+  if (call.dtype != TEPLUG_DTYPE_FP32 && call.dtype != TEPLUG_DTYPE_FP16) {
+    throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.a is ", sdk::DTypeName(call.dtype),
+                                        "; the opencl GEMM serves fp32 and fp16"));
+  }
+  if (args.epilogue != TEPLUG_EPILOGUE_NONE && args.epilogue != TEPLUG_EPILOGUE_GELU) {
+    throw sdk::InvalidArgument(
+        absl::StrCat("TeplugGemmArgs.epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
+  }
+  call.a = ResolveMatrix(*args.a, "a", call.dtype);
+  call.b = ResolveMatrix(*args.b, "b", call.dtype);
+  call.d = ResolveMatrix(*args.d, "d", call.dtype);
+  call.m = args.trans_a ? call.a.cols : call.a.rows;
+  call.k = args.trans_a ? call.a.rows : call.a.cols;
+  call.n = args.trans_b ? call.b.rows : call.b.cols;
+  const int64_t kb = args.trans_b ? call.b.cols : call.b.rows;
+  if (kb != call.k) {
+    throw sdk::InvalidArgument(absl::StrCat("TeplugGemmArgs: op(A) is [", call.m, ", ", call.k,
+                                            "] but op(B) is [", kb, ", ", call.n, "]"));
+  }
+  RequireShape(call.d, call.m, call.n, "d");
+  if (args.accumulate) {
+    call.has_c = true;
+    call.c = call.d;
+    call.beta = 1;
+  } else if (args.c != nullptr && args.beta != 0) {
+    call.has_c = true;
+    call.c = ResolveMatrix(*args.c, "c", call.dtype);
+    RequireShape(call.c, call.m, call.n, "c");
+    call.beta = args.beta;
+  }
+  if (args.bias != nullptr) {
+    call.has_bias = true;
+    call.bias = ResolveMatrix(*args.bias, "bias", call.dtype, /*vector=*/true);
+    RequireShape(call.bias, 1, call.n, "bias");
+  }
+  call.gelu = args.epilogue == TEPLUG_EPILOGUE_GELU;
+  if (args.pre_gelu_out != nullptr) {
+    if (!call.gelu)
+      throw sdk::InvalidArgument("TeplugGemmArgs.pre_gelu_out is given without the GELU epilogue");
+    call.has_pre = true;
+    call.pre = ResolveMatrix(*args.pre_gelu_out, "pre_gelu_out", call.dtype);
+    RequireShape(call.pre, call.m, call.n, "pre_gelu_out");
+  }
+  const void* owner = call.d.owner;
+  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"},
+                                {&call.b, "b"},
+                                {&call.c, "c"},
+                                {&call.bias, "bias"},
+                                {&call.pre, "pre_gelu_out"}}) {
+    if (x->buffer != nullptr && owner != nullptr && x->owner != owner) {
+      throw sdk::InvalidArgument(
+          absl::StrCat("TeplugGemmArgs.", name, " is memory of another opencl context than d's"));
+    }
+    if (owner == nullptr) owner = x->owner;
+  }
+  return call;
+}
+
+cl_command_queue QueueFor(const TeplugGemmArgs& args, const OpenClContextHandles& h) {
+  if (args.stream == nullptr) return h.default_queue;
+  auto q = static_cast<cl_command_queue>(args.stream);
+  cl_context queue_context = nullptr;
+  CheckCl(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, nullptr),
+          "clGetCommandQueueInfo", "TeplugGemmArgs.stream");
+  if (queue_context != h.context) {
+    throw sdk::InvalidArgument(
+        "TeplugGemmArgs.stream is a cl_command_queue of another context than the tensors'");
+  }
+  return q;
+}
+
+cl_ulong U(size_t v) { return static_cast<cl_ulong>(v); }
+
+// A strided T matrix as a contiguous fp32 scratch buffer.
+void ToFloat(cl_program program, cl_command_queue q, const DeviceMatrix& x, cl_mem out) {
+  Kernel kernel(program, "to_f32");
+  kernel.Arg(0, x.buffer);
+  kernel.Arg(1, U(x.offset));
+  kernel.Arg(2, U(x.ld));
+  kernel.Arg(3, out);
+  kernel.Arg(4, U(static_cast<size_t>(x.cols)));
+  kernel.Run2D(q, static_cast<size_t>(x.rows), static_cast<size_t>(x.cols));
+}
+
+void Run(const TeplugGemmArgs& args) {
+  const GemmCall call = ResolveCall(args);
+  if (call.m == 0 || call.n == 0) return;
+  for (const auto& [x, name] : {std::pair<const DeviceMatrix*, const char*>{&call.a, "a"},
+                                {&call.b, "b"},
+                                {&call.d, "d"}}) {
+    RequireData(*x, name);
+  }
+  if (call.has_c) RequireData(call.c, "c");
+  if (call.has_bias) RequireData(call.bias, "bias");
+  if (call.has_pre) RequireData(call.pre, "pre_gelu_out");
+  const OpenClContextHandles h = HandlesOfOwner(call.d.owner);
+  cl_command_queue q = QueueFor(args, h);
+  const bool half = call.dtype == TEPLUG_DTYPE_FP16;
+  // Our kernels, looked up only when a step needs them (a plain fp32 GEMM
+  // needs none).
+  cl_program built = nullptr;
+  auto program = [&] {
+    if (built == nullptr) {
+      built = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource,
+                                       half ? "-DTEPLUG_HALF" : "");
+    }
+    return built;
+  };
+  const size_t m = static_cast<size_t>(call.m), n = static_cast<size_t>(call.n),
+               k = static_cast<size_t>(call.k);
+
+  // W: the fp32 result, D itself for fp32, scratch for fp16.
+  std::unique_ptr<OwnedBuffer> w_scratch, a_scratch, b_scratch;
+  DeviceMatrix w = call.d;
+  if (half) {
+    w_scratch = std::make_unique<OwnedBuffer>(h.context, m * n * sizeof(float));
+    w = DeviceMatrix{w_scratch->get(), 0, n, call.m, call.n, call.d.owner};
+  }
+  // How W gets beta * C: CLBlast's own beta where W already holds C (fp32 D
+  // accumulating or C aliasing D exactly) or there is no C (beta 0: CLBlast
+  // does not read W then, so stale NaNs in D stay out); otherwise the prefill
+  // kernel writes W = beta * C and CLBlast adds to it with beta 1.
+  const bool c_is_w =
+      call.has_c && call.c.buffer == w.buffer && call.c.offset == w.offset && call.c.ld == w.ld;
+  const bool clblast_beta = k > 0 && (!call.has_c || c_is_w);
+  const float beta = clblast_beta ? (call.has_c ? call.beta : 0.0f) : 1.0f;
+  if (!clblast_beta) {
+    Kernel prefill(program(), "prefill");
+    prefill.Arg(0, call.has_c ? call.c.buffer : static_cast<cl_mem>(nullptr));
+    prefill.Arg(1, U(call.c.offset));
+    prefill.Arg(2, U(call.c.ld));
+    prefill.Arg(3, call.beta);
+    prefill.Arg(4, cl_int{call.has_c ? 1 : 0});
+    prefill.Arg(5, w.buffer);
+    prefill.Arg(6, U(w.offset));
+    prefill.Arg(7, U(w.ld));
+    prefill.Run2D(q, m, n);
+  }
+  if (k > 0) {
+    DeviceMatrix a = call.a, b = call.b;
+    if (half) {
+      a_scratch = std::make_unique<OwnedBuffer>(
+          h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
+      b_scratch = std::make_unique<OwnedBuffer>(
+          h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
+      ToFloat(program(), q, call.a, a_scratch->get());
+      ToFloat(program(), q, call.b, b_scratch->get());
+      a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
+      b = DeviceMatrix{b_scratch->get(), 0, static_cast<size_t>(b.cols), b.rows, b.cols, b.owner};
+    }
+    const clblast::StatusCode s = clblast::Gemm<float>(
+        clblast::Layout::kRowMajor,
+        args.trans_a ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+        args.trans_b ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, args.alpha,
+        a.buffer, a.offset, a.ld, b.buffer, b.offset, b.ld, beta, w.buffer, w.offset, w.ld, &q);
+    if (s != clblast::StatusCode::kSuccess) {
+      throw sdk::Exception(TeplugCodeForClError(static_cast<cl_int>(s)),
+                           ClblastErrorMessage(static_cast<int>(s)));
+    }
+  }
+  if (half || call.has_bias || call.gelu) {
+    Kernel epilogue(program(), "epilogue");
+    epilogue.Arg(0, w.buffer);
+    epilogue.Arg(1, U(w.offset));
+    epilogue.Arg(2, U(w.ld));
+    epilogue.Arg(3, call.has_bias ? call.bias.buffer : static_cast<cl_mem>(nullptr));
+    epilogue.Arg(4, U(call.bias.offset));
+    epilogue.Arg(5, U(call.bias.ld));
+    epilogue.Arg(6, cl_int{call.has_bias ? 1 : 0});
+    epilogue.Arg(7, call.has_pre ? call.pre.buffer : static_cast<cl_mem>(nullptr));
+    epilogue.Arg(8, U(call.pre.offset));
+    epilogue.Arg(9, U(call.pre.ld));
+    epilogue.Arg(10, cl_int{call.has_pre ? 1 : 0});
+    epilogue.Arg(11, cl_int{call.gelu ? 1 : 0});
+    epilogue.Arg(12, call.d.buffer);
+    epilogue.Arg(13, U(call.d.offset));
+    epilogue.Arg(14, U(call.d.ld));
+    epilogue.Run2D(q, m, n);
+  }
+  if (args.stream == nullptr) CheckCl(clFinish(q), "clFinish");
+}
+
+}  // namespace
+
+std::string ClblastErrorMessage(int status) {
+  const char* name = nullptr;
+  switch (static_cast<clblast::StatusCode>(status)) {
+    case clblast::StatusCode::kNotImplemented:
+      name = "kNotImplemented";
+      break;
+    case clblast::StatusCode::kInvalidMatrixA:
+      name = "kInvalidMatrixA";
+      break;
+    case clblast::StatusCode::kInvalidMatrixB:
+      name = "kInvalidMatrixB";
+      break;
+    case clblast::StatusCode::kInvalidMatrixC:
+      name = "kInvalidMatrixC";
+      break;
+    case clblast::StatusCode::kInvalidDimension:
+      name = "kInvalidDimension";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimA:
+      name = "kInvalidLeadDimA";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimB:
+      name = "kInvalidLeadDimB";
+      break;
+    case clblast::StatusCode::kInvalidLeadDimC:
+      name = "kInvalidLeadDimC";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryA:
+      name = "kInsufficientMemoryA";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryB:
+      name = "kInsufficientMemoryB";
+      break;
+    case clblast::StatusCode::kInsufficientMemoryC:
+      name = "kInsufficientMemoryC";
+      break;
+    case clblast::StatusCode::kInvalidLocalMemUsage:
+      name = "kInvalidLocalMemUsage";
+      break;
+    case clblast::StatusCode::kDatabaseError:
+      name = "kDatabaseError";
+      break;
+    case clblast::StatusCode::kUnknownError:
+      name = "kUnknownError";
+      break;
+    case clblast::StatusCode::kUnexpectedError:
+      name = "kUnexpectedError";
+      break;
+    default:
+      name = status > -1000 ? ClErrorName(status) : "unknown CLBlast status";
+      break;
+  }
+  return absl::StrCat("clblast::Gemm failed: ", name, " (", status, ")");
+}
+
+bool OpenClGemm::Supports(const TeplugGemmArgs& args, std::string* reason) {
+  try {
+    ResolveCall(args);
+  } catch (const sdk::Exception& e) {
+    if (e.code() != TEPLUG_UNSUPPORTED) return true;  // malformed: gemm reports it
+    *reason = e.what();
+    return false;
+  }
+  return true;
+}
+
+void OpenClGemm::Gemm(const TeplugGemmArgs& args) { Run(args); }
+
+}  // namespace teplug::opencl::provider
