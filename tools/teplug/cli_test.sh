@@ -798,6 +798,49 @@ PY
   expect_in "$OUT" "FAIL         calls=refusals"
   expect_in "$OUT" "open of ordinal 8 (not served) succeeded; it must be refused with a reason"
   expect_reproduced "calls=refusals"
+  # A GEMM and a quantizer that serve only opencl:0, a device whose memory
+  # hides behind opaque handles (host pointers passed to them crash or are
+  # refused): every declared device is checked by default, each case staged
+  # there through the plugin's IDevice, and the plugin passes.
+  local OPAQUE="$CONFORMANCE_PLUGINS/libteplug_conformance_opaque_device"
+  run_teplug conformance "${OPAQUE}_honest.so"
+  expect_status 0
+  expect_in "$OUT" "gemm conformance_opaque_device_honest/opaque_gemm on opencl:0"
+  expect_in "$OUT" "quantizer conformance_opaque_device_honest/opaque_quantizer on opencl:0"
+  expect_in "$OUT" "device conformance_opaque_device_honest/opaque_device on opencl:0"
+  expect_in "$OUT" "pass         a_dtypes=fp32"
+  expect_in "$OUT" "pass         scaling_modes=per_tensor"
+  expect_in "$OUT" "pass         calls=memory"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device opencl:0 --json
+  expect_status 0
+  expect_in "$OUT" '"implementation": "conformance_opaque_device_honest/opaque_gemm on opencl:0"'
+  # A device the implementations do not declare, or that no IDevice serves,
+  # leaves the claims not checked, saying why.
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device cuda:0
+  expect_status 1
+  expect_in "$OUT" "not checked  a_dtypes=fp32                 the implementation declares no cuda device"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device opencl:1
+  expect_status 1
+  expect_in "$OUT" "not checked  a_dtypes=fp32                 no IDevice in the plugin serves opencl:1"
+  run_teplug conformance "${OPAQUE}_without_idevice.so"
+  expect_status 1
+  expect_in "$OUT" "not checked  d_dtypes=fp32                 no IDevice in the plugin serves a device of kind opencl"
+  # Ops that leave an output in their own memory instead of the device's fail,
+  # with a command that re-runs the case on that device.
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface gemm
+  expect_status 1
+  expect_in "$OUT" "FAIL         d_dtypes=fp32"
+  expect_in "$OUT" "--seed 1 --device opencl:0"
+  expect_reproduced "d_dtypes=fp32"
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface quantizer --device opencl:0
+  expect_status 1
+  expect_in "$OUT" "FAIL         output_dtypes=fp8_e4m3"
+  expect_in "$OUT" "scale_inv byte 0 is 0x00"
+  expect_reproduced "output_dtypes=fp8_e4m3"
+  # A bad --device is a usage error naming it.
+  run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
+  expect_status 2
+  expect_in "$ERR" 'bad value "warp:0" for --device'
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
@@ -879,6 +922,8 @@ PY
   run_teplug conformance --help
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
+  expect_in "$OUT" "[--device SPEC] [--case CASE | --check NAME] [--seed N]"
+  expect_in "$OUT" "On a device other than the CPU each IGemm/1 and IQuantizer/1 case allocates"
   expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
   expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/kernel/kernel.h"
+#include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
 
 namespace teplug::cli {
@@ -79,6 +80,13 @@ struct InterfaceConformance {
   // it, beside those its descriptor declares (IDevice: its calls, all
   // required); null: none.
   std::vector<std::string> (*implied_claims)() = nullptr;
+  // Runs a case as `run` does, but with the plugin's op on `where`'s device
+  // (its tensors staged there through IDevice, conformance_staging.h); the
+  // reference still runs on host memory. Null: the interface's cases run on
+  // host memory only, so its claims on other devices are not checked.
+  CaseOutcome (*run_on_device)(const core::Kernel& plugin, const std::string& provider,
+                               const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                               const CaseDevice& where) = nullptr;
 };
 
 // "field=member" for every member of every set field of `listing`'s

@@ -55,6 +55,35 @@ inline TeplugBool AnswerSupports(const char* why, char* reason, size_t reason_si
   return 0;
 }
 
+// An IDevice's streams as tokens, for devices whose every copy and op
+// completes before it returns: created, synchronised (nothing to wait for)
+// and destroyed.
+inline TeplugError* TokenStreamCreate(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream* out) {
+  *out = std::malloc(1);
+  return nullptr;
+}
+inline TeplugError* TokenStreamSynchronize(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream) {
+  return nullptr;
+}
+inline TeplugError* TokenStreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream s) {
+  std::free(s);
+  return nullptr;
+}
+
+// Registers one implementation of the provider being loaded.
+inline TeplugError* RegisterImplementation(const TeplugHostApi* host, const TeplugIID& iid,
+                                           TeplugObject* object, const void* caps,
+                                           const char* implementation) {
+  TeplugImplementationDesc d = {};
+  d.struct_size = sizeof d;
+  d.iid = iid;
+  d.object = object;
+  d.capability = caps;
+  d.name = implementation;
+  d.priority = 10;
+  return host->registrar->register_implementation(host->registrar, &d);
+}
+
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
 inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
                                 const char* provider, const TeplugIID& iid, TeplugObject* object,
@@ -64,14 +93,7 @@ inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* inf
   info->version = "1.0";
   info->abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
   info->abi_max = TEPLUG_ABI_VERSION_CURRENT;
-  TeplugImplementationDesc d = {};
-  d.struct_size = sizeof d;
-  d.iid = iid;
-  d.object = object;
-  d.capability = caps;
-  d.name = implementation;
-  d.priority = 10;
-  return host->registrar->register_implementation(host->registrar, &d);
+  return RegisterImplementation(host, iid, object, caps, implementation);
 }
 
 }  // namespace conformance_plugins

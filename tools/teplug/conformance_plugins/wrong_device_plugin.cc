@@ -94,19 +94,6 @@ TeplugError* Copy(TeplugDeviceV1*, const TeplugCopyArgs* a) {
   return nullptr;
 }
 
-// Streams are tokens: every copy completes before it returns.
-TeplugError* StreamCreate(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream* out) {
-  *out = std::malloc(1);
-  return nullptr;
-}
-TeplugError* StreamSynchronize(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream) {
-  return nullptr;
-}
-TeplugError* StreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream s) {
-  std::free(s);
-  return nullptr;
-}
-
 const TeplugDeviceV1Vtbl kVtbl = {
     {sizeof(TeplugDeviceV1Vtbl), &conformance_plugins::QueryOne<&kDeviceIid>, &AddRef, &Release},
     &Supports,
@@ -117,9 +104,9 @@ const TeplugDeviceV1Vtbl kVtbl = {
     &Allocate,
     &Deallocate,
     &Copy,
-    &StreamCreate,
-    &StreamSynchronize,
-    &StreamDestroy};
+    &conformance_plugins::TokenStreamCreate,  // every copy completes before it returns
+    &conformance_plugins::TokenStreamSynchronize,
+    &conformance_plugins::TokenStreamDestroy};
 TeplugDeviceV1 g_device = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {
