@@ -798,7 +798,7 @@ PY
   expect_in "$OUT" "FAIL         calls=refusals"
   expect_in "$OUT" "open of ordinal 8 (not served) succeeded; it must be refused with a reason"
   expect_reproduced "calls=refusals"
-  # A GEMM and a quantizer that serve only opencl:0, a device whose memory
+  # A GEMM, a quantizer and an RMSNorm that serve only opencl:0, a device whose memory
   # hides behind opaque handles (host pointers passed to them crash or are
   # refused): every declared device is checked by default, each case staged
   # there through the plugin's IDevice, and the plugin passes.
@@ -810,6 +810,8 @@ PY
   expect_in "$OUT" "device conformance_opaque_device_honest/opaque_device on opencl:0"
   expect_in "$OUT" "pass         a_dtypes=fp32"
   expect_in "$OUT" "pass         scaling_modes=per_tensor"
+  expect_in "$OUT" "norm conformance_opaque_device_honest/opaque_rmsnorm on opencl:0"
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
   expect_in "$OUT" "pass         calls=memory"
   run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device opencl:0 --json
   expect_status 0
@@ -837,6 +839,10 @@ PY
   expect_in "$OUT" "FAIL         output_dtypes=fp8_e4m3"
   expect_in "$OUT" "scale_inv byte 0 is 0x00"
   expect_reproduced "output_dtypes=fp8_e4m3"
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface norm
+  expect_status 1
+  expect_in "$OUT" "FAIL         norm_types=rmsnorm"
+  expect_reproduced "norm_types=rmsnorm"
   # A bad --device is a usage error naming it.
   run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
   expect_status 2
@@ -923,7 +929,7 @@ PY
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
   expect_in "$OUT" "[--device SPEC] [--case CASE | --check NAME] [--seed N]"
-  expect_in "$OUT" "On a device other than the CPU each IGemm/1 and IQuantizer/1 case allocates"
+  expect_in "$OUT" "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1 and"
   expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
   expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"

@@ -334,25 +334,23 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider, const
   return o;
 }
 
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel&,
-                const std::string& text, uint64_t seed) {
-  return RunOn(plugin, provider, text, seed, Cpu(0), "cpu:0");
-}
-
-// The same checks on another device the implementation declares.
-CaseOutcome RunOnDevice(const core::Kernel& plugin, const std::string& provider,
-                        const core::Kernel&, const std::string& text, uint64_t seed,
-                        const CaseDevice& where) {
-  return RunOn(plugin, provider, text, seed, where.device, where.spelling);
+// The checks on `where`'s device, or on cpu:0 (host memory) without one.
+CaseOutcome RunChecks(const core::Kernel& plugin, const std::string& provider, const core::Kernel&,
+                      const std::string& text, uint64_t seed, const CaseDevice* where) {
+  return where == nullptr ? RunOn(plugin, provider, text, seed, Cpu(0), "cpu:0")
+                          : RunOn(plugin, provider, text, seed, where->device, where->spelling);
 }
 
 }  // namespace
 
 const InterfaceConformance& DeviceConformance() {
   static const InterfaceConformance kDevice = [] {
-    InterfaceConformance d = {"device", &AllClaims, &Checkable, &Plan,     &ParseCase,
-                              &Run,     &Select,    nullptr,    nullptr,   &AllClaims};
-    d.run_on_device = &RunOnDevice;
+    InterfaceConformance d = {"device",  &AllClaims,
+                              &Checkable, &Plan,
+                              &ParseCase, &RunOnHost<&RunChecks>,
+                              &Select,    nullptr,
+                              nullptr,    &AllClaims};
+    d.run_on_device = &RunOnDevice<&RunChecks>;
     return d;
   }();
   return kDevice;

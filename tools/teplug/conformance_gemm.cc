@@ -310,18 +310,11 @@ absl::StatusOr<std::vector<std::string>> ParseGemm(const std::string& text) {
 }
 
 CaseOutcome RunGemm(const core::Kernel& plugin, const std::string& provider,
-                    const core::Kernel& oracle, const std::string& text, uint64_t seed) {
+                    const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                    const CaseDevice* where) {
   absl::StatusOr<GemmCase> c = ParseGemmCase(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
-  return RunGemmCase(plugin, provider, oracle, *c, seed);
-}
-
-CaseOutcome RunGemmOnDevice(const core::Kernel& plugin, const std::string& provider,
-                            const core::Kernel& oracle, const std::string& text, uint64_t seed,
-                            const CaseDevice& where) {
-  absl::StatusOr<GemmCase> c = ParseGemmCase(text);
-  if (!c.ok()) return {false, std::string(c.status().message())};
-  return RunGemmCase(plugin, provider, oracle, *c, seed, &where);
+  return RunGemmCase(plugin, provider, oracle, *c, seed, where);
 }
 
 absl::StatusOr<core::Selection> SelectGemm(const core::Kernel& plugin, const std::string& provider,
@@ -347,10 +340,16 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
 
 const InterfaceConformance& GemmConformance() {
   static const InterfaceConformance kGemm = [] {
-    InterfaceConformance g = {"gemm",     &AllGemmClaims, &GemmClaimCheckable,
-                              &PlanGemm,  &ParseGemm,     &RunGemm,
-                              &SelectGemm, &GemmContractCheckNames, &GemmContract};
-    g.run_on_device = &RunGemmOnDevice;
+    InterfaceConformance g = {"gemm",
+                              &AllGemmClaims,
+                              &GemmClaimCheckable,
+                              &PlanGemm,
+                              &ParseGemm,
+                              &RunOnHost<&RunGemm>,
+                              &SelectGemm,
+                              &GemmContractCheckNames,
+                              &GemmContract};
+    g.run_on_device = &RunOnDevice<&RunGemm>;
     return g;
   }();
   return kGemm;

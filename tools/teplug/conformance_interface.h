@@ -89,6 +89,23 @@ struct InterfaceConformance {
                                const CaseDevice& where) = nullptr;
 };
 
+// A case runner taking where the plugin's op runs (null: host memory), and
+// the `run` and `run_on_device` of InterfaceConformance made from one.
+using CaseRunner = CaseOutcome (*)(const core::Kernel& plugin, const std::string& provider,
+                                   const core::Kernel& oracle, const std::string& text,
+                                   uint64_t seed, const CaseDevice* where);
+template <CaseRunner kRun>
+CaseOutcome RunOnHost(const core::Kernel& plugin, const std::string& provider,
+                      const core::Kernel& oracle, const std::string& text, uint64_t seed) {
+  return kRun(plugin, provider, oracle, text, seed, nullptr);
+}
+template <CaseRunner kRun>
+CaseOutcome RunOnDevice(const core::Kernel& plugin, const std::string& provider,
+                        const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                        const CaseDevice& where) {
+  return kRun(plugin, provider, oracle, text, seed, &where);
+}
+
 // "field=member" for every member of every set field of `listing`'s
 // descriptor but its devices ("a_dtypes=bf16", "epilogues=gelu").
 std::vector<std::string> DeclaredClaims(const core::ImplementationListing& listing);

@@ -373,24 +373,13 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
   return o;
 }
 
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
-                const std::string& text, uint64_t seed) {
-  return RunOn(plugin, provider, oracle, text, seed, nullptr);
-}
-
-CaseOutcome RunOnDevice(const core::Kernel& plugin, const std::string& provider,
-                        const core::Kernel& oracle, const std::string& text, uint64_t seed,
-                        const CaseDevice& where) {
-  return RunOn(plugin, provider, oracle, text, seed, &where);
-}
-
 }  // namespace
 
 const InterfaceConformance& QuantizerConformance() {
   static const InterfaceConformance kQuantizer = [] {
     InterfaceConformance q = {"quantizer", &AllClaims, &Checkable, &Plan, &ParseCase,
-                              &Run,        &Select,    nullptr,    nullptr};
-    q.run_on_device = &RunOnDevice;
+                              &RunOnHost<&RunOn>,        &Select,    nullptr,    nullptr};
+    q.run_on_device = &RunOnDevice<&RunOn>;
     return q;
   }();
   return kQuantizer;

@@ -2,16 +2,21 @@
 // a case's host tensors onto that device for the plugin's call: host memory
 // (no staging) for the CPU, else memory allocated through the plugin's
 // IDevice. A case builder lists the tensors of its args (each marked input or
-// output); the staging allocates every one (and its quantization tensors) on
-// the device with the same size, copies the host contents in (outputs too, so
-// accumulate and in-place semantics hold), points the tensors at the device
-// copies, and after the call synchronises the stream, copies every output
-// back and points the tensors at host memory again. The reference then runs
-// on host memory as ever, and the outputs are compared on the host.
+// output); the staging allocates device memory for every one (and its
+// quantization tensors) with the same size, copies the host contents in
+// (outputs too, so accumulate and in-place semantics hold), points the
+// tensors at the device copies, and after the call synchronises the stream,
+// copies every output back and points the tensors at host memory again.
+// Tensors whose host bytes overlap or touch (packed Q/K/V views of one
+// buffer, C and D aliased) share one device block laid out as on the host, so
+// the views keep their offsets and an output is copied back once, whole. The
+// reference then runs on host memory as ever, and the outputs are compared
+// on the host.
 #ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_STAGING_H_
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_STAGING_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,8 +52,9 @@ class DeviceStaging {
   DeviceStaging& operator=(const DeviceStaging&) = delete;
 
   // Moves `tensors` (null entries skipped, repeats staged once) and their
-  // quantization tensors (outputs when their tensor is) onto the device.
-  // "" on success, else the allocation or copy that failed, naming it.
+  // quantization tensors (outputs when their tensor is) onto the device:
+  // one call per op, with every tensor it touches. "" on success, else the
+  // allocation or copy that failed, naming it.
   std::string Stage(const std::vector<StagedTensor>& tensors);
   // `bytes` of scratch where the op runs (NULL for 0 bytes), freed with the
   // staging; "" or what failed.
@@ -60,19 +66,26 @@ class DeviceStaging {
   std::string Finish();
 
  private:
+  // A tensor's host placement, kept to point it back there.
   struct Staged {
     void* host_data;
     const TeplugDevice* host_device;
-    void* device_data;
     size_t bytes;
     bool is_output;
   };
-  std::string StageOne(TeplugTensor* t, bool is_output, const std::string& name);
+  // Device memory mirroring the host bytes [host_begin, host_end).
+  struct Block {
+    uint8_t *host_begin, *host_end;
+    void* device = nullptr;
+    bool has_output = false;
+  };
+  // Adds `t` and its quantization tensors to staged_ (not yet moved).
+  std::string Collect(TeplugTensor* t, bool is_output, const std::string& name);
   void Restore();
 
   const CaseDevice* where_;
   std::map<TeplugTensor*, Staged> staged_;
-  std::vector<TeplugTensor*> order_;
+  std::vector<Block> blocks_;
   std::vector<void*> scratch_;
   std::vector<uint8_t> host_workspace_;
 };

@@ -130,6 +130,26 @@ TEST_F(StagingTest, MovesTensorsAndQuantizationThereAndOutputsBack) {
   EXPECT_EQ(static_cast<const uint8_t*>(out.tensor()->data)[0], 0x38);
 }
 
+TEST_F(StagingTest, ViewsOfOneBufferShareABlockWithTheirOffsets) {
+  // A packed buffer: rows 0-1 an input view, rows 2-3 an output view.
+  HostTensor packed("packed", TEPLUG_DTYPE_FP32, {4, 2});
+  packed.SetValues({1, 2, 3, 4, 5, 6, 7, 8});
+  TeplugTensor first = packed.Reshaped({2, 2}), second = packed.Reshaped({2, 2});
+  second.data = static_cast<float*>(second.data) + 4;
+  {
+    DeviceStaging staging(&where_);
+    ASSERT_EQ(staging.Stage({{&first, false}, {&second, true}}), "");
+    EXPECT_EQ(Live()->size(), 1u);
+    EXPECT_EQ(static_cast<float*>(second.data) - static_cast<float*>(first.data), 4);
+    EXPECT_EQ(First(&second), 5.0f);
+    *static_cast<float*>(Host(second.data)) = 50;
+    EXPECT_NE(staging.Stage({{&first, false}}), "") << "a second Stage is refused";
+    ASSERT_EQ(staging.Finish(), "");
+  }
+  EXPECT_EQ(packed.Values(), (std::vector<double>{1, 2, 3, 4, 50, 6, 7, 8}));
+  EXPECT_TRUE(Live()->empty());
+}
+
 TEST_F(StagingTest, RestoresHostPointersWithoutFinish) {
   HostTensor in("in", TEPLUG_DTYPE_FP32, {4});
   void* host = in.tensor()->data;

@@ -1,6 +1,6 @@
 // An IDevice for a device whose memory the host cannot read directly, an fp32
-// GEMM and an fp32 -> fp8_e4m3 per-tensor current-scaling quantizer that
-// serve only that device (plain C ABI), so `teplug
+// GEMM, an fp32 -> fp8_e4m3 per-tensor current-scaling quantizer and an fp32
+// RMSNorm forward that serve only that device (plain C ABI), so `teplug
 // conformance --device opencl:0` is tested without an accelerator. The device
 // is "opencl:0" (kind TEPLUG_DEVICE_OPENCL); its memory is host memory behind
 // opaque handles: a handle is the address XOR a mask that makes it a
@@ -12,7 +12,8 @@
 //                     it to D's device memory (D comes back as it went in);
 //                     the quantizer keeps its scale_inv in host memory of
 //                     its own instead of writing the device's (it comes back
-//                     as the zero it went in as)
+//                     as the zero it went in as); the RMSNorm writes y
+//                     but not rsigma
 // and once as WITHOUT_IDEVICE: the GEMM and quantizer alone, declaring a
 // device no IDevice of the plugin serves (conformance cannot check them).
 #include <cmath>
@@ -36,6 +37,7 @@ using conformance_plugins::Release;
 const TeplugIID kDeviceIid = TEPLUG_IID_DEVICE_V1_INIT;
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
+const TeplugIID kNormIid = TEPLUG_IID_NORM_V1_INIT;
 constexpr uintptr_t kHandleMask = uintptr_t{0x5a5a} << 48;
 
 void* Handle(void* host) {
@@ -289,12 +291,77 @@ const TeplugQuantizerV1Vtbl kQuantizerVtbl = {
     &Dequantize};
 TeplugQuantizerV1 g_quantizer = {&kQuantizerVtbl};
 
+// ---- INorm: fp32 RMSNorm forward ----
+
+const char* UnservedNorm(int32_t op, const void* args) {
+  if (op != TEPLUG_NORM_OP_FORWARD) return "only the forward";
+  const auto* a = static_cast<const TeplugNormFwdArgs*>(args);
+  if (a == nullptr || a->norm_type != TEPLUG_NORM_RMSNORM) return "only RMSNorm";
+  if (!OnDevice(a->x) || !OnDevice(a->gamma) || !OnDevice(a->y) ||
+      (a->rsigma != nullptr && !OnDevice(a->rsigma)))
+    return "only fp32 x, gamma, y and rsigma in opencl:0 memory";
+  return nullptr;
+}
+
+TeplugBool NormSupports(TeplugObject*, int32_t op, const void* args, char* reason,
+                        size_t reason_size) {
+  return conformance_plugins::AnswerSupports(UnservedNorm(op, args), reason, reason_size);
+}
+
+TeplugError* NormWorkspace(TeplugNormV1*, int32_t, const void*, size_t* bytes) {
+  *bytes = 0;
+  return nullptr;
+}
+
+TeplugError* NormForward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
+  if (const char* why = UnservedNorm(TEPLUG_NORM_OP_FORWARD, a))
+    return Error(TEPLUG_UNSUPPORTED, why);
+  const int64_t hidden = a->x->shape[a->x->rank - 1];
+  int64_t rows = 1;
+  for (int i = 0; i + 1 < a->x->rank; ++i) rows *= a->x->shape[i];
+#ifdef LIE_FORGETS_COPY
+  float* rsigma = nullptr;
+#else
+  float* rsigma = a->rsigma == nullptr ? nullptr : static_cast<float*>(Host(a->rsigma->data));
+#endif
+  conformance_plugins::RmsNormRows(
+      static_cast<const float*>(Host(a->x->data)), static_cast<const float*>(Host(a->gamma->data)),
+      static_cast<float*>(Host(a->y->data)), rsigma, rows, hidden, static_cast<double>(hidden),
+      a->epsilon, a->zero_centered_gamma != 0);
+  return nullptr;
+}
+
+TeplugError* NormBackward(TeplugNormV1*, const TeplugNormBwdArgs*) {
+  return Error(TEPLUG_UNSUPPORTED, "backward: not served");
+}
+
+const TeplugNormV1Vtbl kNormVtbl = {
+    {sizeof(TeplugNormV1Vtbl), &conformance_plugins::QueryOne<&kNormIid>, &AddRef, &Release},
+    &NormSupports,
+    &NormWorkspace,
+    &NormForward,
+    &NormBackward};
+TeplugNormV1 g_norm = {&kNormVtbl};
+
 const TeplugDeviceSupport kOpencl[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_OPENCL, TEPLUG_VENDOR_ANY, 0, 0}};
 const TeplugDeviceCaps kDeviceCaps = {sizeof(TeplugDeviceCaps), kOpencl, 1};
 constexpr uint64_t kFp32 = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
 const TeplugGemmCaps kGemmCaps = {
     sizeof(TeplugGemmCaps), kOpencl, 1, kFp32, kFp32, kFp32, 0, 0, 0, 0};
+const TeplugNormCaps kNormCaps = {sizeof(TeplugNormCaps),
+                                  kOpencl,
+                                  1,
+                                  kFp32,
+                                  kFp32,
+                                  kFp32,
+                                  TEPLUG_NORM_TYPE_BIT(TEPLUG_NORM_RMSNORM),
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0,
+                                  0};
 const TeplugQuantizerCaps kQuantizerCaps = {sizeof(TeplugQuantizerCaps),
                                             kOpencl,
                                             1,
@@ -321,7 +388,10 @@ extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHos
           host, kGemmIid, reinterpret_cast<TeplugObject*>(&g_gemm), &kGemmCaps, "opaque_gemm"))
     return e;
 #endif
-  return conformance_plugins::RegisterImplementation(host, kQuantizerIid,
-                                                     reinterpret_cast<TeplugObject*>(&g_quantizer),
-                                                     &kQuantizerCaps, "opaque_quantizer");
+  if (TeplugError* e = conformance_plugins::RegisterImplementation(
+          host, kQuantizerIid, reinterpret_cast<TeplugObject*>(&g_quantizer), &kQuantizerCaps,
+          "opaque_quantizer"))
+    return e;
+  return conformance_plugins::RegisterImplementation(
+      host, kNormIid, reinterpret_cast<TeplugObject*>(&g_norm), &kNormCaps, "opaque_rmsnorm");
 }

@@ -4,6 +4,8 @@
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
 
 #include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -82,6 +84,24 @@ inline TeplugError* RegisterImplementation(const TeplugHostApi* host, const Tepl
   d.name = implementation;
   d.priority = 10;
   return host->registrar->register_implementation(host->registrar, &d);
+}
+
+// RMSNorm forward over `rows` rows of `hidden` fp32 values: y = x * rsigma *
+// gamma (gamma + 1 when zero-centered), rsigma = 1 / sqrt(sum(x^2) / divisor
+// + epsilon) per row (written when `rsigma` is not NULL). INorm/1's divisor
+// is `hidden`.
+inline void RmsNormRows(const float* x, const float* g, float* y, float* rsigma, int64_t rows,
+                        int64_t hidden, double divisor, float epsilon, bool zero_centered_gamma) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (int64_t i = 0; i < hidden; ++i) squares += double{x[r * hidden + i]} * x[r * hidden + i];
+    const double rs = 1.0 / std::sqrt(squares / divisor + epsilon);
+    for (int64_t i = 0; i < hidden; ++i) {
+      const double gi = zero_centered_gamma ? g[i] + 1.0 : g[i];
+      y[r * hidden + i] = static_cast<float>(x[r * hidden + i] * rs * gi);
+    }
+    if (rsigma != nullptr) rsigma[r] = static_cast<float>(rs);
+  }
 }
 
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
