@@ -843,6 +843,17 @@ PY
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
   expect_reproduced "norm_types=rmsnorm"
+  # The fp32 attention on opencl:0: Q, K, V, O, the gradients and cu_seqlens
+  # all staged there; ignoring cu_seqlens fails there as on the host.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_opaque_device_honest.so" --quick
+  expect_status 0
+  expect_in "$OUT" "attention conformance_attention_opaque_device_honest/fp32 on opencl:0"
+  expect_in "$OUT" "pass         mask_types=padding"
+  expect_in "$OUT" "pass         features=backward"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_opaque_device_padding.so" --quick
+  expect_status 1
+  expect_in "$OUT" "FAIL         mask_types=padding"
+  expect_reproduced "mask_types=padding"
   # A bad --device is a usage error naming it.
   run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
   expect_status 2

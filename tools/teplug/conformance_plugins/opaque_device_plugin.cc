@@ -22,127 +22,24 @@
 #include <cstring>
 
 #include "teplug/teplug.h"
+#include "tools/teplug/conformance_plugins/opaque_device.h"
 #include "tools/teplug/conformance_plugins/plugin_parts.h"
-
-struct TeplugDeviceContext {
-  int open = 1;
-};
 
 namespace {
 
 using conformance_plugins::AddRef;
 using conformance_plugins::Error;
 using conformance_plugins::Release;
+using opaque_device::Host;
+using opaque_device::kOpencl;
+using opaque_device::OnDevice;
+using opaque_device::UnservedDevice;
 
-const TeplugIID kDeviceIid = TEPLUG_IID_DEVICE_V1_INIT;
 const TeplugIID kGemmIid = TEPLUG_IID_GEMM_V1_INIT;
 const TeplugIID kQuantizerIid = TEPLUG_IID_QUANTIZER_V1_INIT;
 const TeplugIID kNormIid = TEPLUG_IID_NORM_V1_INIT;
-constexpr uintptr_t kHandleMask = uintptr_t{0x5a5a} << 48;
-
-void* Handle(void* host) {
-  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(host) ^ kHandleMask);
-}
-void* Host(const void* handle) {
-  return reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(handle) ^ kHandleMask);
-}
-
-// ---- IDevice: opencl:0 only ----
-
-const char* UnservedDevice(const TeplugDevice* d) {
-  if (d == nullptr) return "a device is required";
-  if (d->kind != TEPLUG_DEVICE_OPENCL || d->ordinal != 0) return "only opencl:0 is served";
-  return nullptr;
-}
-
-TeplugBool DeviceSupports(TeplugObject*, int32_t, const void* args, char* reason,
-                          size_t reason_size) {
-  const auto* a = static_cast<const TeplugDeviceOpenArgs*>(args);
-  return conformance_plugins::AnswerSupports(
-      a == nullptr ? "open: args are required" : UnservedDevice(a->device), reason, reason_size);
-}
-
-TeplugError* Count(TeplugDeviceV1*, size_t* count) {
-  *count = 1;
-  return nullptr;
-}
-
-TeplugError* Info(TeplugDeviceV1*, size_t index, TeplugDeviceInfo* info) {
-  if (index != 0) return Error(TEPLUG_INVALID_ARGUMENT, "device_info: one device, index 0");
-  info->kind = TEPLUG_DEVICE_OPENCL;
-  info->vendor_id = 0;
-  info->ordinal = 0;
-  info->arch = 0;
-  std::strcpy(info->name, "conformance opaque-memory device");
-  info->memory_bytes = 0;
-  info->host_pointers_usable = 0;
-  info->reserved0 = 0;
-  return nullptr;
-}
-
-TeplugError* Open(TeplugDeviceV1*, const TeplugDeviceOpenArgs* a, TeplugDeviceContext** out) {
-  if (a == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "open: args are required");
-  if (const char* why = UnservedDevice(a->device)) return Error(TEPLUG_UNSUPPORTED, why);
-  *out = new TeplugDeviceContext;
-  return nullptr;
-}
-
-TeplugError* Close(TeplugDeviceV1*, TeplugDeviceContext* c) {
-  if (c == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "close: NULL context");
-  delete c;
-  return nullptr;
-}
-
-TeplugError* Allocate(TeplugDeviceV1*, const TeplugAllocateArgs* a, void** out) {
-  if (a == nullptr || a->context == nullptr)
-    return Error(TEPLUG_INVALID_ARGUMENT, "allocate: NULL context");
-  if (a->bytes == 0) return Error(TEPLUG_INVALID_ARGUMENT, "allocate: 0 bytes");
-  if (a->alignment != 0 && (a->alignment & (a->alignment - 1)) != 0)
-    return Error(TEPLUG_INVALID_ARGUMENT, "allocate: alignment is not a power of two");
-  void* p = std::malloc(a->bytes);
-  if (p == nullptr) return Error(TEPLUG_OUT_OF_MEMORY, "allocate: out of memory");
-  *out = Handle(p);
-  return nullptr;
-}
-
-TeplugError* Deallocate(TeplugDeviceV1*, TeplugDeviceContext*, void* p) {
-  if (p != nullptr) std::free(Host(p));
-  return nullptr;
-}
-
-TeplugError* Copy(TeplugDeviceV1*, const TeplugCopyArgs* a) {
-  if (a == nullptr || a->context == nullptr)
-    return Error(TEPLUG_INVALID_ARGUMENT, "copy: NULL context");
-  const bool dst_device =
-      a->kind == TEPLUG_COPY_HOST_TO_DEVICE || a->kind == TEPLUG_COPY_DEVICE_TO_DEVICE;
-  const bool src_device =
-      a->kind == TEPLUG_COPY_DEVICE_TO_HOST || a->kind == TEPLUG_COPY_DEVICE_TO_DEVICE;
-  if (a->bytes > 0)
-    std::memcpy(dst_device ? Host(a->dst) : a->dst, src_device ? Host(a->src) : a->src, a->bytes);
-  return nullptr;
-}
-
-const TeplugDeviceV1Vtbl kDeviceVtbl = {
-    {sizeof(TeplugDeviceV1Vtbl), &conformance_plugins::QueryOne<&kDeviceIid>, &AddRef, &Release},
-    &DeviceSupports,
-    &Count,
-    &Info,
-    &Open,
-    &Close,
-    &Allocate,
-    &Deallocate,
-    &Copy,
-    &conformance_plugins::TokenStreamCreate,  // every copy completes before it returns
-    &conformance_plugins::TokenStreamSynchronize,
-    &conformance_plugins::TokenStreamDestroy};
-[[maybe_unused]] TeplugDeviceV1 g_device = {&kDeviceVtbl};
 
 // ---- IGemm: fp32 on opencl:0 memory ----
-
-bool OnDevice(const TeplugTensor* t) {
-  return t != nullptr && t->dtype == TEPLUG_DTYPE_FP32 && t->device != nullptr &&
-         UnservedDevice(t->device) == nullptr;
-}
 
 const char* UnservedGemm(const TeplugGemmArgs* g) {
   if (!OnDevice(g->a) || !OnDevice(g->b) || !OnDevice(g->d))
@@ -343,9 +240,6 @@ const TeplugNormV1Vtbl kNormVtbl = {
     &NormBackward};
 TeplugNormV1 g_norm = {&kNormVtbl};
 
-const TeplugDeviceSupport kOpencl[] = {
-    {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_OPENCL, TEPLUG_VENDOR_ANY, 0, 0}};
-const TeplugDeviceCaps kDeviceCaps = {sizeof(TeplugDeviceCaps), kOpencl, 1};
 constexpr uint64_t kFp32 = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
 const TeplugGemmCaps kGemmCaps = {
     sizeof(TeplugGemmCaps), kOpencl, 1, kFp32, kFp32, kFp32, 0, 0, 0, 0};
@@ -381,8 +275,9 @@ extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHos
     return e;
 #else
   if (TeplugError* e = conformance_plugins::RegisterOne(
-          host, info, PLUGIN_PROVIDER_NAME, kDeviceIid, reinterpret_cast<TeplugObject*>(&g_device),
-          &kDeviceCaps, "opaque_device"))
+          host, info, PLUGIN_PROVIDER_NAME, opaque_device::kDeviceIid,
+          reinterpret_cast<TeplugObject*>(&opaque_device::g_opaque_device),
+          &opaque_device::kOpaqueDeviceCaps, "opaque_device"))
     return e;
   if (TeplugError* e = conformance_plugins::RegisterImplementation(
           host, kGemmIid, reinterpret_cast<TeplugObject*>(&g_gemm), &kGemmCaps, "opaque_gemm"))

@@ -72,6 +72,22 @@ inline TeplugError* TokenStreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, Te
   return nullptr;
 }
 
+// device_info of an IDevice serving one device, ordinal 0 of `kind`.
+inline TeplugError* OneDeviceInfo(size_t index, TeplugDeviceInfo* info, int32_t kind,
+                                  const char* name, bool host_pointers_usable) {
+  if (index != 0) return Error(TEPLUG_INVALID_ARGUMENT, "device_info: one device, index 0");
+  info->kind = kind;
+  info->vendor_id = 0;
+  info->ordinal = 0;
+  info->arch = 0;
+  std::strncpy(info->name, name, sizeof info->name - 1);
+  info->name[sizeof info->name - 1] = '\0';
+  info->memory_bytes = 0;
+  info->host_pointers_usable = host_pointers_usable ? 1 : 0;
+  info->reserved0 = 0;
+  return nullptr;
+}
+
 // Registers one implementation of the provider being loaded.
 inline TeplugError* RegisterImplementation(const TeplugHostApi* host, const TeplugIID& iid,
                                            TeplugObject* object, const void* caps,

@@ -44,16 +44,7 @@ TeplugError* Count(TeplugDeviceV1*, size_t* count) {
 }
 
 TeplugError* Info(TeplugDeviceV1*, size_t index, TeplugDeviceInfo* info) {
-  if (index != 0) return Error(TEPLUG_INVALID_ARGUMENT, "device_info: one device, index 0");
-  info->kind = TEPLUG_DEVICE_CPU;
-  info->vendor_id = 0;
-  info->ordinal = 0;
-  info->arch = 0;
-  std::strcpy(info->name, "conformance test cpu");
-  info->memory_bytes = 0;
-  info->host_pointers_usable = 1;
-  info->reserved0 = 0;
-  return nullptr;
+  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_CPU, "conformance test cpu", true);
 }
 
 TeplugError* Open(TeplugDeviceV1*, const TeplugDeviceOpenArgs* a, TeplugDeviceContext** out) {
