@@ -854,6 +854,10 @@ PY
   expect_status 1
   expect_in "$OUT" "FAIL         mask_types=padding"
   expect_reproduced "mask_types=padding"
+  # Contract checks run on host memory: asked for on a device, they say so.
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check refcount
+  expect_status 1
+  expect_in "$OUT" "not checked  contract refcount             contract checks run on host (cpu) memory only"
   # A bad --device is a usage error naming it.
   run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
   expect_status 2
