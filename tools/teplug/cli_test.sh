@@ -854,10 +854,20 @@ PY
   expect_status 1
   expect_in "$OUT" "FAIL         mask_types=padding"
   expect_reproduced "mask_types=padding"
-  # Contract checks run on host memory: asked for on a device, they say so.
-  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check refcount
+  # On a device the shared contract checks run there too; a plugin keeping
+  # references fails them with a command naming the device. IGemm/1's own
+  # checks run on host memory only, and asked for on a device say so.
+  run_teplug conformance "${OPAQUE}_honest.so" --interface quantizer --check threads
+  expect_status 0
+  expect_in "$OUT" "pass         contract threads"
+  run_teplug conformance "${OPAQUE}_refcount.so" --interface norm
   expect_status 1
-  expect_in "$OUT" "not checked  contract refcount             contract checks run on host (cpu) memory only"
+  expect_in "$OUT" "FAIL         contract refcount"
+  expect_in "$OUT" "--check refcount --seed 1 --device opencl:0"
+  expect_reproduced "contract refcount"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check workspace
+  expect_status 1
+  expect_in "$OUT" "not checked  contract workspace            this contract check runs on host (cpu) memory only"
   # A bad --device is a usage error naming it.
   run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
   expect_status 2

@@ -175,12 +175,15 @@ absl::StatusOr<std::vector<std::string>> ParseCase(const std::string& text) {
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<AttentionCase> c = ParseAttentionCase(text);
   if (!c.ok()) return c.status();
   std::unique_ptr<AttentionInputs> in = MakeAttentionInputs(*c, 0);
   ForwardOutputs out = MakeForwardOutputs(*in);
   const TeplugAttentionFwdArgs a = ForwardArgs(in.get(), &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(a)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a, provider);
 }
 
@@ -191,9 +194,10 @@ const InterfaceConformance& AttentionConformance() {
     InterfaceConformance a = {"attention", &AllAttentionClaims,
                               &AttentionClaimCheckable, &Plan,
                               &ParseCase,  &RunOnHost<&RunOn>,
-                              &Select,     nullptr,
+                              &SelectOnHost<&Select>,     nullptr,
                               nullptr};
     a.run_on_device = &RunOnDevice<&RunOn>;
+    a.select_on_device = &SelectOnDevice<&Select>;
     return a;
   }();
   return kAttention;

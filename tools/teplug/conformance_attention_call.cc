@@ -149,8 +149,8 @@ void AddParamsAndQuant(const TeplugAttentionParams* p,
   }
 }
 
-// Every tensor of the args (the case's own, which staging may move), each
-// marked input or output.
+}  // namespace
+
 std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionFwdArgs& a) {
   std::vector<StagedTensor> out = {{In(a.q), false},   {In(a.k), false},        {In(a.v), false},
                                    {In(a.bias), false}, {a.o, true}, {a.softmax_lse, true}};
@@ -165,6 +165,8 @@ std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionBwdArgs& a) {
   AddParamsAndQuant(a.params, {a.s_quant, a.dp_quant}, &out);
   return out;
 }
+
+namespace {
 
 template <typename Args>
 std::string Call(const core::Kernel& kernel, const std::string& provider, int32_t op, Args a,

@@ -75,6 +75,11 @@ TeplugAttentionFwdArgs ForwardArgs(AttentionInputs* in, ForwardOutputs* out);
 TeplugAttentionBwdArgs BackwardArgs(AttentionInputs* in, const ForwardOutputs& fwd,
                                     BackwardOutputs* out);
 
+// Every tensor of the args (the case's own, which staging may move, params
+// and fp8 quantization included), each marked input or output.
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionFwdArgs& a);
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionBwdArgs& a);
+
 // Runs `provider`'s forward (backward) in `kernel` with exactly the
 // workspace it asks for, on `where`'s device (every tensor of the args
 // staged there, conformance_staging.h) when given: "" on success, else

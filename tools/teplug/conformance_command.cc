@@ -7,6 +7,7 @@
 // re-runs each failure.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -96,9 +97,10 @@ constexpr char kConformanceHelp[] =
     "outputs back; the reference runs on host memory and the outputs are compared\n"
     "as above; IDevice/1's checks open that device instead of cpu:0. Those rows\n"
     "are named \"IMPLEMENTATION on DEVICE\" and their commands carry --device.\n"
-    "The contract checks run on host memory only, and ICollective/1's claims on\n"
-    "another device are \"not checked\", as are the claims on a declared device\n"
-    "that no IDevice of the plugin serves (the reason names the device kind).\n"
+    "The contract checks refcount and threads run there too; IGemm/1's others run\n"
+    "on host memory only, and ICollective/1's claims on another device are \"not\n"
+    "checked\", as are the claims on a declared device that no IDevice of the\n"
+    "plugin serves (the reason names the device kind).\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -327,9 +329,15 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
                    const CaseDevice* where, std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
   if (where != nullptr) impl.name = absl::StrCat(impl.name, " on ", where->spelling);
-  if (where != nullptr && !opt.only_check.empty()) {
+  // On a device: the shared contract checks (refcount, threads) when the
+  // interface can select there; its own checks run on host memory only.
+  const std::vector<std::string> shared = SharedContractCheckNames();
+  const bool device_contract = where != nullptr && ic.select_on_device != nullptr;
+  if (where != nullptr && !opt.only_check.empty() &&
+      (!device_contract ||
+       std::find(shared.begin(), shared.end(), opt.only_check) == shared.end())) {
     rows->push_back(Row(iface, impl, "contract " + opt.only_check, Verdict::kNotChecked,
-                        "contract checks run on host (cpu) memory only"));
+                        "this contract check runs on host (cpu) memory only"));
     return;
   }
   std::vector<PlannedCase> plan;
@@ -340,7 +348,7 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
   } else if (opt.only_check.empty()) {
     plan = ic.plan(claims, opt.quick, opt.seed);
   }
-  const bool contract = opt.only_case.empty() && where == nullptr;
+  const bool contract = opt.only_case.empty() && (where == nullptr || device_contract);
   Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
   if (contract) {
     const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
@@ -350,15 +358,15 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
     } else {
       progress.Step(iface + " contract checks");
       const std::vector<ContractOutcome> outcomes =
-          ic.contract != nullptr
+          ic.contract != nullptr && where == nullptr
               ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
                             opt.only_check)
               : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
-                                        opt.seed, opt.only_check);
+                                        opt.seed, opt.only_check, where);
       for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
-        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed);
+        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed, where);
         rows->push_back(r);
       }
     }

@@ -105,10 +105,10 @@ absl::StatusOr<core::Selection> SelectFor(const core::Kernel& plugin, const std:
   return plugin.Select(sdk::kIidDeviceV1, TEPLUG_DEVICE_OP_OPEN, &open, provider);
 }
 
-// On host memory: the implementation serving cpu:0.
+// The implementation serving `where`'s device, or cpu:0 without one.
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string&) {
-  return SelectFor(plugin, provider, Cpu(0));
+                                       const std::string&, const CaseDevice* where) {
+  return SelectFor(plugin, provider, where == nullptr ? Cpu(0) : where->device);
 }
 
 // Every device the implementation enumerates, or the problem.
@@ -348,9 +348,10 @@ const InterfaceConformance& DeviceConformance() {
     InterfaceConformance d = {"device",  &AllClaims,
                               &Checkable, &Plan,
                               &ParseCase, &RunOnHost<&RunChecks>,
-                              &Select,    nullptr,
+                              &SelectOnHost<&Select>,    nullptr,
                               nullptr,    &AllClaims};
     d.run_on_device = &RunOnDevice<&RunChecks>;
+    d.select_on_device = &SelectOnDevice<&Select>;
     return d;
   }();
   return kDevice;

@@ -318,12 +318,15 @@ CaseOutcome RunGemm(const core::Kernel& plugin, const std::string& provider,
 }
 
 absl::StatusOr<core::Selection> SelectGemm(const core::Kernel& plugin, const std::string& provider,
-                                           const std::string& text) {
+                                           const std::string& text, const CaseDevice* where) {
   absl::StatusOr<GemmCase> c = ParseGemmCase(text);
   if (!c.ok()) return c.status();
-  const GemmInputs in = MakeInputs(*c, 0);
+  GemmInputs in = MakeInputs(*c, 0);  // not const: staging may move it
   GemmOutputs out = MakeOutputs(*c, in);
   const TeplugGemmArgs args = ArgsFor(*c, in, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(args)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &args, provider);
 }
 
@@ -346,10 +349,11 @@ const InterfaceConformance& GemmConformance() {
                               &PlanGemm,
                               &ParseGemm,
                               &RunOnHost<&RunGemm>,
-                              &SelectGemm,
+                              &SelectOnHost<&SelectGemm>,
                               &GemmContractCheckNames,
                               &GemmContract};
     g.run_on_device = &RunOnDevice<&RunGemm>;
+    g.select_on_device = &SelectOnDevice<&SelectGemm>;
     return g;
   }();
   return kGemm;

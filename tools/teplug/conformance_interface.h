@@ -87,6 +87,12 @@ struct InterfaceConformance {
   CaseOutcome (*run_on_device)(const core::Kernel& plugin, const std::string& provider,
                                const core::Kernel& oracle, const std::string& text, uint64_t seed,
                                const CaseDevice& where) = nullptr;
+  // `select` with the case's tensors on `where`'s device (for the shared
+  // contract checks there). Null: contract checks run on host memory only.
+  absl::StatusOr<core::Selection> (*select_on_device)(const core::Kernel& plugin,
+                                                      const std::string& provider,
+                                                      const std::string& text,
+                                                      const CaseDevice& where) = nullptr;
 };
 
 // A case runner taking where the plugin's op runs (null: host memory), and
@@ -104,6 +110,25 @@ CaseOutcome RunOnDevice(const core::Kernel& plugin, const std::string& provider,
                         const core::Kernel& oracle, const std::string& text, uint64_t seed,
                         const CaseDevice& where) {
   return kRun(plugin, provider, oracle, text, seed, &where);
+}
+
+// A case selector taking where the case's tensors live (null: host memory),
+// and the `select` and `select_on_device` made from one.
+using CaseSelector = absl::StatusOr<core::Selection> (*)(const core::Kernel& plugin,
+                                                         const std::string& provider,
+                                                         const std::string& text,
+                                                         const CaseDevice* where);
+template <CaseSelector kSelect>
+absl::StatusOr<core::Selection> SelectOnHost(const core::Kernel& plugin,
+                                             const std::string& provider,
+                                             const std::string& text) {
+  return kSelect(plugin, provider, text, nullptr);
+}
+template <CaseSelector kSelect>
+absl::StatusOr<core::Selection> SelectOnDevice(const core::Kernel& plugin,
+                                               const std::string& provider,
+                                               const std::string& text, const CaseDevice& where) {
+  return kSelect(plugin, provider, text, &where);
 }
 
 // "field=member" for every member of every set field of `listing`'s

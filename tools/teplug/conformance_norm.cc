@@ -291,13 +291,16 @@ TeplugNormFwdArgs ForwardArgs(const NormCase& c, const HostTensor& x, const Host
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<NormCase> c = Parse(text);
   if (!c.ok()) return c.status();
   HostTensor x("x", c->input, {c->rows, c->hidden}), gamma("gamma", c->weight, {c->hidden}),
       beta("beta", c->weight, {c->hidden});
   NormOutputs out = MakeOutputs(*c);
   const TeplugNormFwdArgs a = ForwardArgs(*c, x, gamma, beta, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(TEPLUG_NORM_OP_FORWARD, &a)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidNormV1, TEPLUG_NORM_OP_FORWARD, &a, provider);
 }
 
@@ -375,8 +378,9 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
 const InterfaceConformance& NormConformance() {
   static const InterfaceConformance kNorm = [] {
     InterfaceConformance n = {"norm", &AllClaims, &Checkable, &Plan,  &ParseCase,
-                              &RunOnHost<&RunOn>,   &Select,    nullptr,    nullptr};
+                              &RunOnHost<&RunOn>,   &SelectOnHost<&Select>,    nullptr,    nullptr};
     n.run_on_device = &RunOnDevice<&RunOn>;
+    n.select_on_device = &SelectOnDevice<&Select>;
     return n;
   }();
   return kNorm;

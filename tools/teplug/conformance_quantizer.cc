@@ -283,12 +283,15 @@ std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<QuantizeCase> c = Parse(text);
   if (!c.ok()) return c.status();
   HostTensor input("input", c->input, {c->rows, c->cols});
   std::unique_ptr<QuantizeOutputs> out = MakeOutputs(*c, 1.0f);
   const TeplugQuantizeArgs a = QuantizeArgs(*c, input, out.get());
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage({{input.tensor(), false}, {&out->view, true}}); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, provider);
 }
 
@@ -378,8 +381,9 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
 const InterfaceConformance& QuantizerConformance() {
   static const InterfaceConformance kQuantizer = [] {
     InterfaceConformance q = {"quantizer", &AllClaims, &Checkable, &Plan, &ParseCase,
-                              &RunOnHost<&RunOn>,        &Select,    nullptr,    nullptr};
+                              &RunOnHost<&RunOn>,        &SelectOnHost<&Select>,    nullptr,    nullptr};
     q.run_on_device = &RunOnDevice<&RunOn>;
+    q.select_on_device = &SelectOnDevice<&Select>;
     return q;
   }();
   return kQuantizer;

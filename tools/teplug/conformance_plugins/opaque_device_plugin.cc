@@ -14,7 +14,8 @@
 //                     its own instead of writing the device's (it comes back
 //                     as the zero it went in as); the RMSNorm writes y
 //                     but not rsigma
-// and once as WITHOUT_IDEVICE: the GEMM and quantizer alone, declaring a
+// With LIE_REFCOUNT (plugin_parts.h) release does not decrement. And once as
+// WITHOUT_IDEVICE: the GEMM and quantizer alone, declaring a
 // device no IDevice of the plugin serves (conformance cannot check them).
 #include <cmath>
 #include <cstdint>
