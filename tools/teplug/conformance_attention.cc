@@ -191,10 +191,14 @@ absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::st
 
 const InterfaceConformance& AttentionConformance() {
   static const InterfaceConformance kAttention = [] {
-    InterfaceConformance a = {"attention", &AllAttentionClaims,
-                              &AttentionClaimCheckable, &Plan,
-                              &ParseCase,  &RunOnHost<&RunOn>,
-                              &SelectOnHost<&Select>,     nullptr,
+    InterfaceConformance a = {"attention",
+                              &AllAttentionClaims,
+                              &AttentionClaimCheckable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
                               nullptr};
     a.run_on_device = &RunOnDevice<&RunOn>;
     a.select_on_device = &SelectOnDevice<&Select>;

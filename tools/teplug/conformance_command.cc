@@ -321,8 +321,8 @@ ConformanceRow Row(const std::string& iface, const core::ImplementationListing& 
 }
 
 // Contract and numerics rows of one implementation of a covered interface
-// on one target: host memory (`where` null; contract checks and numerics)
-// or a device (numerics only, the implementation named "<name> on <device>").
+// on one target: host memory (`where` null) or a device (the implementation
+// named "<name> on <device>"; numerics and the shared contract checks).
 void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const core::Kernel& plugin,
                    const core::Kernel& oracle, const core::ProviderListing& provider,
                    core::ImplementationListing impl, const std::vector<std::string>& claims,
@@ -366,7 +366,8 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
       for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
-        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed, where);
+        if (!o.passed)
+          r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed, where);
         rows->push_back(r);
       }
     }
@@ -441,7 +442,8 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
       continue;
     }
     core::ImplementationListing named = impl;
-    if (t.device.kind != TEPLUG_DEVICE_CPU) named.name = absl::StrCat(impl.name, " on ", t.spelling);
+    if (t.device.kind != TEPLUG_DEVICE_CPU)
+      named.name = absl::StrCat(impl.name, " on ", t.spelling);
     for (const std::string& c : claims)
       rows->push_back(Row(ic.name, named, c, Verdict::kNotChecked, why));
   }

@@ -345,11 +345,16 @@ CaseOutcome RunChecks(const core::Kernel& plugin, const std::string& provider, c
 
 const InterfaceConformance& DeviceConformance() {
   static const InterfaceConformance kDevice = [] {
-    InterfaceConformance d = {"device",  &AllClaims,
-                              &Checkable, &Plan,
-                              &ParseCase, &RunOnHost<&RunChecks>,
-                              &SelectOnHost<&Select>,    nullptr,
-                              nullptr,    &AllClaims};
+    InterfaceConformance d = {"device",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunChecks>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr,
+                              &AllClaims};
     d.run_on_device = &RunOnDevice<&RunChecks>;
     d.select_on_device = &SelectOnDevice<&Select>;
     return d;

@@ -377,8 +377,15 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
 
 const InterfaceConformance& NormConformance() {
   static const InterfaceConformance kNorm = [] {
-    InterfaceConformance n = {"norm", &AllClaims, &Checkable, &Plan,  &ParseCase,
-                              &RunOnHost<&RunOn>,   &SelectOnHost<&Select>,    nullptr,    nullptr};
+    InterfaceConformance n = {"norm",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
     n.run_on_device = &RunOnDevice<&RunOn>;
     n.select_on_device = &SelectOnDevice<&Select>;
     return n;

@@ -380,8 +380,15 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
 
 const InterfaceConformance& QuantizerConformance() {
   static const InterfaceConformance kQuantizer = [] {
-    InterfaceConformance q = {"quantizer", &AllClaims, &Checkable, &Plan, &ParseCase,
-                              &RunOnHost<&RunOn>,        &SelectOnHost<&Select>,    nullptr,    nullptr};
+    InterfaceConformance q = {"quantizer",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
     q.run_on_device = &RunOnDevice<&RunOn>;
     q.select_on_device = &SelectOnDevice<&Select>;
     return q;

@@ -56,7 +56,8 @@ inline TeplugError* Count(TeplugDeviceV1*, size_t* count) {
 }
 
 inline TeplugError* Info(TeplugDeviceV1*, size_t index, TeplugDeviceInfo* info) {
-  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_OPENCL, "conformance opaque-memory device", false);
+  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_OPENCL,
+                                            "conformance opaque-memory device", false);
 }
 
 inline TeplugError* Open(TeplugDeviceV1*, const TeplugDeviceOpenArgs* a,

@@ -44,7 +44,8 @@ TeplugError* Count(TeplugDeviceV1*, size_t* count) {
 }
 
 TeplugError* Info(TeplugDeviceV1*, size_t index, TeplugDeviceInfo* info) {
-  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_CPU, "conformance test cpu", true);
+  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_CPU, "conformance test cpu",
+                                            true);
 }
 
 TeplugError* Open(TeplugDeviceV1*, const TeplugDeviceOpenArgs* a, TeplugDeviceContext** out) {
