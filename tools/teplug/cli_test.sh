@@ -798,6 +798,80 @@ PY
   expect_in "$OUT" "FAIL         calls=refusals"
   expect_in "$OUT" "open of ordinal 8 (not served) succeeded; it must be refused with a reason"
   expect_reproduced "calls=refusals"
+  # A GEMM, a quantizer and an RMSNorm that serve only opencl:0, a device whose memory
+  # hides behind opaque handles (host pointers passed to them crash or are
+  # refused): every declared device is checked by default, each case staged
+  # there through the plugin's IDevice, and the plugin passes.
+  local OPAQUE="$CONFORMANCE_PLUGINS/libteplug_conformance_opaque_device"
+  run_teplug conformance "${OPAQUE}_honest.so"
+  expect_status 0
+  expect_in "$OUT" "gemm conformance_opaque_device_honest/opaque_gemm on opencl:0"
+  expect_in "$OUT" "quantizer conformance_opaque_device_honest/opaque_quantizer on opencl:0"
+  expect_in "$OUT" "device conformance_opaque_device_honest/opaque_device on opencl:0"
+  expect_in "$OUT" "pass         a_dtypes=fp32"
+  expect_in "$OUT" "pass         scaling_modes=per_tensor"
+  expect_in "$OUT" "norm conformance_opaque_device_honest/opaque_rmsnorm on opencl:0"
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "pass         calls=memory"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device opencl:0 --json
+  expect_status 0
+  expect_in "$OUT" '"implementation": "conformance_opaque_device_honest/opaque_gemm on opencl:0"'
+  # A device the implementations do not declare, or that no IDevice serves,
+  # leaves the claims not checked, saying why.
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device cuda:0
+  expect_status 1
+  expect_in "$OUT" "not checked  a_dtypes=fp32                 the implementation declares no cuda device"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --device opencl:1
+  expect_status 1
+  expect_in "$OUT" "not checked  a_dtypes=fp32                 no IDevice in the plugin serves opencl:1"
+  run_teplug conformance "${OPAQUE}_without_idevice.so"
+  expect_status 1
+  expect_in "$OUT" "not checked  d_dtypes=fp32                 no IDevice in the plugin serves a device of kind opencl"
+  # Ops that leave an output in their own memory instead of the device's fail,
+  # with a command that re-runs the case on that device.
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface gemm
+  expect_status 1
+  expect_in "$OUT" "FAIL         d_dtypes=fp32"
+  expect_in "$OUT" "--seed 1 --device opencl:0"
+  expect_reproduced "d_dtypes=fp32"
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface quantizer --device opencl:0
+  expect_status 1
+  expect_in "$OUT" "FAIL         output_dtypes=fp8_e4m3"
+  expect_in "$OUT" "scale_inv byte 0 is 0x00"
+  expect_reproduced "output_dtypes=fp8_e4m3"
+  run_teplug conformance "${OPAQUE}_forgets_copy.so" --interface norm
+  expect_status 1
+  expect_in "$OUT" "FAIL         norm_types=rmsnorm"
+  expect_reproduced "norm_types=rmsnorm"
+  # The fp32 attention on opencl:0: Q, K, V, O, the gradients and cu_seqlens
+  # all staged there; ignoring cu_seqlens fails there as on the host.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_opaque_device_honest.so" --quick
+  expect_status 0
+  expect_in "$OUT" "attention conformance_attention_opaque_device_honest/fp32 on opencl:0"
+  expect_in "$OUT" "pass         mask_types=padding"
+  expect_in "$OUT" "pass         features=backward"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_opaque_device_padding.so" --quick
+  expect_status 1
+  expect_in "$OUT" "FAIL         mask_types=padding"
+  expect_reproduced "mask_types=padding"
+  # On a device the shared contract checks run there too; a plugin keeping
+  # references fails them with a command naming the device. IGemm/1's own
+  # checks run on host memory only, and asked for on a device say so.
+  run_teplug conformance "${OPAQUE}_honest.so" --interface quantizer --check threads
+  expect_status 0
+  expect_in "$OUT" "pass         contract threads"
+  run_teplug conformance "${OPAQUE}_refcount.so" --interface norm
+  expect_status 1
+  expect_in "$OUT" "FAIL         contract refcount"
+  expect_in "$OUT" "--check refcount --seed 1 --device opencl:0"
+  expect_reproduced "contract refcount"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check workspace
+  expect_status 1
+  expect_in "$OUT" "not checked  contract workspace            this contract check runs on host (cpu) memory only"
+  # A bad --device is a usage error naming it.
+  run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
+  expect_status 2
+  expect_in "$ERR" 'bad value "warp:0" for --device'
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         norm_types=rmsnorm"
@@ -879,6 +953,8 @@ PY
   run_teplug conformance --help
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
+  expect_in "$OUT" "[--device SPEC] [--case CASE | --check NAME] [--seed N]"
+  expect_in "$OUT" "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1 and"
   expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
   expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"

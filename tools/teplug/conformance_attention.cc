@@ -102,9 +102,10 @@ std::vector<const HostTensor*> Gradients(const BackwardOutputs& g) {
 // reference's forward outputs, compared.
 void CompareBackward(const core::Kernel& plugin, const std::string& provider,
                      const core::Kernel& oracle, AttentionInputs* in, const ForwardOutputs& fwd,
-                     Comparison* cmp) {
+                     const CaseDevice* where, Comparison* cmp) {
   BackwardOutputs mine = MakeBackwardOutputs(*in), ref = MakeBackwardOutputs(*in);
-  if (std::string e = CallBackward(plugin, provider, BackwardArgs(in, fwd, &mine), "the plugin");
+  if (std::string e =
+          CallBackward(plugin, provider, BackwardArgs(in, fwd, &mine), "the plugin", where);
       !e.empty())
     return cmp->Fail(e);
   if (std::string e =
@@ -114,7 +115,7 @@ void CompareBackward(const core::Kernel& plugin, const std::string& provider,
   if (in->c.deterministic) {
     BackwardOutputs again = MakeBackwardOutputs(*in);
     if (std::string e = CallBackward(plugin, provider, BackwardArgs(in, fwd, &again),
-                                     "the plugin (second run)");
+                                     "the plugin (second run)", where);
         !e.empty())
       return cmp->Fail(e);
     if (std::string e = FirstDifference(Gradients(mine), Gradients(again), "backward"); !e.empty())
@@ -127,13 +128,16 @@ void CompareBackward(const core::Kernel& plugin, const std::string& provider,
   }
 }
 
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
-                const std::string& text, uint64_t seed) {
+// The plugin's calls run on `where`'s device when given, else on host memory.
+CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
+                  const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                  const CaseDevice* where) {
   absl::StatusOr<AttentionCase> c = ParseAttentionCase(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
   std::unique_ptr<AttentionInputs> in = MakeAttentionInputs(*c, seed);
   ForwardOutputs mine = MakeForwardOutputs(*in), ref = MakeForwardOutputs(*in);
-  if (std::string e = CallForward(plugin, provider, ForwardArgs(in.get(), &mine), "the plugin");
+  if (std::string e =
+          CallForward(plugin, provider, ForwardArgs(in.get(), &mine), "the plugin", where);
       !e.empty())
     return {false, e};
   if (std::string e =
@@ -144,14 +148,16 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   if (c->deterministic) {
     ForwardOutputs again = MakeForwardOutputs(*in);
     if (std::string e =
-            CallForward(plugin, provider, ForwardArgs(in.get(), &again), "the plugin (second run)");
+            CallForward(plugin, provider, ForwardArgs(in.get(), &again), "the plugin (second run)",
+                        where);
         !e.empty())
       return {false, e};
     cmp.Fail(FirstDifference({&mine.o, &mine.lse}, {&again.o, &again.lse}, "forward"));
   }
   cmp.AddTensor(mine.o, ref.o, Tolerance(ToleranceKind::kAttentionForward, c->dtype));
   cmp.AddLse(mine.lse, ref.lse, *c);
-  if (c->backward && !cmp.failed()) CompareBackward(plugin, provider, oracle, in.get(), ref, &cmp);
+  if (c->backward && !cmp.failed())
+    CompareBackward(plugin, provider, oracle, in.get(), ref, where, &cmp);
   return cmp.Outcome();
 }
 
@@ -169,27 +175,35 @@ absl::StatusOr<std::vector<std::string>> ParseCase(const std::string& text) {
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<AttentionCase> c = ParseAttentionCase(text);
   if (!c.ok()) return c.status();
   std::unique_ptr<AttentionInputs> in = MakeAttentionInputs(*c, 0);
   ForwardOutputs out = MakeForwardOutputs(*in);
   const TeplugAttentionFwdArgs a = ForwardArgs(in.get(), &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(a)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a, provider);
 }
 
 }  // namespace
 
 const InterfaceConformance& AttentionConformance() {
-  static const InterfaceConformance kAttention = {"attention",
-                                                  &AllAttentionClaims,
-                                                  &AttentionClaimCheckable,
-                                                  &Plan,
-                                                  &ParseCase,
-                                                  &Run,
-                                                  &Select,
-                                                  nullptr,
-                                                  nullptr};
+  static const InterfaceConformance kAttention = [] {
+    InterfaceConformance a = {"attention",
+                              &AllAttentionClaims,
+                              &AttentionClaimCheckable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
+    a.run_on_device = &RunOnDevice<&RunOn>;
+    a.select_on_device = &SelectOnDevice<&Select>;
+    return a;
+  }();
   return kAttention;
 }
 

@@ -130,10 +130,52 @@ std::vector<int64_t> OutputShape(const AttentionInputs& in) {
   return Concat(Lead(in.c, in.c.seq_q, in.tokens_q), {in.c.heads, in.c.head_dim_v});
 }
 
+TeplugTensor* In(const TeplugTensor* t) { return const_cast<TeplugTensor*>(t); }
+
+// The tensors of the params (cu_seqlens, ALiBi slopes) and of an fp8
+// TeplugQuantization given beside the tensors (s_quant, dp_quant: scale and
+// scale_inv read, amax written), appended to `out`.
+void AddParamsAndQuant(const TeplugAttentionParams* p,
+                       std::initializer_list<const TeplugQuantization*> quants,
+                       std::vector<StagedTensor>* out) {
+  if (p != nullptr)
+    for (const TeplugTensor* t : {p->cu_seqlens_q, p->cu_seqlens_kv, p->alibi_slopes})
+      out->push_back({In(t), false});
+  for (const TeplugQuantization* q : quants) {
+    if (q == nullptr) continue;
+    out->push_back({In(q->scale), false});
+    out->push_back({In(q->scale_inv), false});
+    out->push_back({In(q->amax), true});
+  }
+}
+
+}  // namespace
+
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionFwdArgs& a) {
+  std::vector<StagedTensor> out = {{In(a.q), false},   {In(a.k), false},        {In(a.v), false},
+                                   {In(a.bias), false}, {a.o, true}, {a.softmax_lse, true}};
+  AddParamsAndQuant(a.params, {a.s_quant}, &out);
+  return out;
+}
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionBwdArgs& a) {
+  std::vector<StagedTensor> out = {
+      {In(a.q), false},           {In(a.k), false},    {In(a.v), false},  {In(a.o), false},
+      {In(a.d_o), false},         {In(a.softmax_lse), false}, {In(a.bias), false},
+      {a.dq, true},               {a.dk, true},        {a.dv, true},      {a.dbias, true}};
+  AddParamsAndQuant(a.params, {a.s_quant, a.dp_quant}, &out);
+  return out;
+}
+
+namespace {
+
 template <typename Args>
 std::string Call(const core::Kernel& kernel, const std::string& provider, int32_t op, Args a,
                  const char* who,
-                 TeplugError* (*TeplugAttentionV1Vtbl::*run)(TeplugAttentionV1*, const Args*)) {
+                 TeplugError* (*TeplugAttentionV1Vtbl::*run)(TeplugAttentionV1*, const Args*),
+                 const CaseDevice* where) {
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(a)); !e.empty())
+    return absl::StrCat(who, ": ", e);
   absl::StatusOr<core::Selection> s = kernel.Select(sdk::kIidAttentionV1, op, &a, provider);
   if (!s.ok())
     return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
@@ -142,11 +184,14 @@ std::string Call(const core::Kernel& kernel, const std::string& provider, int32_
   if (std::string e = TakeError(at->vtbl->workspace_size(at, op, &a, &bytes), "workspace_size");
       !e.empty())
     return absl::StrCat(who, " failed: ", e);
-  std::vector<uint8_t> workspace(bytes);
-  a.workspace = bytes == 0 ? nullptr : workspace.data();
+  if (std::string e = staging.Workspace(bytes, &a.workspace); !e.empty())
+    return absl::StrCat(who, ": ", e);
   a.workspace_size = bytes;
-  std::string e = TakeError((at->vtbl->*run)(at, &a), sdk::OpName(op));
-  return e.empty() ? "" : absl::StrCat(who, " failed: ", e);
+  a.stream = staging.stream();
+  if (std::string e = TakeError((at->vtbl->*run)(at, &a), sdk::OpName(op)); !e.empty())
+    return absl::StrCat(who, " failed: ", e);
+  if (std::string e = staging.Finish(); !e.empty()) return absl::StrCat(who, ": ", e);
+  return "";
 }
 
 }  // namespace
@@ -289,15 +334,15 @@ TeplugAttentionBwdArgs BackwardArgs(AttentionInputs* in, const ForwardOutputs& f
 }
 
 std::string CallForward(const core::Kernel& kernel, const std::string& provider,
-                        TeplugAttentionFwdArgs args, const char* who) {
+                        TeplugAttentionFwdArgs args, const char* who, const CaseDevice* where) {
   return Call(kernel, provider, TEPLUG_OP_ATTENTION_FORWARD, args, who,
-              &TeplugAttentionV1Vtbl::forward);
+              &TeplugAttentionV1Vtbl::forward, where);
 }
 
 std::string CallBackward(const core::Kernel& kernel, const std::string& provider,
-                         TeplugAttentionBwdArgs args, const char* who) {
+                         TeplugAttentionBwdArgs args, const char* who, const CaseDevice* where) {
   return Call(kernel, provider, TEPLUG_OP_ATTENTION_BACKWARD, args, who,
-              &TeplugAttentionV1Vtbl::backward);
+              &TeplugAttentionV1Vtbl::backward, where);
 }
 
 bool SameBytes(const HostTensor& a, const HostTensor& b) {

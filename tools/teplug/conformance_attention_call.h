@@ -15,6 +15,7 @@
 #include "core/kernel/kernel.h"
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_attention_case.h"
+#include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
 
 namespace teplug::cli {
@@ -74,13 +75,21 @@ TeplugAttentionFwdArgs ForwardArgs(AttentionInputs* in, ForwardOutputs* out);
 TeplugAttentionBwdArgs BackwardArgs(AttentionInputs* in, const ForwardOutputs& fwd,
                                     BackwardOutputs* out);
 
+// Every tensor of the args (the case's own, which staging may move, params
+// and fp8 quantization included), each marked input or output.
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionFwdArgs& a);
+std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionBwdArgs& a);
+
 // Runs `provider`'s forward (backward) in `kernel` with exactly the
-// workspace it asks for: "" on success, else "<who> failed: ..." or "<who>
-// does not serve it: ..." (plugin text escaped).
+// workspace it asks for, on `where`'s device (every tensor of the args
+// staged there, conformance_staging.h) when given: "" on success, else
+// "<who> failed: ..." or "<who> does not serve it: ..." (plugin text escaped).
 std::string CallForward(const core::Kernel& kernel, const std::string& provider,
-                        TeplugAttentionFwdArgs args, const char* who);
+                        TeplugAttentionFwdArgs args, const char* who,
+                        const CaseDevice* where = nullptr);
 std::string CallBackward(const core::Kernel& kernel, const std::string& provider,
-                         TeplugAttentionBwdArgs args, const char* who);
+                         TeplugAttentionBwdArgs args, const char* who,
+                         const CaseDevice* where = nullptr);
 
 // Whether two tensors of one shape and dtype hold the same bytes.
 bool SameBytes(const HostTensor& a, const HostTensor& b);

@@ -7,9 +7,12 @@
 // re-runs each failure.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,8 @@
 #include "absl/strings/str_join.h"
 #include "core/kernel/kernel.h"
 #include "core/log/untrusted_text.h"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/names.hpp"
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/conformance_attention.h"
@@ -31,6 +36,8 @@
 #include "tools/teplug/conformance_norm.h"
 #include "tools/teplug/conformance_quantizer.h"
 #include "tools/teplug/conformance_report.h"
+#include "tools/teplug/conformance_staging.h"
+#include "tools/teplug/explain_op.h"
 #include "tools/teplug/tolerances.h"
 
 namespace teplug::cli {
@@ -38,7 +45,7 @@ namespace {
 
 constexpr char kConformanceHelp[] =
     "Usage: teplug conformance PLUGIN.so [--json] [--quick] [--interface NAME]\n"
-    "                          [--case CASE | --check NAME] [--seed N]\n"
+    "                          [--device SPEC] [--case CASE | --check NAME] [--seed N]\n"
     "\n"
     "Proves a plugin right, for its vendor. The plugin is loaded first in a forked\n"
     "child (the pre-flight probe: a plugin that crashes or hangs is reported, not\n"
@@ -77,9 +84,23 @@ constexpr char kConformanceHelp[] =
     "uneven counts on 3, each rank's output compared exactly with a host oracle)\n"
     "and IDevice/1 (enumeration, host->device->device->host round trips, streams,\n"
     "refusals).\n"
-    "Everything else a plugin declares (fp4 attention, fp4 quantizer outputs,\n"
-    "devices other than the CPU) is reported \"not checked\", never as passing,\n"
-    "and fails the run.\n"
+    "Everything else a plugin declares (fp4 attention, fp4 quantizer outputs)\n"
+    "is reported \"not checked\", never as passing, and fails the run.\n"
+    "\n"
+    "Devices: every device an implementation declares that an IDevice of the\n"
+    "plugin serves (as `teplug list` shows them), the CPU as host memory; --device\n"
+    "SPEC (cpu, cuda:0, opencl:0, a kind a provider declares) checks that one only.\n"
+    "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1 and\n"
+    "IAttention/1 case allocates every tensor of its args on the device through\n"
+    "the plugin's IDevice, copies the host inputs (and outputs, for accumulate)\n"
+    "in, runs the op there on an IDevice stream, synchronises and copies the\n"
+    "outputs back; the reference runs on host memory and the outputs are compared\n"
+    "as above; IDevice/1's checks open that device instead of cpu:0. Those rows\n"
+    "are named \"IMPLEMENTATION on DEVICE\" and their commands carry --device.\n"
+    "The contract checks refcount and threads run there too; IGemm/1's others run\n"
+    "on host memory only, and ICollective/1's claims on another device are \"not\n"
+    "checked\", as are the claims on a declared device that no IDevice of the\n"
+    "plugin serves (the reason names the device kind).\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -156,6 +177,7 @@ absl::StatusOr<std::unique_ptr<core::Kernel>> OracleKernel() {
 
 struct Options {
   std::string plugin, interface_name, only_case, only_check;
+  std::optional<TeplugDevice> device;  // --device; none: every declared device
   bool quick = false, json = false;
   uint64_t seed = 1;
 };
@@ -174,9 +196,117 @@ const InterfaceConformance* CoveredInterface(const std::string& name) {
 }
 
 std::string ReproduceCommand(const Options& opt, const std::string& iface, const std::string& what,
-                             uint64_t seed) {
+                             uint64_t seed, const CaseDevice* where = nullptr) {
   return absl::StrCat("teplug conformance ", Quoted(opt.plugin), " --interface ", iface, " ", what,
-                      " --seed ", seed);
+                      " --seed ", seed, where == nullptr ? "" : " --device " + where->spelling);
+}
+
+// One place an implementation's cases run: host memory for the CPU, else a
+// device some IDevice of the plugin serves, or why neither.
+struct Target {
+  std::string spelling;     // "cpu", "opencl:0"
+  TeplugDevice device{};    // kind CPU: host memory
+  std::string unavailable;  // set: the claims are not checked there, for this reason
+};
+
+// The devices the plugin's IDevice implementations serve, opened on first use.
+class OpenedDevices {
+ public:
+  explicit OpenedDevices(const core::Kernel& plugin) : plugin_(plugin) {}
+  ~OpenedDevices() {
+    for (auto& [spelling, d] : opened_) {
+      if (d->where.stream != nullptr) d->ctx->DestroyStream(d->where.stream);
+    }
+  }
+  // The opened device, or why it could not be opened.
+  absl::StatusOr<const CaseDevice*> Open(const Target& t) {
+    if (auto it = opened_.find(t.spelling); it != opened_.end()) return &it->second->where;
+    if (!device_) device_ = plugin_.Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
+    if (!device_) return absl::NotFoundError("the plugin registers no IDevice");
+    auto d = std::make_unique<Opened>();
+    d->where.device = t.device;
+    d->where.spelling = t.spelling;
+    if (sdk::OwnedError e = sdk::DeviceContext::Open(device_.get(), d->where.device, &d->ctx))
+      return absl::UnavailableError(absl::StrCat("opening ", t.spelling, " through IDevice: ",
+                                                 core::EscapeUntrustedText(e.message())));
+    if (sdk::OwnedError e = d->ctx->CreateStream(&d->where.stream))
+      return absl::UnavailableError(absl::StrCat("creating a stream on ", t.spelling, ": ",
+                                                 core::EscapeUntrustedText(e.message())));
+    d->where.ctx = d->ctx.get();
+    const CaseDevice* out = &d->where;
+    opened_.emplace(t.spelling, std::move(d));
+    return out;
+  }
+
+ private:
+  struct Opened {
+    std::unique_ptr<sdk::DeviceContext> ctx;
+    CaseDevice where;
+  };
+  const core::Kernel& plugin_;
+  sdk::Ref<TeplugDeviceV1> device_;
+  std::map<std::string, std::unique_ptr<Opened>> opened_;
+};
+
+// Where `impl`'s cases run: --device's device, or every device kind its
+// descriptor declares ("any": the CPU) on every device of that kind an
+// IDevice of the plugin serves.
+std::vector<Target> TargetsOf(const Options& opt, const core::Kernel& plugin,
+                              const core::ImplementationListing& impl) {
+  std::vector<std::string> kinds;  // DeviceSupportLabel's first word: "cpu", "opencl", "any"
+  for (const core::CapabilityField& f : impl.capability_fields)
+    if (f.name == "devices")
+      for (const std::string& d : f.members) kinds.push_back(d.substr(0, d.find(' ')));
+  const std::shared_ptr<const core::DeviceNames> names = plugin.DeviceNaming();
+  auto declares = [&](int32_t kind) {
+    for (const std::string& k : kinds)
+      if (k == "any" || k == sdk::DeviceKindName(kind)) return true;
+    return false;
+  };
+  const core::DeviceListing served = plugin.ListDevices();
+  auto target = [&](const TeplugDevice& d) {
+    Target t;
+    t.device = d;
+    t.spelling = d.kind == TEPLUG_DEVICE_CPU
+                     ? "cpu"
+                     : absl::StrCat(names->KindSpelling(d.kind), ":", d.ordinal);
+    return t;
+  };
+  std::vector<Target> out;
+  if (opt.device.has_value()) {
+    Target t = target(*opt.device);
+    if (!declares(opt.device->kind)) {
+      t.unavailable = absl::StrCat("the implementation declares no ",
+                                   names->KindSpelling(opt.device->kind), " device");
+    } else if (opt.device->kind != TEPLUG_DEVICE_CPU) {
+      t.unavailable = absl::StrCat("no IDevice in the plugin serves ", t.spelling);
+      for (const core::ServedDevice& s : served.devices)
+        if (s.device.kind == opt.device->kind && s.device.ordinal == opt.device->ordinal)
+          t = target(s.device);
+    }
+    return {t};
+  }
+  TeplugDevice cpu = sdk::Versioned<TeplugDevice>();
+  cpu.kind = TEPLUG_DEVICE_CPU;
+  if (declares(TEPLUG_DEVICE_CPU)) out.push_back(target(cpu));
+  for (const std::string& k : kinds) {
+    if (k == "any" || k == "cpu") continue;
+    bool any = false;
+    for (const core::ServedDevice& s : served.devices) {
+      if (sdk::DeviceKindName(s.device.kind) != k) continue;
+      bool seen = false;
+      for (const Target& t : out) seen = seen || t.spelling == target(s.device).spelling;
+      if (!seen) out.push_back(target(s.device));
+      any = true;
+    }
+    if (!any) {
+      Target t;
+      t.spelling = k;
+      t.unavailable = absl::StrCat("no IDevice in the plugin serves a device of kind ", k);
+      out.push_back(t);
+    }
+  }
+  return out;
 }
 
 ConformanceRow Row(const std::string& iface, const core::ImplementationListing& impl,
@@ -190,24 +320,24 @@ ConformanceRow Row(const std::string& iface, const core::ImplementationListing& 
   return r;
 }
 
-// Contract and numerics rows of one implementation of a covered interface.
-void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
-                         const core::Kernel& plugin, const core::Kernel& oracle,
-                         const core::ProviderListing& provider,
-                         const core::ImplementationListing& impl,
-                         std::vector<ConformanceRow>* rows) {
+// Contract and numerics rows of one implementation of a covered interface
+// on one target: host memory (`where` null) or a device (the implementation
+// named "<name> on <device>"; numerics and the shared contract checks).
+void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const core::Kernel& plugin,
+                   const core::Kernel& oracle, const core::ProviderListing& provider,
+                   core::ImplementationListing impl, const std::vector<std::string>& claims,
+                   const CaseDevice* where, std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
-  std::vector<std::string> claims = DeclaredClaims(impl);
-  if (ic.implied_claims != nullptr)
-    for (const std::string& c : ic.implied_claims()) claims.push_back(c);
-  bool on_cpu = false;
-  for (const core::CapabilityField& f : impl.capability_fields)
-    if (f.name == "devices")
-      for (const std::string& d : f.members) on_cpu = on_cpu || d == "cpu";
-  if (!on_cpu) {
-    for (const std::string& c : claims)
-      rows->push_back(
-          Row(iface, impl, c, Verdict::kNotChecked, "conformance drives host (cpu) memory only"));
+  if (where != nullptr) impl.name = absl::StrCat(impl.name, " on ", where->spelling);
+  // On a device: the shared contract checks (refcount, threads) when the
+  // interface can select there; its own checks run on host memory only.
+  const std::vector<std::string> shared = SharedContractCheckNames();
+  const bool device_contract = where != nullptr && ic.select_on_device != nullptr;
+  if (where != nullptr && !opt.only_check.empty() &&
+      (!device_contract ||
+       std::find(shared.begin(), shared.end(), opt.only_check) == shared.end())) {
+    rows->push_back(Row(iface, impl, "contract " + opt.only_check, Verdict::kNotChecked,
+                        "this contract check runs on host (cpu) memory only"));
     return;
   }
   std::vector<PlannedCase> plan;
@@ -218,7 +348,7 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
   } else if (opt.only_check.empty()) {
     plan = ic.plan(claims, opt.quick, opt.seed);
   }
-  const bool contract = opt.only_case.empty();
+  const bool contract = opt.only_case.empty() && (where == nullptr || device_contract);
   Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
   if (contract) {
     const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
@@ -228,15 +358,16 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
     } else {
       progress.Step(iface + " contract checks");
       const std::vector<ContractOutcome> outcomes =
-          ic.contract != nullptr
+          ic.contract != nullptr && where == nullptr
               ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
                             opt.only_check)
               : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
-                                        opt.seed, opt.only_check);
+                                        opt.seed, opt.only_check, where);
       for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
-        if (!o.passed) r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed);
+        if (!o.passed)
+          r.reproduce = ReproduceCommand(opt, iface, "--check " + o.check, opt.seed, where);
         rows->push_back(r);
       }
     }
@@ -245,7 +376,9 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
   std::map<std::string, ConformanceRow> by_claim;
   for (const PlannedCase& p : plan) {
     progress.Step(iface + " " + p.text);
-    const CaseOutcome o = ic.run(plugin, provider.name, oracle, p.text, p.seed);
+    const CaseOutcome o =
+        where == nullptr ? ic.run(plugin, provider.name, oracle, p.text, p.seed)
+                         : ic.run_on_device(plugin, provider.name, oracle, p.text, p.seed, *where);
     for (const std::string& claim : p.exercises) {
       auto [it, fresh] = by_claim.try_emplace(claim, Row(iface, impl, claim, Verdict::kPass, ""));
       ConformanceRow& r = it->second;
@@ -261,7 +394,7 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
         r.detail = o.problem.empty() ? absl::StrFormat("case %s: error %.3g > tolerance %.3g",
                                                        p.text, o.max_error, o.tolerance)
                                      : absl::StrCat("case ", p.text, ": ", o.problem);
-        r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(p.text), p.seed);
+        r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(p.text), p.seed, where);
       }
     }
   }
@@ -283,6 +416,39 @@ void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
   }
 }
 
+// Every target's rows of one implementation of a covered interface.
+void CheckImplementation(const Options& opt, const InterfaceConformance& ic,
+                         const core::Kernel& plugin, const core::Kernel& oracle,
+                         const core::ProviderListing& provider,
+                         const core::ImplementationListing& impl, OpenedDevices* devices,
+                         std::vector<ConformanceRow>* rows) {
+  std::vector<std::string> claims = DeclaredClaims(impl);
+  if (ic.implied_claims != nullptr)
+    for (const std::string& c : ic.implied_claims()) claims.push_back(c);
+  for (const Target& t : TargetsOf(opt, plugin, impl)) {
+    std::string why = t.unavailable;
+    const CaseDevice* where = nullptr;
+    if (why.empty() && t.device.kind != TEPLUG_DEVICE_CPU) {
+      if (ic.run_on_device == nullptr) {
+        why = absl::StrCat("conformance runs ", ic.name, " cases on host (cpu) memory only");
+      } else if (absl::StatusOr<const CaseDevice*> opened = devices->Open(t); opened.ok()) {
+        where = *opened;
+      } else {
+        why = std::string(opened.status().message());
+      }
+    }
+    if (why.empty()) {
+      CheckOnTarget(opt, ic, plugin, oracle, provider, impl, claims, where, rows);
+      continue;
+    }
+    core::ImplementationListing named = impl;
+    if (t.device.kind != TEPLUG_DEVICE_CPU)
+      named.name = absl::StrCat(impl.name, " on ", t.spelling);
+    for (const std::string& c : claims)
+      rows->push_back(Row(ic.name, named, c, Verdict::kNotChecked, why));
+  }
+}
+
 }  // namespace
 
 int ConformanceCommand(const std::vector<std::string>& args) {
@@ -291,8 +457,11 @@ int ConformanceCommand(const std::vector<std::string>& args) {
   flags.AddBool("quick", "one case per capability, no sampled combinations");
   flags.AddString("interface", "NAME", "check only this interface", "",
                   {"gemm", "attention", "quantizer", "collective", "norm", "device"});
-  flags.AddString("device", "SPEC", "the device to check on; only cpu (host memory) today", "cpu",
-                  {"cpu", "cpu:0"});
+  flags.AddString("device", "SPEC",
+                  "the device to check on: cpu (host memory), cuda:0, opencl:0, a kind a "
+                  "provider declares (served by an IDevice of the plugin)",
+                  "");
+  flags.SetDefaultText("device", "every device the plugin declares and serves");
   flags.AddString("case", "CASE", "run only this numerics case (as a failure prints it)");
   flags.AddString("check", "NAME", "run only this contract check (refcount, threads, ...)");
   flags.AddInt("seed", "the inputs' random seed (a failure prints the one to reuse)", 1, 0,
@@ -349,13 +518,19 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     std::cerr << "error: cannot start the reference kernel: " << oracle.status().message() << "\n";
     return kExitNo;
   }
+  if (const std::string spec = flags.GetString("device"); !spec.empty()) {
+    absl::StatusOr<TeplugDevice> d = ParseDevice(spec, *(*plugin)->DeviceNaming());
+    if (!d.ok()) return ReportUsage(flags, std::string(d.status().message()));
+    opt.device = *d;
+  }
+  OpenedDevices devices(**plugin);
   std::vector<ConformanceRow> rows;
   for (const core::ProviderListing& p : (*plugin)->ListProviders()) {
     for (const core::ImplementationListing& impl : p.implementations) {
       const std::string iface = ShortInterfaceName(impl.interface_name);
       if (!opt.interface_name.empty() && iface != opt.interface_name) continue;
       if (const InterfaceConformance* ic = CoveredInterface(iface)) {
-        CheckImplementation(opt, *ic, **plugin, **oracle, p, impl, &rows);
+        CheckImplementation(opt, *ic, **plugin, **oracle, p, impl, &devices, &rows);
         continue;
       }
       for (const core::CapabilityField& f : impl.capability_fields) {

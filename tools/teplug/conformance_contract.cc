@@ -117,13 +117,18 @@ std::vector<std::string> SharedContractCheckNames() { return {"refcount", "threa
 
 std::vector<ContractOutcome> RunSharedContractChecks(
     const InterfaceConformance& ic, const core::Kernel& plugin, const std::string& provider,
-    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only) {
+    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only,
+    const CaseDevice* where) {
   // A run alone first; then "" when a run ends exactly as it did: the same
   // problem, or the same error against the reference to the last bit (the
   // numerics cases say whether that error is within tolerance).
-  const CaseOutcome alone = ic.run(plugin, provider, oracle, base, seed);
+  auto run_once = [&] {
+    return where == nullptr ? ic.run(plugin, provider, oracle, base, seed)
+                            : ic.run_on_device(plugin, provider, oracle, base, seed, *where);
+  };
+  const CaseOutcome alone = run_once();
   auto run = [&]() -> std::string {
-    const CaseOutcome o = ic.run(plugin, provider, oracle, base, seed);
+    const CaseOutcome o = run_once();
     if (o.problem == alone.problem && o.max_error == alone.max_error) return "";
     if (!o.problem.empty()) return o.problem;
     return absl::StrCat("the result differs from a call alone: error against the reference ",
@@ -134,7 +139,9 @@ std::vector<ContractOutcome> RunSharedContractChecks(
     if (!only.empty() && check != only) continue;
     ContractOutcome o{check, false, ""};
     if (check == "refcount") {
-      absl::StatusOr<core::Selection> s = ic.select(plugin, provider, base);
+      absl::StatusOr<core::Selection> s =
+          where == nullptr ? ic.select(plugin, provider, base)
+                           : ic.select_on_device(plugin, provider, base, *where);
       o.detail = s.ok() ? CheckRefcountAround(s->as<TeplugObject>(), run)
                         : absl::StrCat("the plugin does not serve the base case ", base);
     } else {

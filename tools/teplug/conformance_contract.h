@@ -46,11 +46,13 @@ std::string CheckConcurrentCalls(const std::function<std::string()>& call);
 // alone: refcount (the case `base` keeps no reference of the implementation
 // serving it; release decrements) and threads (the case run from kThreads
 // threads at once ends every time exactly as it did run alone: the same
-// error against the reference, to the last bit).
+// error against the reference, to the last bit). With `where`, the case
+// runs on that device (run_on_device, select_on_device; both must be set).
 std::vector<std::string> SharedContractCheckNames();
 std::vector<ContractOutcome> RunSharedContractChecks(
     const InterfaceConformance& ic, const core::Kernel& plugin, const std::string& provider,
-    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only);
+    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only,
+    const CaseDevice* where = nullptr);
 
 }  // namespace teplug::cli
 

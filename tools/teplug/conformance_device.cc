@@ -97,13 +97,18 @@ TeplugDevice Cpu(int32_t ordinal) {
   return d;
 }
 
-absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string&) {
-  // Conformance drives host memory: the implementation serving cpu:0.
-  const TeplugDevice cpu = Cpu(0);
+// The implementation `provider` serves `device` with.
+absl::StatusOr<core::Selection> SelectFor(const core::Kernel& plugin, const std::string& provider,
+                                          const TeplugDevice& device) {
   TeplugDeviceOpenArgs open = sdk::Versioned<TeplugDeviceOpenArgs>();
-  open.device = &cpu;
+  open.device = &device;
   return plugin.Select(sdk::kIidDeviceV1, TEPLUG_DEVICE_OP_OPEN, &open, provider);
+}
+
+// The implementation serving `where`'s device, or cpu:0 without one.
+absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
+                                       const std::string&, const CaseDevice* where) {
+  return SelectFor(plugin, provider, where == nullptr ? Cpu(0) : where->device);
 }
 
 // Every device the implementation enumerates, or the problem.
@@ -284,23 +289,23 @@ std::string Refusals(TeplugDeviceV1* dev, const TeplugDevice& served, size_t ser
   return d.Close();
 }
 
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel&,
-                const std::string& text, uint64_t seed) {
+// Runs the check of `text` on `device` (the CPU: cpu:0), `spelling`.
+CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider, const std::string& text,
+                  uint64_t seed, const TeplugDevice& device, const std::string& spelling) {
   absl::StatusOr<DeviceCase> c = Parse(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
-  absl::StatusOr<core::Selection> s = Select(plugin, provider, text);
+  absl::StatusOr<core::Selection> s = SelectFor(plugin, provider, device);
   if (!s.ok())
-    return {false, absl::StrCat("the plugin does not serve cpu:0: ",
+    return {false, absl::StrCat("the plugin does not serve ", spelling, ": ",
                                 KernelMessageHead(s.status().message()))};
   TeplugDeviceV1* dev = s->as<TeplugDeviceV1>();
   std::vector<TeplugDeviceInfo> devices;
   CaseOutcome o;
   if (std::string e = Enumerate(dev, &devices); !e.empty()) return {false, e};
-  const TeplugDevice cpu = Cpu(0);
   std::string problem;
   if (c->check == "memory") {
     OpenedDevice d(dev);
-    problem = d.Open(cpu);
+    problem = d.Open(device);
     TeplugStream stream = nullptr;
     if (problem.empty() && c->stream) problem = d.CreateStream(&stream);
     if (problem.empty()) problem = RoundTrip(&d, static_cast<size_t>(c->bytes), stream, seed);
@@ -308,7 +313,7 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   } else if (c->check == "streams") {
     problem = CheckRefcountAround(reinterpret_cast<TeplugObject*>(dev), [&] {
       OpenedDevice d(dev);
-      if (std::string e = d.Open(cpu); !e.empty()) return e;
+      if (std::string e = d.Open(device); !e.empty()) return e;
       for (int i = 0; i < 4; ++i) {
         TeplugStream stream = nullptr;
         if (std::string e = d.CreateStream(&stream); !e.empty()) return e;
@@ -320,21 +325,40 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
       return d.Close();
     });
   } else if (c->check == "refusals") {
-    size_t cpus = 0;
-    for (const TeplugDeviceInfo& i : devices) cpus += i.kind == TEPLUG_DEVICE_CPU;
-    problem = Refusals(dev, cpu, cpus);
+    size_t of_kind = 0;
+    for (const TeplugDeviceInfo& i : devices) of_kind += i.kind == device.kind;
+    problem = Refusals(dev, device, of_kind);
   }
   if (!problem.empty()) return {false, problem};  // plugin text in it is escaped
   o.passed = true;
   return o;
 }
 
+// The checks on `where`'s device, or on cpu:0 (host memory) without one.
+CaseOutcome RunChecks(const core::Kernel& plugin, const std::string& provider, const core::Kernel&,
+                      const std::string& text, uint64_t seed, const CaseDevice* where) {
+  return where == nullptr ? RunOn(plugin, provider, text, seed, Cpu(0), "cpu:0")
+                          : RunOn(plugin, provider, text, seed, where->device, where->spelling);
+}
+
 }  // namespace
 
 const InterfaceConformance& DeviceConformance() {
-  static const InterfaceConformance kDevice = {"device",   &AllClaims, &Checkable, &Plan,
-                                               &ParseCase, &Run,       &Select,    nullptr,
-                                               nullptr,    &AllClaims};
+  static const InterfaceConformance kDevice = [] {
+    InterfaceConformance d = {"device",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunChecks>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr,
+                              &AllClaims};
+    d.run_on_device = &RunOnDevice<&RunChecks>;
+    d.select_on_device = &SelectOnDevice<&Select>;
+    return d;
+  }();
   return kDevice;
 }
 

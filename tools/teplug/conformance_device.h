@@ -7,7 +7,8 @@
 // object's reference count unchanged) and "calls=refusals" (a bad ordinal,
 // a zero size, a bad alignment and a NULL context are refused with a well
 // formed error that says why). Spelled for --case as
-// "check=memory,bytes=4099,stream=1".
+// "check=memory,bytes=4099,stream=1". The checks open cpu:0 on host memory
+// and, on another device conformance checks, that device.
 #ifndef TEPLUG_TOOLS_TEPLUG_CONFORMANCE_DEVICE_H_
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_DEVICE_H_
 

@@ -234,11 +234,19 @@ std::vector<PlannedGemmCase> PlanGemmCases(const std::vector<std::string>& claim
 }
 
 CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
-                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed) {
+                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed,
+                        const CaseDevice* where) {
   CaseOutcome o;
+  // The plugin's inputs are its own (equal) copies: staging moves them.
+  GemmInputs mine_in = MakeInputs(c, seed);
   const GemmInputs in = MakeInputs(c, seed);
-  GemmOutputs mine = MakeOutputs(c, in), ref = MakeOutputs(c, in);
-  const TeplugGemmArgs mine_args = ArgsFor(c, in, &mine), ref_args = ArgsFor(c, in, &ref);
+  GemmOutputs mine = MakeOutputs(c, mine_in), ref = MakeOutputs(c, in);
+  const TeplugGemmArgs mine_args = ArgsFor(c, mine_in, &mine), ref_args = ArgsFor(c, in, &ref);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(mine_args)); !e.empty()) {
+    o.problem = e;
+    return o;
+  }
   absl::StatusOr<core::Selection> s =
       plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &mine_args, provider);
   if (!s.ok()) {
@@ -252,8 +260,12 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
     o.problem = absl::StrCat("the reference cannot run this case: ", r.status().message());
     return o;
   }
-  if (std::string e = CallWithWorkspace(GemmOf(*s), mine_args); !e.empty()) {
+  if (std::string e = CallWithWorkspace(GemmOf(*s), mine_args, &staging); !e.empty()) {
     o.problem = absl::StrCat("the plugin failed: ", e);
+    return o;
+  }
+  if (std::string e = staging.Finish(); !e.empty()) {
+    o.problem = e;
     return o;
   }
   if (std::string e = CallWithWorkspace(GemmOf(*r), ref_args); !e.empty()) {
@@ -298,19 +310,23 @@ absl::StatusOr<std::vector<std::string>> ParseGemm(const std::string& text) {
 }
 
 CaseOutcome RunGemm(const core::Kernel& plugin, const std::string& provider,
-                    const core::Kernel& oracle, const std::string& text, uint64_t seed) {
+                    const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                    const CaseDevice* where) {
   absl::StatusOr<GemmCase> c = ParseGemmCase(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
-  return RunGemmCase(plugin, provider, oracle, *c, seed);
+  return RunGemmCase(plugin, provider, oracle, *c, seed, where);
 }
 
 absl::StatusOr<core::Selection> SelectGemm(const core::Kernel& plugin, const std::string& provider,
-                                           const std::string& text) {
+                                           const std::string& text, const CaseDevice* where) {
   absl::StatusOr<GemmCase> c = ParseGemmCase(text);
   if (!c.ok()) return c.status();
-  const GemmInputs in = MakeInputs(*c, 0);
+  GemmInputs in = MakeInputs(*c, 0);  // not const: staging may move it
   GemmOutputs out = MakeOutputs(*c, in);
   const TeplugGemmArgs args = ArgsFor(*c, in, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(args)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &args, provider);
 }
 
@@ -326,9 +342,20 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
 }  // namespace
 
 const InterfaceConformance& GemmConformance() {
-  static const InterfaceConformance kGemm = {
-      "gemm",   &AllGemmClaims, &GemmClaimCheckable,     &PlanGemm,    &ParseGemm,
-      &RunGemm, &SelectGemm,    &GemmContractCheckNames, &GemmContract};
+  static const InterfaceConformance kGemm = [] {
+    InterfaceConformance g = {"gemm",
+                              &AllGemmClaims,
+                              &GemmClaimCheckable,
+                              &PlanGemm,
+                              &ParseGemm,
+                              &RunOnHost<&RunGemm>,
+                              &SelectOnHost<&SelectGemm>,
+                              &GemmContractCheckNames,
+                              &GemmContract};
+    g.run_on_device = &RunOnDevice<&RunGemm>;
+    g.select_on_device = &SelectOnDevice<&SelectGemm>;
+    return g;
+  }();
   return kGemm;
 }
 

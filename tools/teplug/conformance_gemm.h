@@ -51,8 +51,11 @@ std::vector<std::string> ClaimsExercised(const GemmCase& c);
 // integer and e8m0 dtypes and an fp4 D, which it cannot build).
 bool GemmClaimCheckable(const std::string& claim);
 
+// Runs `c` through `provider` in `plugin` (on `where`'s device when given,
+// on host memory otherwise) and the reference in `oracle` (host memory).
 CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
-                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed);
+                        const core::Kernel& oracle, const GemmCase& c, uint64_t seed,
+                        const CaseDevice* where = nullptr);
 
 // The contract checks, by name, in the order they run.
 std::vector<std::string> GemmContractCheckNames();

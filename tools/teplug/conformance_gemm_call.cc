@@ -115,21 +115,29 @@ TeplugGemmArgs ArgsFor(const GemmCase& c, const GemmInputs& in, GemmOutputs* out
   return g;
 }
 
+std::vector<StagedTensor> StagedTensorsOf(const TeplugGemmArgs& args) {
+  auto in = [](const TeplugTensor* t) { return StagedTensor{const_cast<TeplugTensor*>(t), false}; };
+  return {in(args.a), in(args.b), in(args.c), in(args.bias), {args.d, true},
+          {args.pre_gelu_out, true}};
+}
+
 TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspace) {
   args.workspace = workspace->empty() ? nullptr : workspace->data();
   args.workspace_size = workspace->size();
   return args;
 }
 
-std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args) {
+std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args, DeviceStaging* staging) {
   size_t bytes = 0;
   if (std::string e = TakeError(g->vtbl->workspace_size(g, &args, &bytes), "workspace_size");
       !e.empty()) {
     return e;
   }
-  std::vector<uint8_t> workspace(bytes);
-  args.workspace = bytes == 0 ? nullptr : workspace.data();
+  DeviceStaging on_host(nullptr);
+  DeviceStaging& where = staging != nullptr ? *staging : on_host;
+  if (std::string e = where.Workspace(bytes, &args.workspace); !e.empty()) return e;
   args.workspace_size = bytes;
+  args.stream = where.stream();
   return TakeError(g->vtbl->gemm(g, &args), "gemm");
 }
 

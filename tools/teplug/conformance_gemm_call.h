@@ -11,6 +11,7 @@
 #include "core/kernel/kernel.h"
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_gemm.h"
+#include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
 
 namespace teplug::cli {
@@ -40,13 +41,18 @@ GemmOutputs MakeOutputs(const GemmCase& c, const GemmInputs& in);
 
 // The args of `c` on `in` writing `out` (no workspace yet).
 TeplugGemmArgs ArgsFor(const GemmCase& c, const GemmInputs& in, GemmOutputs* out);
+// Every tensor of `args` (the case's own, which staging may move), D and
+// pre_gelu_out as outputs.
+std::vector<StagedTensor> StagedTensorsOf(const TeplugGemmArgs& args);
 // `args` given `*workspace` (NULL when empty).
 TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspace);
 // The GEMM object of a selection.
 inline TeplugGemmV1* GemmOf(const core::Selection& s) { return s.as<TeplugGemmV1>(); }
-// Asks for the workspace, allocates exactly that, and runs. "" on success,
+// Asks for the workspace, allocates exactly that (on `staging`'s device,
+// whose stream the call then runs on, when given), and runs. "" on success,
 // else what failed (plugin text escaped).
-std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args);
+std::string CallWithWorkspace(TeplugGemmV1* g, TeplugGemmArgs args,
+                              DeviceStaging* staging = nullptr);
 
 }  // namespace teplug::cli
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/kernel/kernel.h"
+#include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
 
 namespace teplug::cli {
@@ -79,7 +80,56 @@ struct InterfaceConformance {
   // it, beside those its descriptor declares (IDevice: its calls, all
   // required); null: none.
   std::vector<std::string> (*implied_claims)() = nullptr;
+  // Runs a case as `run` does, but with the plugin's op on `where`'s device
+  // (its tensors staged there through IDevice, conformance_staging.h); the
+  // reference still runs on host memory. Null: the interface's cases run on
+  // host memory only, so its claims on other devices are not checked.
+  CaseOutcome (*run_on_device)(const core::Kernel& plugin, const std::string& provider,
+                               const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                               const CaseDevice& where) = nullptr;
+  // `select` with the case's tensors on `where`'s device (for the shared
+  // contract checks there). Null: contract checks run on host memory only.
+  absl::StatusOr<core::Selection> (*select_on_device)(const core::Kernel& plugin,
+                                                      const std::string& provider,
+                                                      const std::string& text,
+                                                      const CaseDevice& where) = nullptr;
 };
+
+// A case runner taking where the plugin's op runs (null: host memory), and
+// the `run` and `run_on_device` of InterfaceConformance made from one.
+using CaseRunner = CaseOutcome (*)(const core::Kernel& plugin, const std::string& provider,
+                                   const core::Kernel& oracle, const std::string& text,
+                                   uint64_t seed, const CaseDevice* where);
+template <CaseRunner kRun>
+CaseOutcome RunOnHost(const core::Kernel& plugin, const std::string& provider,
+                      const core::Kernel& oracle, const std::string& text, uint64_t seed) {
+  return kRun(plugin, provider, oracle, text, seed, nullptr);
+}
+template <CaseRunner kRun>
+CaseOutcome RunOnDevice(const core::Kernel& plugin, const std::string& provider,
+                        const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                        const CaseDevice& where) {
+  return kRun(plugin, provider, oracle, text, seed, &where);
+}
+
+// A case selector taking where the case's tensors live (null: host memory),
+// and the `select` and `select_on_device` made from one.
+using CaseSelector = absl::StatusOr<core::Selection> (*)(const core::Kernel& plugin,
+                                                         const std::string& provider,
+                                                         const std::string& text,
+                                                         const CaseDevice* where);
+template <CaseSelector kSelect>
+absl::StatusOr<core::Selection> SelectOnHost(const core::Kernel& plugin,
+                                             const std::string& provider,
+                                             const std::string& text) {
+  return kSelect(plugin, provider, text, nullptr);
+}
+template <CaseSelector kSelect>
+absl::StatusOr<core::Selection> SelectOnDevice(const core::Kernel& plugin,
+                                               const std::string& provider,
+                                               const std::string& text, const CaseDevice& where) {
+  return kSelect(plugin, provider, text, &where);
+}
 
 // "field=member" for every member of every set field of `listing`'s
 // descriptor but its devices ("a_dtypes=bf16", "epilogues=gelu").

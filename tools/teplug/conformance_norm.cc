@@ -206,10 +206,27 @@ absl::StatusOr<std::vector<std::string>> ParseCase(const std::string& text) {
   return Exercised(*c);
 }
 
+// Every tensor of forward or backward `args` (the case's own, which staging
+// may move), each marked input or output.
+std::vector<StagedTensor> StagedTensorsOf(int32_t op, const void* args) {
+  auto in = [](const TeplugTensor* t) { return StagedTensor{const_cast<TeplugTensor*>(t), false}; };
+  if (op == TEPLUG_NORM_OP_FORWARD) {
+    const auto* a = static_cast<const TeplugNormFwdArgs*>(args);
+    return {in(a->x), in(a->gamma), in(a->beta), {a->y, true}, {a->mu, true}, {a->rsigma, true}};
+  }
+  const auto* a = static_cast<const TeplugNormBwdArgs*>(args);
+  return {in(a->dy),    in(a->x),        in(a->mu),       in(a->rsigma),
+          in(a->gamma), {a->dx, true}, {a->dgamma, true}, {a->dbeta, true}};
+}
+
 // Selects `provider`'s norm for `op` with `args` and calls it with exactly
-// the workspace it asks for; "" on success, else what failed.
+// the workspace it asks for, on `where`'s device (its tensors staged there)
+// when given; "" on success, else what failed.
 std::string Call(const core::Kernel& kernel, const std::string& provider, int32_t op, void* args,
-                 const char* who) {
+                 const char* who, const CaseDevice* where = nullptr) {
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(op, args)); !e.empty())
+    return absl::StrCat(who, ": ", e);
   absl::StatusOr<core::Selection> s = kernel.Select(sdk::kIidNormV1, op, args, provider);
   if (!s.ok())
     return absl::StrCat(who, " does not serve it: ", KernelMessageHead(s.status().message()));
@@ -218,21 +235,27 @@ std::string Call(const core::Kernel& kernel, const std::string& provider, int32_
   if (std::string e = TakeError(n->vtbl->workspace_size(n, op, args, &bytes), "workspace_size");
       !e.empty())
     return absl::StrCat(who, " failed: ", e);
-  std::vector<uint8_t> workspace(bytes);
+  void* workspace = nullptr;
+  if (std::string e = staging.Workspace(bytes, &workspace); !e.empty())
+    return absl::StrCat(who, ": ", e);
   TeplugError* e;
   if (op == TEPLUG_NORM_OP_FORWARD) {
     auto* a = static_cast<TeplugNormFwdArgs*>(args);
-    a->workspace = bytes == 0 ? nullptr : workspace.data();
+    a->workspace = workspace;
     a->workspace_size = bytes;
+    a->stream = staging.stream();
     e = n->vtbl->forward(n, a);
   } else {
     auto* a = static_cast<TeplugNormBwdArgs*>(args);
-    a->workspace = bytes == 0 ? nullptr : workspace.data();
+    a->workspace = workspace;
     a->workspace_size = bytes;
+    a->stream = staging.stream();
     e = n->vtbl->backward(n, a);
   }
   std::string text = TakeError(e, op == TEPLUG_NORM_OP_FORWARD ? "forward" : "backward");
-  return text.empty() ? "" : absl::StrCat(who, " failed: ", text);
+  if (!text.empty()) return absl::StrCat(who, " failed: ", text);
+  if (std::string f = staging.Finish(); !f.empty()) return absl::StrCat(who, ": ", f);
+  return "";
 }
 
 // The outputs of one run: forward's y, mu, rsigma; backward's dx, dgamma, dbeta.
@@ -268,18 +291,23 @@ TeplugNormFwdArgs ForwardArgs(const NormCase& c, const HostTensor& x, const Host
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<NormCase> c = Parse(text);
   if (!c.ok()) return c.status();
   HostTensor x("x", c->input, {c->rows, c->hidden}), gamma("gamma", c->weight, {c->hidden}),
       beta("beta", c->weight, {c->hidden});
   NormOutputs out = MakeOutputs(*c);
   const TeplugNormFwdArgs a = ForwardArgs(*c, x, gamma, beta, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(TEPLUG_NORM_OP_FORWARD, &a)); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidNormV1, TEPLUG_NORM_OP_FORWARD, &a, provider);
 }
 
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
-                const std::string& text, uint64_t seed) {
+// The plugin's calls run on `where`'s device when given, else on host memory.
+CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
+                  const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                  const CaseDevice* where) {
   absl::StatusOr<NormCase> c = Parse(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
   const bool layernorm = c->norm_type == TEPLUG_NORM_LAYERNORM;
@@ -290,7 +318,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   NormOutputs mine = MakeOutputs(*c), ref = MakeOutputs(*c);
   TeplugNormFwdArgs mine_fwd = ForwardArgs(*c, x, gamma, beta, &mine);
   TeplugNormFwdArgs ref_fwd = ForwardArgs(*c, x, gamma, beta, &ref);
-  if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_FORWARD, &mine_fwd, "the plugin");
+  if (std::string e =
+          Call(plugin, provider, TEPLUG_NORM_OP_FORWARD, &mine_fwd, "the plugin", where);
       !e.empty())
     return {false, e};
   if (std::string e = Call(oracle, "reference", TEPLUG_NORM_OP_FORWARD, &ref_fwd, "the reference");
@@ -323,7 +352,8 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
       return a;
     };
     TeplugNormBwdArgs mine_bwd = backward_args(&mine), ref_bwd = backward_args(&ref);
-    if (std::string e = Call(plugin, provider, TEPLUG_NORM_OP_BACKWARD, &mine_bwd, "the plugin");
+    if (std::string e =
+            Call(plugin, provider, TEPLUG_NORM_OP_BACKWARD, &mine_bwd, "the plugin", where);
         !e.empty())
       return {false, e};
     if (std::string e =
@@ -346,8 +376,20 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 }  // namespace
 
 const InterfaceConformance& NormConformance() {
-  static const InterfaceConformance kNorm = {"norm", &AllClaims, &Checkable, &Plan,  &ParseCase,
-                                             &Run,   &Select,    nullptr,    nullptr};
+  static const InterfaceConformance kNorm = [] {
+    InterfaceConformance n = {"norm",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
+    n.run_on_device = &RunOnDevice<&RunOn>;
+    n.select_on_device = &SelectOnDevice<&Select>;
+    return n;
+  }();
   return kNorm;
 }
 

@@ -194,6 +194,17 @@ std::string Call(const core::Kernel& kernel, const std::string& provider, int32_
   return text.empty() ? "" : absl::StrCat(who, " failed: ", text);
 }
 
+// Call on `where`'s device (host memory when null): `tensors` staged there
+// around the call (conformance_staging.h).
+std::string CallOn(const CaseDevice* where, const std::vector<StagedTensor>& tensors,
+                   const core::Kernel& kernel, const std::string& provider, int32_t op,
+                   const void* args, const char* who) {
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(tensors); !e.empty()) return e;
+  if (std::string e = Call(kernel, provider, op, args, who); !e.empty()) return e;
+  return staging.Finish();
+}
+
 // Where one quantize call writes: the row-wise codes with their scales
 // (HostTensor's quantization), and the column-wise copy with its scales in
 // the mode's layout (quantizer.h), joined in one TeplugQuantization.
@@ -272,19 +283,22 @@ std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<QuantizeCase> c = Parse(text);
   if (!c.ok()) return c.status();
   HostTensor input("input", c->input, {c->rows, c->cols});
   std::unique_ptr<QuantizeOutputs> out = MakeOutputs(*c, 1.0f);
   const TeplugQuantizeArgs a = QuantizeArgs(*c, input, out.get());
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage({{input.tensor(), false}, {&out->view, true}}); !e.empty())
+    return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, provider);
 }
 
 // The plugin's and the reference's dequantization of the plugin's codes.
 void CompareDequantize(const core::Kernel& plugin, const std::string& provider,
-                       const core::Kernel& oracle, const QuantizeCase& c, const HostTensor& codes,
-                       CaseOutcome* o) {
+                       const core::Kernel& oracle, const QuantizeCase& c, HostTensor& codes,
+                       const CaseDevice* where, CaseOutcome* o) {
   HostTensor mine_back("dequantized", c.input, {c.rows, c.cols});
   HostTensor ref_back = mine_back.Clone("dequantized");
   TeplugDequantizeArgs d = sdk::Versioned<TeplugDequantizeArgs>();
@@ -292,7 +306,10 @@ void CompareDequantize(const core::Kernel& plugin, const std::string& provider,
   d.output = mine_back.tensor();
   TeplugDequantizeArgs rd = d;
   rd.output = ref_back.tensor();
-  if (std::string e = Call(plugin, provider, TEPLUG_OP_DEQUANTIZE, &d, "the plugin"); !e.empty()) {
+  d.stream = where == nullptr ? nullptr : where->stream;
+  if (std::string e = CallOn(where, {{codes.tensor(), false}, {mine_back.tensor(), true}}, plugin,
+                             provider, TEPLUG_OP_DEQUANTIZE, &d, "the plugin");
+      !e.empty()) {
     o->problem = e;
     return;
   }
@@ -310,8 +327,9 @@ void CompareDequantize(const core::Kernel& plugin, const std::string& provider,
 // defines every mode's rule bit for bit, so codes, scales, amax and the
 // column-wise copy must equal the reference's; the dequantized row-wise
 // values' error is reported beside that.
-CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel& oracle,
-                const std::string& text, uint64_t seed) {
+CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
+                  const core::Kernel& oracle, const std::string& text, uint64_t seed,
+                  const CaseDevice* where) {
   CaseOutcome o;
   absl::StatusOr<QuantizeCase> c = Parse(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
@@ -323,9 +341,12 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   const float delayed_scale = 448.0f / std::uniform_real_distribution<float>(1.0f, 4.0f)(rng);
   std::unique_ptr<QuantizeOutputs> mine = MakeOutputs(*c, delayed_scale),
                                    ref = MakeOutputs(*c, delayed_scale);
-  const TeplugQuantizeArgs mine_args = QuantizeArgs(*c, input, mine.get()),
-                           ref_args = QuantizeArgs(*c, input, ref.get());
-  if (std::string e = Call(plugin, provider, TEPLUG_OP_QUANTIZE, &mine_args, "the plugin");
+  HostTensor mine_input = input.Clone("input");  // its own: staging moves it
+  TeplugQuantizeArgs mine_args = QuantizeArgs(*c, mine_input, mine.get());
+  const TeplugQuantizeArgs ref_args = QuantizeArgs(*c, input, ref.get());
+  mine_args.stream = where == nullptr ? nullptr : where->stream;
+  if (std::string e = CallOn(where, {{mine_input.tensor(), false}, {&mine->view, true}}, plugin,
+                             provider, TEPLUG_OP_QUANTIZE, &mine_args, "the plugin");
       !e.empty())
     return {false, e};
   if (std::string e = Call(oracle, "reference", TEPLUG_OP_QUANTIZE, &ref_args, "the reference");
@@ -333,7 +354,7 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
     return {false, e};
   o.Include(NormalizedMaxError(mine->rowwise.Values(), ref->rowwise.Values()),
             kQuantizeVsReferenceTolerance);
-  if (c->dequantize) CompareDequantize(plugin, provider, oracle, *c, mine->rowwise, &o);
+  if (c->dequantize) CompareDequantize(plugin, provider, oracle, *c, mine->rowwise, where, &o);
   o.Decide();
   if (!o.problem.empty()) o.passed = false;
   const TeplugQuantization& mq = mine->quant;
@@ -358,8 +379,20 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
 }  // namespace
 
 const InterfaceConformance& QuantizerConformance() {
-  static const InterfaceConformance kQuantizer = {
-      "quantizer", &AllClaims, &Checkable, &Plan, &ParseCase, &Run, &Select, nullptr, nullptr};
+  static const InterfaceConformance kQuantizer = [] {
+    InterfaceConformance q = {"quantizer",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&RunOn>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
+    q.run_on_device = &RunOnDevice<&RunOn>;
+    q.select_on_device = &SelectOnDevice<&Select>;
+    return q;
+  }();
   return kQuantizer;
 }
 

@@ -11,7 +11,9 @@
 //                         within tolerance, but not bitwise reproducible.
 // `teplug conformance` must pass the honest copy and fail each liar on the
 // claims its lie touches (every claim; mask_types=padding;
-// features=backward; features=deterministic).
+// features=backward; features=deterministic). Built with ON_OPAQUE_DEVICE it
+// serves the opencl:0 device of opaque_device.h instead of the CPU (its
+// tensors' data are that device's handles) and registers that IDevice too.
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -19,6 +21,9 @@
 
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_plugins/plugin_parts.h"
+#ifdef ON_OPAQUE_DEVICE
+#include "tools/teplug/conformance_plugins/opaque_device.h"
+#endif
 
 namespace {
 
@@ -28,6 +33,16 @@ using conformance_plugins::Release;
 
 const TeplugIID kAttentionIid = TEPLUG_IID_ATTENTION_V1_INIT;
 const TeplugIID kObjectIid = TEPLUG_IID_OBJECT_INIT;
+
+// The host address of a tensor's data.
+template <typename T>
+T* Data(const TeplugTensor* t) {
+#ifdef ON_OPAQUE_DEVICE
+  return static_cast<T*>(opaque_device::Host(t->data));
+#else
+  return static_cast<T*>(t->data);
+#endif
+}
 
 TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   if (iid == nullptr ||
@@ -60,7 +75,7 @@ std::vector<int64_t> Lengths(const TeplugAttentionParams& p, const TeplugTensor*
   std::vector<int64_t> lengths(static_cast<size_t>(p.batch), max);
 #ifndef LIE_PADDING
   if (p.mask_type == TEPLUG_MASK_PADDING && cu != nullptr) {
-    const auto* sums = static_cast<const int32_t*>(cu->data);
+    const auto* sums = Data<const int32_t>(cu);
     for (int64_t b = 0; b < p.batch; ++b) lengths[b] = sums[b + 1] - sums[b];
   }
 #endif
@@ -90,11 +105,11 @@ TeplugError* Forward(TeplugAttentionV1*, const TeplugAttentionFwdArgs* a) {
     return Error(TEPLUG_INVALID_ARGUMENT,
                  "forward: params, q, k, v, o and softmax_lse are required");
   const Problem p = Read(*a->params);
-  const auto* q = static_cast<const float*>(a->q->data);
-  const auto* k = static_cast<const float*>(a->k->data);
-  const auto* v = static_cast<const float*>(a->v->data);
-  auto* o = static_cast<float*>(a->o->data);
-  auto* lse = static_cast<float*>(a->softmax_lse->data);
+  const auto* q = Data<const float>(a->q);
+  const auto* k = Data<const float>(a->k);
+  const auto* v = Data<const float>(a->v);
+  auto* o = Data<float>(a->o);
+  auto* lse = Data<float>(a->softmax_lse);
   std::memset(o, 0, sizeof(float) * p.batch * p.sq * p.heads * p.dim);
   std::vector<double> s(static_cast<size_t>(p.skv));
   for (int64_t b = 0; b < p.batch; ++b)
@@ -132,12 +147,12 @@ TeplugError* Backward(TeplugAttentionV1*, const TeplugAttentionBwdArgs* a) {
       a->dq == nullptr || a->dk == nullptr || a->dv == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "backward: a required tensor is NULL");
   const Problem p = Read(*a->params);
-  const auto* q = static_cast<const float*>(a->q->data);
-  const auto* k = static_cast<const float*>(a->k->data);
-  const auto* v = static_cast<const float*>(a->v->data);
-  const auto* o = static_cast<const float*>(a->o->data);
-  const auto* d_o = static_cast<const float*>(a->d_o->data);
-  const auto* lse = static_cast<const float*>(a->softmax_lse->data);
+  const auto* q = Data<const float>(a->q);
+  const auto* k = Data<const float>(a->k);
+  const auto* v = Data<const float>(a->v);
+  const auto* o = Data<const float>(a->o);
+  const auto* d_o = Data<const float>(a->d_o);
+  const auto* lse = Data<const float>(a->softmax_lse);
   const size_t q_count = static_cast<size_t>(p.batch * p.sq * p.heads * p.dim);
   const size_t kv_count = static_cast<size_t>(p.batch * p.skv * p.heads * p.dim);
   std::vector<double> dq(q_count), dk(kv_count), dv(kv_count);
@@ -166,13 +181,13 @@ TeplugError* Backward(TeplugAttentionV1*, const TeplugAttentionBwdArgs* a) {
         }
       }
   auto store = [](const std::vector<double>& from, TeplugTensor* to) {
-    auto* out = static_cast<float*>(to->data);
+    auto* out = Data<float>(to);
     for (size_t i = 0; i < from.size(); ++i) out[i] = static_cast<float>(from[i]);
   };
   store(dq, a->dq);
 #ifdef LIE_NONDETERMINISTIC
   static std::atomic<uint32_t> calls{0};
-  auto* dq0 = static_cast<float*>(a->dq->data);
+  auto* dq0 = Data<float>(a->dq);
   if (a->params->deterministic && (calls++ & 1) != 0) *dq0 = std::nextafter(*dq0, INFINITY);
 #endif
   store(dk, a->dk);
@@ -187,12 +202,16 @@ const TeplugAttentionV1Vtbl kVtbl = {{sizeof(TeplugAttentionV1Vtbl), &Query, &Ad
                                      &Backward};
 TeplugAttentionV1 g_attention = {&kVtbl};
 
-const TeplugDeviceSupport kCpu[] = {
+#ifdef ON_OPAQUE_DEVICE
+const TeplugDeviceSupport* const kServed = opaque_device::kOpencl;
+#else
+const TeplugDeviceSupport kServed[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+#endif
 TeplugAttentionCaps MakeCaps() {
   TeplugAttentionCaps c = {};
   c.struct_size = sizeof c;
-  c.devices = kCpu;
+  c.devices = kServed;
   c.num_devices = 1;
   c.qkv_dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
   c.layouts = TEPLUG_LAYOUT_BIT(TEPLUG_LAYOUT_BSHD_BSHD_BSHD);
@@ -207,7 +226,17 @@ const TeplugAttentionCaps kCaps = MakeCaps();
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
                                                                  TeplugPluginInfo* info) {
+#ifdef ON_OPAQUE_DEVICE
+  if (TeplugError* e = conformance_plugins::RegisterOne(
+          host, info, PLUGIN_PROVIDER_NAME, opaque_device::kDeviceIid,
+          reinterpret_cast<TeplugObject*>(&opaque_device::g_opaque_device),
+          &opaque_device::kOpaqueDeviceCaps, "opaque_device"))
+    return e;
+  return conformance_plugins::RegisterImplementation(
+      host, kAttentionIid, reinterpret_cast<TeplugObject*>(&g_attention), &kCaps, "fp32");
+#else
   return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kAttentionIid,
                                           reinterpret_cast<TeplugObject*>(&g_attention), &kCaps,
                                           "fp32");
+#endif
 }

@@ -4,6 +4,8 @@
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_PLUGINS_PLUGIN_PARTS_H_
 
 #include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -55,6 +57,69 @@ inline TeplugBool AnswerSupports(const char* why, char* reason, size_t reason_si
   return 0;
 }
 
+// An IDevice's streams as tokens, for devices whose every copy and op
+// completes before it returns: created, synchronised (nothing to wait for)
+// and destroyed.
+inline TeplugError* TokenStreamCreate(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream* out) {
+  *out = std::malloc(1);
+  return nullptr;
+}
+inline TeplugError* TokenStreamSynchronize(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream) {
+  return nullptr;
+}
+inline TeplugError* TokenStreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream s) {
+  std::free(s);
+  return nullptr;
+}
+
+// device_info of an IDevice serving one device, ordinal 0 of `kind`.
+inline TeplugError* OneDeviceInfo(size_t index, TeplugDeviceInfo* info, int32_t kind,
+                                  const char* name, bool host_pointers_usable) {
+  if (index != 0) return Error(TEPLUG_INVALID_ARGUMENT, "device_info: one device, index 0");
+  info->kind = kind;
+  info->vendor_id = 0;
+  info->ordinal = 0;
+  info->arch = 0;
+  std::strncpy(info->name, name, sizeof info->name - 1);
+  info->name[sizeof info->name - 1] = '\0';
+  info->memory_bytes = 0;
+  info->host_pointers_usable = host_pointers_usable ? 1 : 0;
+  info->reserved0 = 0;
+  return nullptr;
+}
+
+// Registers one implementation of the provider being loaded.
+inline TeplugError* RegisterImplementation(const TeplugHostApi* host, const TeplugIID& iid,
+                                           TeplugObject* object, const void* caps,
+                                           const char* implementation) {
+  TeplugImplementationDesc d = {};
+  d.struct_size = sizeof d;
+  d.iid = iid;
+  d.object = object;
+  d.capability = caps;
+  d.name = implementation;
+  d.priority = 10;
+  return host->registrar->register_implementation(host->registrar, &d);
+}
+
+// RMSNorm forward over `rows` rows of `hidden` fp32 values: y = x * rsigma *
+// gamma (gamma + 1 when zero-centered), rsigma = 1 / sqrt(sum(x^2) / divisor
+// + epsilon) per row (written when `rsigma` is not NULL). INorm/1's divisor
+// is `hidden`.
+inline void RmsNormRows(const float* x, const float* g, float* y, float* rsigma, int64_t rows,
+                        int64_t hidden, double divisor, float epsilon, bool zero_centered_gamma) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (int64_t i = 0; i < hidden; ++i) squares += double{x[r * hidden + i]} * x[r * hidden + i];
+    const double rs = 1.0 / std::sqrt(squares / divisor + epsilon);
+    for (int64_t i = 0; i < hidden; ++i) {
+      const double gi = zero_centered_gamma ? g[i] + 1.0 : g[i];
+      y[r * hidden + i] = static_cast<float>(x[r * hidden + i] * rs * gi);
+    }
+    if (rsigma != nullptr) rsigma[r] = static_cast<float>(rs);
+  }
+}
+
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
 inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
                                 const char* provider, const TeplugIID& iid, TeplugObject* object,
@@ -64,14 +129,7 @@ inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* inf
   info->version = "1.0";
   info->abi_min = TEPLUG_ABI_VERSION_MAJOR_FIRST;
   info->abi_max = TEPLUG_ABI_VERSION_CURRENT;
-  TeplugImplementationDesc d = {};
-  d.struct_size = sizeof d;
-  d.iid = iid;
-  d.object = object;
-  d.capability = caps;
-  d.name = implementation;
-  d.priority = 10;
-  return host->registrar->register_implementation(host->registrar, &d);
+  return RegisterImplementation(host, iid, object, caps, implementation);
 }
 
 }  // namespace conformance_plugins

@@ -44,16 +44,8 @@ TeplugError* Count(TeplugDeviceV1*, size_t* count) {
 }
 
 TeplugError* Info(TeplugDeviceV1*, size_t index, TeplugDeviceInfo* info) {
-  if (index != 0) return Error(TEPLUG_INVALID_ARGUMENT, "device_info: one device, index 0");
-  info->kind = TEPLUG_DEVICE_CPU;
-  info->vendor_id = 0;
-  info->ordinal = 0;
-  info->arch = 0;
-  std::strcpy(info->name, "conformance test cpu");
-  info->memory_bytes = 0;
-  info->host_pointers_usable = 1;
-  info->reserved0 = 0;
-  return nullptr;
+  return conformance_plugins::OneDeviceInfo(index, info, TEPLUG_DEVICE_CPU, "conformance test cpu",
+                                            true);
 }
 
 TeplugError* Open(TeplugDeviceV1*, const TeplugDeviceOpenArgs* a, TeplugDeviceContext** out) {
@@ -94,19 +86,6 @@ TeplugError* Copy(TeplugDeviceV1*, const TeplugCopyArgs* a) {
   return nullptr;
 }
 
-// Streams are tokens: every copy completes before it returns.
-TeplugError* StreamCreate(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream* out) {
-  *out = std::malloc(1);
-  return nullptr;
-}
-TeplugError* StreamSynchronize(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream) {
-  return nullptr;
-}
-TeplugError* StreamDestroy(TeplugDeviceV1*, TeplugDeviceContext*, TeplugStream s) {
-  std::free(s);
-  return nullptr;
-}
-
 const TeplugDeviceV1Vtbl kVtbl = {
     {sizeof(TeplugDeviceV1Vtbl), &conformance_plugins::QueryOne<&kDeviceIid>, &AddRef, &Release},
     &Supports,
@@ -117,9 +96,9 @@ const TeplugDeviceV1Vtbl kVtbl = {
     &Allocate,
     &Deallocate,
     &Copy,
-    &StreamCreate,
-    &StreamSynchronize,
-    &StreamDestroy};
+    &conformance_plugins::TokenStreamCreate,  // every copy completes before it returns
+    &conformance_plugins::TokenStreamSynchronize,
+    &conformance_plugins::TokenStreamDestroy};
 TeplugDeviceV1 g_device = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {

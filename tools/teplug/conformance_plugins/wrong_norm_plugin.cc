@@ -37,24 +37,16 @@ TeplugError* Forward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
   const int64_t hidden = a->x->shape[a->x->rank - 1];
   int64_t rows = 1;
   for (int i = 0; i + 1 < a->x->rank; ++i) rows *= a->x->shape[i];
-  const auto* x = static_cast<const float*>(a->x->data);
-  const auto* g = static_cast<const float*>(a->gamma->data);
-  auto* y = static_cast<float*>(a->y->data);
-  for (int64_t r = 0; r < rows; ++r) {
-    double squares = 0;
-    for (int64_t i = 0; i < hidden; ++i) squares += double{x[r * hidden + i]} * x[r * hidden + i];
 #ifdef LIE_NUMBERS
-    const double divisor = static_cast<double>(hidden - 1);
+  const double divisor = static_cast<double>(hidden - 1);
 #else
-    const double divisor = static_cast<double>(hidden);
+  const double divisor = static_cast<double>(hidden);
 #endif
-    const double rsigma = 1.0 / std::sqrt(squares / divisor + a->epsilon);
-    for (int64_t i = 0; i < hidden; ++i) {
-      const double gi = a->zero_centered_gamma ? g[i] + 1.0 : g[i];
-      y[r * hidden + i] = static_cast<float>(x[r * hidden + i] * rsigma * gi);
-    }
-    if (a->rsigma != nullptr) static_cast<float*>(a->rsigma->data)[r] = static_cast<float>(rsigma);
-  }
+  conformance_plugins::RmsNormRows(
+      static_cast<const float*>(a->x->data), static_cast<const float*>(a->gamma->data),
+      static_cast<float*>(a->y->data),
+      a->rsigma == nullptr ? nullptr : static_cast<float*>(a->rsigma->data), rows, hidden, divisor,
+      a->epsilon, a->zero_centered_gamma != 0);
   return nullptr;
 }
 TeplugError* Backward(TeplugNormV1*, const TeplugNormBwdArgs*) {
