@@ -1,7 +1,7 @@
 // The opencl provider's capability descriptors (static storage).
 //   IDevice  every OpenCL device (kind OPENCL, any vendor, any arch)
-//   IGemm    on those devices: A, B, C, D, bias of one dtype, fp32 or fp16
-//            (Supports refuses mixed dtypes); bias, GELU, pre_gelu_out,
+//   IGemm    on those devices: A, B and D each fp32 or fp16 (any pairing;
+//            C, bias and pre_gelu_out in D's dtype); bias, GELU, pre_gelu_out,
 //            accumulate; no quantized operands, no alignment or size bound
 #ifndef TEPLUG_PLUGINS_OPENCL_PROVIDER_CAPABILITIES_H_
 #define TEPLUG_PLUGINS_OPENCL_PROVIDER_CAPABILITIES_H_

@@ -22,7 +22,7 @@ DeviceMatrix ResolveMatrix(const TeplugTensor& t, const char* name, int32_t dtyp
     throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.", name, " is quantized"));
   if (t.dtype != dtype) {
     throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.", name, " is ", sdk::DTypeName(t.dtype),
-                                        ", expected ", sdk::DTypeName(dtype), " (A's dtype)"));
+                                        ", expected ", sdk::DTypeName(dtype), " (D's dtype)"));
   }
   const int32_t rank = vector ? 1 : 2;
   if (t.rank != rank) {

@@ -97,7 +97,8 @@ TeplugDevice KernelWithOpenCl::device_{};
 sdk::DeviceContext* KernelWithOpenCl::ctx_ = nullptr;
 
 struct GemmSetup {
-  int32_t dtype = TEPLUG_DTYPE_FP32;
+  int32_t dtype = TEPLUG_DTYPE_FP32;  // D's, C's, the bias's and pre_gelu_out's
+  int32_t a_dtype = -1, b_dtype = -1;  // -1: dtype
   bool trans_a = false, trans_b = false;
   Epilogue epilogue = Epilogue::kNone;
   int64_t m = 37, n = 29, k = 45;
@@ -105,7 +106,9 @@ struct GemmSetup {
 };
 
 std::string Describe(const GemmSetup& s) {
-  return std::string(sdk::DTypeName(s.dtype)) + " trans_a=" + std::to_string(s.trans_a) +
+  return std::string(sdk::DTypeName(s.a_dtype < 0 ? s.dtype : s.a_dtype)) + " x " +
+         sdk::DTypeName(s.b_dtype < 0 ? s.dtype : s.b_dtype) + " -> " + sdk::DTypeName(s.dtype) +
+         " trans_a=" + std::to_string(s.trans_a) +
          " trans_b=" + std::to_string(s.trans_b) + " epilogue=" + EpilogueName(s.epilogue) +
          " row_padding=" + std::to_string(s.layout.row_padding);
 }
@@ -121,10 +124,10 @@ class GemmPair {
     const bool aux =
         e == Epilogue::kGeluAux || e == Epilogue::kBiasGeluAux || e == Epilogue::kAccumulateAll;
     const bool gelu = aux || e == Epilogue::kGelu;
-    a_ = std::make_unique<TestMatrix>(s.dtype, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k,
-                                      s.layout);
-    b_ = std::make_unique<TestMatrix>(s.dtype, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n,
-                                      s.layout);
+    a_ = std::make_unique<TestMatrix>(s.a_dtype < 0 ? s.dtype : s.a_dtype,
+                                      s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k, s.layout);
+    b_ = std::make_unique<TestMatrix>(s.b_dtype < 0 ? s.dtype : s.b_dtype,
+                                      s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n, s.layout);
     a_->FillRandom(rng);
     b_->FillRandom(rng);
     if (e == Epilogue::kC) {
@@ -196,6 +199,29 @@ INSTANTIATE_TEST_SUITE_P(DTypesEpiloguesTransposes, OpenClGemmNumericsTest,
                          ::testing::Combine(::testing::Values(TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16),
                                             ::testing::ValuesIn(kEpilogues), ::testing::Bool(),
                                             ::testing::Bool()));
+
+// A, B and D each fp32 or fp16 in every pairing the descriptor's per-operand
+// dtype bits allow, with the epilogues that read D's dtype (C, bias, aux).
+TEST_F(KernelWithOpenCl, MixedDTypePairingsMatchTheReference) {
+  for (int32_t a : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16}) {
+    for (int32_t b : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16}) {
+      for (int32_t d : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16}) {
+        if (a == b && b == d) continue;  // the parameterised suite's cases
+        for (Epilogue e : {Epilogue::kNone, Epilogue::kC, Epilogue::kAccumulateAll}) {
+          GemmSetup s;
+          s.a_dtype = a;
+          s.b_dtype = b;
+          s.dtype = d;
+          s.epilogue = e;
+          s.trans_b = true;
+          SCOPED_TRACE(Describe(s));
+          GemmPair pair(s, 4242 + static_cast<uint64_t>(e));
+          pair.RunAndCompare(gemm_, *ctx_, device_);
+        }
+      }
+    }
+  }
+}
 
 TEST_F(KernelWithOpenCl, PaddedRowsMatchTheReference) {
   for (int32_t dtype : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16}) {

@@ -2,6 +2,7 @@
 
 #include <clblast.h>
 
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -37,7 +38,8 @@ class OwnedBuffer {
 // The resolved call: every tensor as a DeviceMatrix, checked against the
 // others' shapes and context.
 struct GemmCall {
-  int32_t dtype = 0;
+  // A and B each in its own dtype; C, bias and pre_gelu_out in D's.
+  int32_t a_dtype = 0, b_dtype = 0, d_dtype = 0;
   int64_t m = 0, n = 0, k = 0;
   DeviceMatrix a, b, d, c, bias, pre;
   bool has_c = false, has_bias = false, has_pre = false, gelu = false;
@@ -56,18 +58,23 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
     throw sdk::InvalidArgument("TeplugGemmArgs: a, b and d are required");
   }
   GemmCall call;
-  call.dtype = args.a->dtype;
-  if (call.dtype != TEPLUG_DTYPE_FP32 && call.dtype != TEPLUG_DTYPE_FP16) {
-    throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.a is ", sdk::DTypeName(call.dtype),
-                                        "; the opencl GEMM serves fp32 and fp16"));
+  for (const auto& [dtype, tensor, name] :
+       {std::tuple<int32_t*, const TeplugTensor*, const char*>{&call.a_dtype, args.a, "a"},
+        {&call.b_dtype, args.b, "b"},
+        {&call.d_dtype, args.d, "d"}}) {
+    *dtype = tensor->dtype;
+    if (*dtype != TEPLUG_DTYPE_FP32 && *dtype != TEPLUG_DTYPE_FP16) {
+      throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.", name, " is ", sdk::DTypeName(*dtype),
+                                          "; the opencl GEMM serves fp32 and fp16"));
+    }
   }
   if (args.epilogue != TEPLUG_EPILOGUE_NONE && args.epilogue != TEPLUG_EPILOGUE_GELU) {
     throw sdk::InvalidArgument(
         absl::StrCat("TeplugGemmArgs.epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
   }
-  call.a = ResolveMatrix(*args.a, "a", call.dtype);
-  call.b = ResolveMatrix(*args.b, "b", call.dtype);
-  call.d = ResolveMatrix(*args.d, "d", call.dtype);
+  call.a = ResolveMatrix(*args.a, "a", call.a_dtype);
+  call.b = ResolveMatrix(*args.b, "b", call.b_dtype);
+  call.d = ResolveMatrix(*args.d, "d", call.d_dtype);
   call.m = args.trans_a ? call.a.cols : call.a.rows;
   call.k = args.trans_a ? call.a.rows : call.a.cols;
   call.n = args.trans_b ? call.b.rows : call.b.cols;
@@ -83,13 +90,13 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
     call.beta = 1;
   } else if (args.c != nullptr && args.beta != 0) {
     call.has_c = true;
-    call.c = ResolveMatrix(*args.c, "c", call.dtype);
+    call.c = ResolveMatrix(*args.c, "c", call.d_dtype);
     RequireShape(call.c, call.m, call.n, "c");
     call.beta = args.beta;
   }
   if (args.bias != nullptr) {
     call.has_bias = true;
-    call.bias = ResolveMatrix(*args.bias, "bias", call.dtype, /*vector=*/true);
+    call.bias = ResolveMatrix(*args.bias, "bias", call.d_dtype, /*vector=*/true);
     RequireShape(call.bias, 1, call.n, "bias");
   }
   call.gelu = args.epilogue == TEPLUG_EPILOGUE_GELU;
@@ -97,7 +104,7 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
     if (!call.gelu)
       throw sdk::InvalidArgument("TeplugGemmArgs.pre_gelu_out is given without the GELU epilogue");
     call.has_pre = true;
-    call.pre = ResolveMatrix(*args.pre_gelu_out, "pre_gelu_out", call.dtype);
+    call.pre = ResolveMatrix(*args.pre_gelu_out, "pre_gelu_out", call.d_dtype);
     RequireShape(call.pre, call.m, call.n, "pre_gelu_out");
   }
   const void* owner = call.d.owner;
@@ -154,16 +161,19 @@ void Run(const TeplugGemmArgs& args) {
   if (call.has_pre) RequireData(call.pre, "pre_gelu_out");
   const OpenClContextHandles h = HandlesOfOwner(call.d.owner);
   cl_command_queue q = QueueFor(args, h);
-  const bool half = call.dtype == TEPLUG_DTYPE_FP16;
-  // Our kernels, looked up only when a step needs them (a plain fp32 GEMM
-  // needs none).
-  cl_program built = nullptr;
-  auto program = [&] {
-    if (built == nullptr) {
-      built = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource,
-                                       half ? "-DTEPLUG_HALF" : "");
+  const bool a_half = call.a_dtype == TEPLUG_DTYPE_FP16;
+  const bool b_half = call.b_dtype == TEPLUG_DTYPE_FP16;
+  const bool half = call.d_dtype == TEPLUG_DTYPE_FP16;
+  // Our kernels, one program per element type, looked up only when a step
+  // needs them (a plain fp32 GEMM needs none).
+  cl_program built[2] = {nullptr, nullptr};
+  auto program = [&](bool for_half) {
+    cl_program& p = built[for_half ? 1 : 0];
+    if (p == nullptr) {
+      p = SharedProgramCache().Get(h.context, h.device, kEpilogueKernelSource,
+                                   for_half ? "-DTEPLUG_HALF" : "");
     }
-    return built;
+    return p;
   };
   const size_t m = static_cast<size_t>(call.m), n = static_cast<size_t>(call.n),
                k = static_cast<size_t>(call.k);
@@ -184,7 +194,7 @@ void Run(const TeplugGemmArgs& args) {
   const bool clblast_beta = k > 0 && (!call.has_c || c_is_w);
   const float beta = clblast_beta ? (call.has_c ? call.beta : 0.0f) : 1.0f;
   if (!clblast_beta) {
-    Kernel prefill(program(), "prefill");
+    Kernel prefill(program(half), "prefill");
     prefill.Arg(0, call.has_c ? call.c.buffer : static_cast<cl_mem>(nullptr));
     prefill.Arg(1, U(call.c.offset));
     prefill.Arg(2, U(call.c.ld));
@@ -197,14 +207,16 @@ void Run(const TeplugGemmArgs& args) {
   }
   if (k > 0) {
     DeviceMatrix a = call.a, b = call.b;
-    if (half) {
+    if (a_half) {
       a_scratch = std::make_unique<OwnedBuffer>(
           h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
+      ToFloat(program(true), q, call.a, a_scratch->get());
+      a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
+    }
+    if (b_half) {
       b_scratch = std::make_unique<OwnedBuffer>(
           h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
-      ToFloat(program(), q, call.a, a_scratch->get());
-      ToFloat(program(), q, call.b, b_scratch->get());
-      a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
+      ToFloat(program(true), q, call.b, b_scratch->get());
       b = DeviceMatrix{b_scratch->get(), 0, static_cast<size_t>(b.cols), b.rows, b.cols, b.owner};
     }
     const clblast::StatusCode s = clblast::Gemm<float>(
@@ -218,7 +230,7 @@ void Run(const TeplugGemmArgs& args) {
     }
   }
   if (half || call.has_bias || call.gelu) {
-    Kernel epilogue(program(), "epilogue");
+    Kernel epilogue(program(half), "epilogue");
     epilogue.Arg(0, w.buffer);
     epilogue.Arg(1, U(w.offset));
     epilogue.Arg(2, U(w.ld));

@@ -25,7 +25,8 @@ std::string ClblastErrorMessage(int status);
 class OpenClGemm final : public sdk::GemmImpl {
  public:
   // false with the reason (tensor and value) for calls outside the
-  // descriptor's reach that it cannot state (strides, mixed dtypes).
+  // descriptor's reach that it cannot state (strides, a C, bias or
+  // pre_gelu_out not in D's dtype).
   bool Supports(const TeplugGemmArgs& args, std::string* reason) override;
   void Gemm(const TeplugGemmArgs& args) override;
 };

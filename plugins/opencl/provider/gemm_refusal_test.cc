@@ -75,12 +75,26 @@ TEST_F(OpenClGemmRefusalTest, AWellFormedCallRuns) {
   EXPECT_EQ(Failure().first, TEPLUG_OK) << Failure().second;
 }
 
-TEST_F(OpenClGemmRefusalTest, MixedDTypesAreNotServed) {
+TEST_F(OpenClGemmRefusalTest, MixedInputAndOutputDTypesAreServed) {
   d_.dtype = TEPLUG_DTYPE_FP16;
+  b_.dtype = TEPLUG_DTYPE_FP16;
+  std::string reason;
+  EXPECT_TRUE(gemm_.Supports(args_, &reason)) << reason;
+}
+
+TEST_F(OpenClGemmRefusalTest, ABiasNotInDsDTypeIsNotServed) {
+  d_.dtype = TEPLUG_DTYPE_FP16;
+  TeplugTensor bias = d_;
+  bias.dtype = TEPLUG_DTYPE_FP32;
+  bias.rank = 1;
+  bias.shape[0] = d_.shape[1];
+  bias.strides[0] = 0;
+  args_.bias = &bias;
   std::string reason;
   EXPECT_FALSE(gemm_.Supports(args_, &reason));
-  EXPECT_THAT(reason, HasSubstr("TeplugGemmArgs.d is fp16, expected fp32"));
+  EXPECT_THAT(reason, HasSubstr("TeplugGemmArgs.bias is fp32, expected fp16 (D's dtype)"));
   EXPECT_EQ(Failure().first, TEPLUG_UNSUPPORTED);
+  args_.bias = nullptr;
 }
 
 TEST_F(OpenClGemmRefusalTest, Bf16IsNotServed) {
