@@ -301,7 +301,8 @@ void GlooCommunicator::ReduceScatterV(const void* in, void* out, const std::vect
     const size_t eb = DTypeBytes(dtype);
     std::vector<unsigned char> reduced(total * eb);
     AllReduceNow(in, reduced.data(), total, dtype, op, NextTag());
-    std::memmove(out, reduced.data() + offset * eb, mine * eb);
+    // A rank whose block is empty may pass no buffer at all.
+    if (mine > 0) std::memmove(out, reduced.data() + offset * eb, mine * eb);
   });
 }
 
@@ -324,7 +325,8 @@ void GlooCommunicator::AllGatherV(const void* in, void* out, const std::vector<s
     if (total == 0) return;
     auto* base = static_cast<uint8_t*>(out);
     // Place this rank's block first so Gloo gathers in place.
-    if (in != base + offset) std::memmove(base + offset, in, bytes[rank()]);
+    // A rank that sends nothing may pass no buffer at all.
+    if (bytes[rank()] > 0 && in != base + offset) std::memmove(base + offset, in, bytes[rank()]);
     gloo::AllgathervOptions opts(context_);
     opts.setOutput(base, bytes);
     opts.setTag(NextTag());

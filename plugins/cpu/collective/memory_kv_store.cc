@@ -40,7 +40,7 @@ TeplugError* MemoryKvStore::Get(void* ctx, const char* key, void* buffer, size_t
   const std::string& v = s->values_[key];
   *size = v.size();
   if (v.size() > capacity) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "buffer too small");
-  std::memcpy(buffer, v.data(), v.size());
+  if (!v.empty()) std::memcpy(buffer, v.data(), v.size());
   return nullptr;
 }
 
