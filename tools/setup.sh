@@ -30,6 +30,10 @@ PACKAGES=(
   make                # tests/kit: the build tool of CMake's default generator
 )
 
+# After the packages (python3 among them): the pinned cuDNN frontend headers,
+# which are not a Debian package (tools/fetch_cudnn_frontend.sh; offline once fetched).
+fetch_cudnn_frontend() { "$(dirname "${BASH_SOURCE[0]}")/fetch_cudnn_frontend.sh"; }
+
 missing=()
 for package in "${PACKAGES[@]}"; do
   if [[ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" != "install ok installed" ]]; then
@@ -39,6 +43,7 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#PACKAGES[@]} required packages are installed; nothing to do"
+  fetch_cudnn_frontend
   exit 0
 fi
 
@@ -75,4 +80,5 @@ elif ! "${apt_get[@]}" install "${missing[@]}"; then
   "${apt_get[@]}" update
   "${apt_get[@]}" install "${missing[@]}"
 fi
+fetch_cudnn_frontend
 echo "setup: done"

@@ -11,6 +11,7 @@ downloaded, which is what lets Bazel 4.2 build with no network.
 
 load(":abseil_repository.bzl", "system_abseil")
 load(":cuda_configure.bzl", "cuda_configure")
+load(":cudnn_frontend_configure.bzl", "cudnn_frontend_configure")
 load(":offline_stub_repository.bzl", "offline_stub_repository")
 load(":protobuf_repository.bzl", "system_protobuf")
 load(":system_library_repository.bzl", "system_library_repository")
@@ -47,3 +48,4 @@ def teplug_dependencies():
         linkopts = {"MPI_LIBS": "ompi-c"},
     )
     _define_once(cuda_configure, "local_cuda")
+    _define_once(cudnn_frontend_configure, "cudnn_frontend")
