@@ -25,4 +25,30 @@ std::string CudaCallFailure(CudaRuntimeApi& runtime, const std::string& call, in
   return absl::StrCat(call, " returned ", runtime.ErrorName(code), " (", runtime.ErrorText(code), ")");
 }
 
+CudaArchProbe ProbeCudaArchs(CudaRuntimeApi& runtime) {
+  CudaArchProbe probe;
+  int count = 0;
+  const int e = runtime.GetDeviceCount(&count);
+  if (e != kCudaSuccess) {
+    probe.missing_reason = "no CUDA device: " + CudaCallFailure(runtime, "cudaGetDeviceCount", e);
+    return probe;
+  }
+  if (count <= 0) {
+    probe.missing_reason = "no CUDA device: cudaGetDeviceCount reported 0 devices";
+    return probe;
+  }
+  for (int i = 0; i < count; ++i) {
+    CudaDeviceFacts facts;
+    const int f = runtime.GetDeviceFacts(i, &facts);
+    if (f != kCudaSuccess) {
+      probe.archs.clear();
+      probe.missing_reason =
+          "no CUDA device: " + CudaCallFailure(runtime, absl::StrCat("cudaGetDeviceProperties(", i, ")"), f);
+      return probe;
+    }
+    probe.archs.push_back(ArchOfComputeCapability(facts.major, facts.minor));
+  }
+  return probe;
+}
+
 }  // namespace teplug::native

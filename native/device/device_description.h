@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "native/device/cuda_runtime_api.h"
 #include "teplug/device.h"
@@ -24,6 +25,16 @@ void DescribeCudaDevice(const CudaDeviceFacts& facts, int ordinal, TeplugDeviceI
 // "<call> returned <cudaErrorName> (<cudaErrorString>)": the runtime's own
 // words for a failed call, for messages and decision records.
 std::string CudaCallFailure(CudaRuntimeApi& runtime, const std::string& call, int code);
+
+// The arch of every GPU the runtime reports, or why there is none: "no CUDA
+// device: cudaGetDeviceCount returned ..." (the driver's words), "... reported
+// 0 devices", or the failing cudaGetDeviceProperties. Exactly one of the two
+// is set. Providers ask once, on their first question, never at registration.
+struct CudaArchProbe {
+  std::vector<int32_t> archs;
+  std::string missing_reason;
+};
+CudaArchProbe ProbeCudaArchs(CudaRuntimeApi& runtime);
 
 }  // namespace teplug::native
 

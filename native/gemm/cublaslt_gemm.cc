@@ -11,12 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "native/device/device_description.h"
 #include "native/gemm/algorithm_cache.h"
+#include "native/gemm/block_scale_layout.h"
 #include "native/gemm/cublaslt_gemm_plan.h"
 #include "native/gemm/cublaslt_gemm_support.h"
 #include "native/gemm/cublaslt_heuristic.h"
 #include "native/gemm/cublaslt_library.h"
 #include "native/gemm/cublaslt_matmul_description.h"
 #include "native/gemm/cublaslt_status.h"
+#include "native/gemm/mx_scale_layout.h"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::native {
@@ -43,10 +45,6 @@ struct Accepted {
   ChosenAlgorithm chosen;
 };
 
-bool IsFp8(int32_t dtype) {
-  return dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2;
-}
-
 // Every given tensor on D's CUDA device; returns D's ordinal.
 absl::StatusOr<int> OrdinalOfTensors(const TeplugGemmArgs& args) {
   const struct {
@@ -72,35 +70,45 @@ absl::StatusOr<int> OrdinalOfTensors(const TeplugGemmArgs& args) {
   return d->ordinal;
 }
 
-// Scaling modes whose scales native passes to cuBLASLt as they are.
-constexpr uint32_t kServedScaling = TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR);
+// Scaling modes native serves: per-tensor scales go to cuBLASLt as they are,
+// MXFP8 and block scales through a copy in cuBLASLt's layout in the workspace.
+constexpr uint32_t kServedScaling =
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128);
 
-// What native does not do although cuBLASLt might: "" when none applies.
-std::string WhyNotWritten(const TeplugGemmArgs& args) {
-  const struct {
-    const TeplugTensor* t;
-    const char* name;
-  } operands[] = {{args.a, "A"}, {args.b, "B"}};
-  for (const auto& o : operands) {
-    if (!IsFp8(o.t->dtype) || o.t->quant == nullptr) continue;
-    if ((TEPLUG_SCALING_BIT(o.t->quant->mode) & kServedScaling) == 0) {
-      return absl::StrCat("native gemm: ", o.name, " scaling mode ", o.t->quant->mode,
-                          ": cuBLASLt wants MXFP8 and block scales in its tiled layout, which "
-                          "native does not write;"
-                          " only per_tensor is served");
-    }
+// The workspace is cut at this alignment: cuBLASLt's part and each tiled scale
+// copy start on it.
+constexpr size_t kWorkspaceAlignment = 256;
+
+size_t AlignedUp(size_t n) { return (n + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
+
+// Bytes of the copy of one operand's scales in cuBLASLt's layout (0 for
+// per-tensor scales, which cuBLASLt reads where they are).
+size_t TiledScaleBytes(const LtOperandScaling& s) {
+  if (!s.scaled || s.mode == CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F) return 0;
+  if (s.mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+    return AlignedUp(static_cast<size_t>(MxTiledBytes(s.grid_rows, s.grid_cols)));
   }
-  if (IsFp8(args.d->dtype) && args.d->quant != nullptr && args.d->quant->scale_inv != nullptr) {
-    return "native gemm: D.quant->scale_inv is given, and cuBLASLt does not write 1/scale into it";
-  }
-  return "";
+  return AlignedUp(sizeof(float) *
+                   static_cast<size_t>(BlockScaleElements(s.grid_rows, s.grid_cols, s.grid_transpose)));
 }
+
+// The workspace of a GEMM: the scale copies of cuBLASLt's A and B first,
+// then what the chosen algorithm needs.
+struct WorkspaceLayout {
+  size_t a_scales = 0, b_scales = 0;  // bytes of each copy
+  size_t algorithm = 0;
+  size_t staging() const { return a_scales + b_scales; }
+  size_t total() const { return staging() + algorithm; }
+};
 
 class CublasLtGemm final : public sdk::GemmImpl {
  public:
-  CublasLtGemm(CublasLtLoader loader, CudaRuntimeApi& runtime, CublasLtGemmOptions options)
+  CublasLtGemm(CublasLtLoader loader, CudaRuntimeApi& runtime, ScaleLayoutKernels& kernels,
+               CublasLtGemmOptions options)
       : loader_(std::move(loader)),
         runtime_(runtime),
+        kernels_(kernels),
         options_(options),
         cache_(options.cache_capacity) {}
 
@@ -119,7 +127,7 @@ class CublasLtGemm final : public sdk::GemmImpl {
   }
 
   size_t WorkspaceSize(const TeplugGemmArgs& args) override {
-    return Require(args).chosen.workspace;
+    return Workspace(Require(args)).total();
   }
 
   void Gemm(const TeplugGemmArgs& args) override {
@@ -133,27 +141,74 @@ class CublasLtGemm final : public sdk::GemmImpl {
         throw sdk::InvalidArgument(absl::StrCat("native gemm: ", x.name, ".data is NULL"));
     }
     const size_t given = args.workspace == nullptr ? 0 : args.workspace_size;
-    if (given < g.chosen.workspace) {
-      throw sdk::InvalidArgument(
-          absl::StrCat("native gemm: workspace of ", given, " bytes given; the algorithm ",
-                       "cuBLASLt chose needs ", g.chosen.workspace, " (ask workspace_size)"));
+    const WorkspaceLayout w = Workspace(g);
+    if (given < w.total()) {
+      throw sdk::InvalidArgument(absl::StrCat(
+          "native gemm: workspace of ", given, " bytes given; this GEMM needs ", w.total(), " (",
+          w.staging(), " for the scales in cuBLASLt's layout, ", w.algorithm,
+          " for the algorithm cuBLASLt chose; ask workspace_size)"));
     }
     const int set = runtime_.SetDevice(g.ordinal);
     if (set != kCudaSuccess)
       throw sdk::Internal("native gemm: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    uint8_t* const workspace = static_cast<uint8_t*>(args.workspace);
+    LtScalePointers tiled;
+    if (w.a_scales > 0) tiled.a = CopyScales(g.plan.a_scaling, args, workspace);
+    if (w.b_scales > 0) tiled.b = CopyScales(g.plan.b_scaling, args, workspace + w.a_scales);
     CublasLtMatmulDescription description(*library_.lt);
-    ThrowIfError(description.Build(g.plan, args));
+    ThrowIfError(description.Build(g.plan, args, tiled));
     const LtOperandPointers p = OperandPointers(g.plan, args);
+    const size_t algorithm_bytes = given - w.staging();
     const cublasStatus_t s = library_.lt->Matmul(
         g.handle, description.desc(), &g.plan.alpha, p.a, description.a(), p.b, description.b(),
         &g.plan.beta, p.c, description.c(), p.d, description.d(), &g.chosen.algo,
-        given == 0 ? nullptr : args.workspace, given, static_cast<cudaStream_t>(args.stream));
+        algorithm_bytes == 0 ? nullptr : workspace + w.staging(), algorithm_bytes,
+        static_cast<cudaStream_t>(args.stream));
     if (s != CUBLAS_STATUS_SUCCESS) ThrowIfError(CublasError("cublasLtMatmul", s));
+    if (g.plan.d_writes_scale_inv) {
+      const int e = kernels_.WriteScaleReciprocal(
+          ScaleReciprocal{static_cast<const float*>(args.d->quant->scale->data),
+                          static_cast<float*>(args.d->quant->scale_inv->data), args.stream});
+      if (e != kCudaSuccess) {
+        throw sdk::Internal("native gemm: writing D.quant->scale_inv: " +
+                            CudaCallFailure(runtime_, "the reciprocal kernel's launch", e));
+      }
+    }
   }
 
  private:
   static void ThrowIfError(const absl::Status& s) {
     if (!s.ok()) throw sdk::Exception(TeplugCodeOf(s), std::string(s.message()));
+  }
+
+  static WorkspaceLayout Workspace(const Accepted& g) {
+    return WorkspaceLayout{TiledScaleBytes(g.plan.a_scaling), TiledScaleBytes(g.plan.b_scaling),
+                           g.chosen.workspace};
+  }
+
+  // Enqueues the copy of one operand's MXFP8 or block scales into the layout
+  // cuBLASLt reads, at `into`; returns `into`.
+  const void* CopyScales(const LtOperandScaling& s, const TeplugGemmArgs& args, uint8_t* into) {
+    const bool is_a = s.scale_inv_of == TeplugOperand::kA;
+    const TeplugTensor* t = is_a ? args.a : args.b;
+    const char* name = is_a ? "A" : "B";
+    const void* source = t->quant->scale_inv->data;
+    if (source == nullptr) {
+      throw sdk::InvalidArgument(absl::StrCat("native gemm: ", name, ".quant->scale_inv->data is NULL"));
+    }
+    const bool mx = s.mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+    const int e =
+        mx ? kernels_.SwizzleMxScales(MxScaleSwizzle{static_cast<const uint8_t*>(source), s.grid_rows, s.grid_cols,
+                                                     s.grid_row_stride, into, args.stream})
+           : kernels_.CopyBlockScales(BlockScaleCopy{static_cast<const float*>(source), s.grid_rows, s.grid_cols,
+                                                     s.grid_row_stride, s.grid_transpose,
+                                                     reinterpret_cast<float*>(into), args.stream});
+    if (e != kCudaSuccess) {
+      throw sdk::Internal(absl::StrCat("native gemm: copying ", name, "'s ", mx ? "MXFP8" : "block",
+                                       " scales into cuBLASLt's layout: ",
+                                       CudaCallFailure(runtime_, "the copy kernel's launch", e)));
+    }
+    return into;
   }
 
   Accepted Require(const TeplugGemmArgs& args) {
@@ -192,7 +247,6 @@ class CublasLtGemm final : public sdk::GemmImpl {
     if (std::string why = WhyNotOnArch(args, *support); !why.empty()) {
       return absl::UnimplementedError(absl::StrCat(why, " (cuBLASLt ", library.version, ")"));
     }
-    if (std::string why = WhyNotWritten(args); !why.empty()) return absl::UnimplementedError(why);
 
     absl::StatusOr<cublasLtHandle_t> handle = HandleFor(g.ordinal);
     if (!handle.ok()) return handle.status();
@@ -284,6 +338,7 @@ class CublasLtGemm final : public sdk::GemmImpl {
 
   CublasLtLoader loader_;
   CudaRuntimeApi& runtime_;
+  ScaleLayoutKernels& kernels_;
   const CublasLtGemmOptions options_;
   AlgorithmCache<ChosenAlgorithm> cache_;
   std::once_flag loaded_, probed_;
@@ -312,8 +367,8 @@ TeplugGemmCaps MakeCaps() {
 }  // namespace
 
 std::unique_ptr<sdk::GemmImpl> NewCublasLtGemm(CublasLtLoader loader, CudaRuntimeApi& runtime,
-                                               CublasLtGemmOptions options) {
-  return std::make_unique<CublasLtGemm>(std::move(loader), runtime, options);
+                                               ScaleLayoutKernels& kernels, CublasLtGemmOptions options) {
+  return std::make_unique<CublasLtGemm>(std::move(loader), runtime, kernels, options);
 }
 
 CublasLtLoader RealCublasLtLoader() {

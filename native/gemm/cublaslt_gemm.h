@@ -7,8 +7,7 @@
 //    GPU never loads cuBLASLt), libcublasLt (loaded on first use; a missing
 //    library is the reason, in dlopen's words), the per-generation table of
 //    cublaslt_gemm_support.h for the GPU's arch and the loaded library's
-//    version, what native does not do (MXFP8 and block scales, which need
-//    cuBLASLt's tiled scale layout; writing an fp8 D's scale_inv), and finally
+//    version, and finally
 //    cuBLASLt's heuristic: a signature it finds no algorithm for is refused
 //    with its words.
 //  - The heuristic is asked once per op signature (MakeAlgorithmKey: the plan,
@@ -17,11 +16,17 @@
 //    gemm() use that same algorithm.
 //  - Workspace: the heuristic may choose algorithms needing up to
 //    kMaxGemmWorkspace bytes; workspace_size() reports what the chosen one
-//    needs (often 0), and gemm() refuses a smaller workspace with
-//    INVALID_ARGUMENT.
+//    needs (often 0) plus, for MXFP8 and block-scaled operands, their scale
+//    copies in cuBLASLt's layout, and
+//    gemm() refuses a smaller workspace with INVALID_ARGUMENT.
 //  - fp8: A's and B's per-tensor scale_inv (device pointers) are cuBLASLt's
 //    B and A scale pointers; an fp8 D gets D's quant->scale as the D scale
-//    and quant->amax as the amax output.
+//    and quant->amax as the amax output, and a kernel writes 1/scale into
+//    its quant->scale_inv after the matmul.
+//  - MXFP8 (sm_100 and later), 1x128 and 128x128 blocks (Hopper): each
+//    operand's scale grid is copied by a kernel into the layout cuBLASLt
+//    reads (mx_scale_layout.h, block_scale_layout.h) at the front of the
+//    workspace, on args.stream, and that copy is the scale pointer.
 //  - Failures: a cuBLASLt call's status by name and meaning, naming the call
 //    (cublaslt_status.h); UNAVAILABLE without the library or a GPU.
 #ifndef TEPLUG_NATIVE_GEMM_CUBLASLT_GEMM_H_
@@ -34,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "native/device/cuda_runtime_api.h"
 #include "native/gemm/cublaslt_api.h"
+#include "native/gemm/scale_layout_launch.h"
 #include "teplug/sdk/implement.hpp"
 
 namespace teplug::native {
@@ -53,8 +59,10 @@ struct CublasLtGemmOptions {
   size_t cache_capacity = kGemmAlgorithmCacheCapacity;
 };
 
-// `runtime` must outlive the object. Thread-safe.
+// `runtime` and `kernels` must outlive the object: RealCudaRuntime() and
+// RealScaleLayoutKernels() in the provider, fakes in tests. Thread-safe.
 std::unique_ptr<sdk::GemmImpl> NewCublasLtGemm(CublasLtLoader loader, CudaRuntimeApi& runtime,
+                                               ScaleLayoutKernels& kernels,
                                                CublasLtGemmOptions options = {});
 
 // The loader of the real library: LoadCublasLt(CublasLtCandidatePaths()).
@@ -64,7 +72,7 @@ CublasLtLoader RealCublasLtLoader();
 // checked by supports(), so a request that names no arch, like the CLI's
 // --device cuda, reaches the reason native cannot serve), the dtypes and
 // epilogues of the table's generations for the cuBLASLt these headers
-// declare, per-tensor scaling only. Static storage.
+// declare, every scaling mode. Static storage.
 const TeplugGemmCaps* CublasLtGemmCaps();
 
 }  // namespace teplug::native

@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/kernel/kernel.h"
@@ -105,12 +106,29 @@ TEST_F(NativeGemmOnGpu, WithoutAGpuTheDecisionRecordSaysWhyInTheDriversWords) {
   EXPECT_TRUE(seen) << "no candidate of native/cublaslt in the record";
 }
 
-// Runs `args` through the kernel's dispatching IGemm; "" or the error.
-std::string RunGemm(const core::Kernel& k, const TeplugGemmArgs& args) {
+// Runs `args` through the kernel's dispatching IGemm with the workspace it
+// asks for (on `ctx`'s device when given, else in host memory); "" or the error.
+std::string RunGemm(const core::Kernel& k, TeplugGemmArgs args, sdk::DeviceContext* ctx) {
   auto gemm = k.Query<TeplugGemmV1>(sdk::kIidGemmV1);
   if (!gemm) return "no IGemm";
+  size_t bytes = 0;
+  if (sdk::OwnedError e(gemm->vtbl->workspace_size(gemm.get(), &args, &bytes)); e) {
+    return "workspace_size: " + e.message();
+  }
+  std::vector<uint8_t> host(bytes);
+  void* workspace = host.data();
+  if (ctx != nullptr && bytes > 0) {
+    if (sdk::OwnedError e = ctx->Allocate(bytes, 256, &workspace); e) return "workspace: " + e.message();
+  }
+  args.workspace = bytes == 0 ? nullptr : workspace;
+  args.workspace_size = bytes;
   sdk::OwnedError e(gemm->vtbl->gemm(gemm.get(), &args));
-  return e ? e.message() : "";
+  std::string error = e ? e.message() : "";
+  if (ctx != nullptr && bytes > 0) {
+    if (sdk::OwnedError s = ctx->SynchronizeStream(args.stream); s && error.empty()) error = "synchronize: " + s.message();
+    if (sdk::OwnedError d = ctx->Deallocate(workspace); d && error.empty()) error = "free: " + d.message();
+  }
+  return error;
 }
 
 // D and pre_gelu_out as floats, from the GPU run and the host run.
@@ -123,6 +141,10 @@ struct Spec {
   int32_t in_dtype, d_dtype;
   int64_t M, N, K;
   bool bias, gelu_aux, accumulate;
+  // fp8 scaling of A and of B: per-tensor, or mxfp8_1d32 (e8m0 per 32 along
+  // K; sm_100+), block_1d128 / block_2d128 (fp32 per 1x128 / 128x128; Hopper).
+  int32_t a_scaling = TEPLUG_SCALING_PER_TENSOR;
+  int32_t b_scaling = TEPLUG_SCALING_PER_TENSOR;
 };
 
 class NativeGemmMatchesTheReference : public ::testing::TestWithParam<Spec> {};
@@ -181,6 +203,31 @@ TEST_P(NativeGemmMatchesTheReference, OnRandomInputs) {
     return v;
   };
   const bool fp8 = s.in_dtype == TEPLUG_DTYPE_FP8_E4M3;
+  const bool mx = s.a_scaling == TEPLUG_SCALING_MXFP8_1D32;
+  const bool blocks = s.a_scaling == TEPLUG_SCALING_BLOCK_1D128 || s.a_scaling == TEPLUG_SCALING_BLOCK_2D128;
+  if (mx && cuda.arch < 100) GTEST_SKIP() << "MXFP8 needs sm_100 or later; cuda:0 is sm_" << cuda.arch;
+  if (blocks && (cuda.arch < 90 || cuda.arch >= 100)) {
+    GTEST_SKIP() << "cuBLASLt's 1x128/128x128 block scaling is Hopper's; cuda:0 is sm_" << cuda.arch;
+  }
+  // Block scales are random powers of two 2^-3 .. 2^3: e8m0 codes 124..130
+  // for MXFP8, fp32 for 1x128/128x128 blocks. The grid of a [rows, K]
+  // operand per teplug/types.h.
+  auto scale_grid = [&](int32_t mode, int64_t rows) -> std::pair<std::vector<uint8_t>, std::vector<int64_t>> {
+    const int64_t kb = mode == TEPLUG_SCALING_MXFP8_1D32 ? s.K / 32 : (s.K + 127) / 128;
+    const int64_t gr = mode == TEPLUG_SCALING_BLOCK_2D128 ? (rows + 127) / 128 : rows;
+    const size_t n = static_cast<size_t>(gr * kb);
+    std::vector<uint8_t> v(mode == TEPLUG_SCALING_MXFP8_1D32 ? n : 4 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const int e = static_cast<int>(rng() % 7) - 3;
+      if (mode == TEPLUG_SCALING_MXFP8_1D32) {
+        v[i] = static_cast<uint8_t>(127 + e);
+      } else {
+        const float f = std::ldexp(1.0f, e);
+        std::memcpy(&v[4 * i], &f, 4);
+      }
+    }
+    return {v, {gr, kb}};
+  };
   const float a_scale_inv = fp8 ? 0.5f : 1.0f, b_scale_inv = fp8 ? 0.25f : 1.0f;
   struct Named {
     std::vector<uint8_t> host;
@@ -198,6 +245,13 @@ TEST_P(NativeGemmMatchesTheReference, OnRandomInputs) {
   };
   std::memcpy(tensors[5].host.data(), &a_scale_inv, 4);
   std::memcpy(tensors[6].host.data(), &b_scale_inv, 4);
+  if (mx || blocks) {
+    const int32_t grid_dtype = mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+    auto [a_grid, a_shape] = scale_grid(s.a_scaling, s.M);
+    auto [b_grid, b_shape] = scale_grid(s.b_scaling, s.N);
+    tensors[5] = {a_grid, a_shape, grid_dtype};
+    tensors[6] = {b_grid, b_shape, grid_dtype};
+  }
 
   // The same GEMM twice: on the GPU (device copies) and on the host.
   Outcome out;
@@ -220,7 +274,8 @@ TEST_P(NativeGemmMatchesTheReference, OnRandomInputs) {
       }
     }
     TeplugQuantization qa = sdk::Versioned<TeplugQuantization>(), qb = qa;
-    qa.mode = qb.mode = TEPLUG_SCALING_PER_TENSOR;
+    qa.mode = s.a_scaling;
+    qb.mode = s.b_scaling;
     qa.scale_inv = &t[5];
     qb.scale_inv = &t[6];
     if (fp8) {
@@ -243,7 +298,7 @@ TEST_P(NativeGemmMatchesTheReference, OnRandomInputs) {
     std::string served_by;
     {
       core::ServedByRecorder recorder;
-      const std::string error = RunGemm(*k, args);
+      const std::string error = RunGemm(*k, args, on_gpu ? ctx.get() : nullptr);
       ASSERT_EQ(error, "") << (on_gpu ? "on cuda:0" : "on the host");
       served_by = recorder.last();
     }
@@ -268,7 +323,9 @@ TEST_P(NativeGemmMatchesTheReference, OnRandomInputs) {
   }
   ASSERT_FALSE(ctx->Close());
 
-  const double max_a = fp8 ? 2.0 * a_scale_inv : 1.0, max_b = fp8 ? 2.0 * b_scale_inv : 1.0;
+  const double max_scale = 8.0;  // the largest block scale
+  const double max_a = mx || blocks ? 2.0 * max_scale : fp8 ? 2.0 * a_scale_inv : 1.0;
+  const double max_b = mx || blocks ? 2.0 * max_scale : fp8 ? 2.0 * b_scale_inv : 1.0;
   const double atol = std::ldexp(1.0, -10) * std::sqrt(static_cast<double>(s.K)) * max_a * max_b;
   auto compare = [&](const std::vector<float>& got, const std::vector<float>& want,
                      const char* what) {
@@ -298,7 +355,23 @@ INSTANTIATE_TEST_SUITE_P(DtypesAndEpilogues, NativeGemmMatchesTheReference,
                                                 TEPLUG_DTYPE_FP32, 64, 80, 48, false, false, true},
                                            Spec{"fp8_e4m3_into_bf16_bias", TEPLUG_DTYPE_FP8_E4M3,
                                                 TEPLUG_DTYPE_BF16, 128, 64, 128, true, false,
-                                                false}),
+                                                false},
+                                           // 200 rows: two 128-row bands of scale tiles, the
+                                           // second padded; K / 32 = 5 blocks: two tiles along K.
+                                           Spec{"mxfp8_e4m3_into_bf16", TEPLUG_DTYPE_FP8_E4M3,
+                                                TEPLUG_DTYPE_BF16, 200, 64, 160, false, false,
+                                                false, TEPLUG_SCALING_MXFP8_1D32,
+                                                TEPLUG_SCALING_MXFP8_1D32},
+                                           // 1x128 A (200 rows, 3 K blocks: the copy transposes
+                                           // and pads 200 -> 200) by 128x128 B (64 -> 1 block).
+                                           Spec{"block_1x128_by_128x128_into_bf16_bias",
+                                                TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16, 200, 64,
+                                                384, true, false, false, TEPLUG_SCALING_BLOCK_1D128,
+                                                TEPLUG_SCALING_BLOCK_2D128},
+                                           Spec{"block_128x128_by_1x128_into_fp32",
+                                                TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP32, 136, 104,
+                                                256, false, false, false, TEPLUG_SCALING_BLOCK_2D128,
+                                                TEPLUG_SCALING_BLOCK_1D128}),
                          [](const ::testing::TestParamInfo<Spec>& i) { return i.param.name; });
 
 }  // namespace

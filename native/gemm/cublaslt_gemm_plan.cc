@@ -100,10 +100,75 @@ absl::StatusOr<LtOperandScaling> OperandScaling(const TeplugTensor& t, const cha
         "native gemm: ", name, " is transposed in op(", name,
         "), so the blocks of its row-wise scales run across K; cuBLASLt needs 1-D scale blocks along K"));
   }
-  return LtOperandScaling{true, *mode, which};
+  LtOperandScaling scaling{true, *mode, which};
+  if (t.quant->mode == TEPLUG_SCALING_PER_TENSOR) return scaling;
+
+  // The grid teplug/types.h defines for the tensor as stored, [rows, cols].
+  const int64_t rows = t.shape[0], cols = t.shape[1];
+  const bool mx = t.quant->mode == TEPLUG_SCALING_MXFP8_1D32;
+  if (mx && cols % 32 != 0) {  // cols is K: MXFP8 blocks run along K (checked above)
+    return absl::UnimplementedError(absl::StrCat("native gemm: ", name, " is MXFP8 with K = ", cols,
+                                                 "; cuBLASLt's MXFP8 matmul needs K a multiple of 32"));
+  }
+  int64_t grid_rows = rows, grid_cols = (cols + 127) / 128;  // block_1d128
+  if (mx) grid_cols = cols / 32;
+  if (t.quant->mode == TEPLUG_SCALING_BLOCK_2D128) grid_rows = (rows + 127) / 128;
+  const int32_t grid_dtype = mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+  const TeplugTensor& s = *t.quant->scale_inv;
+  if (s.dtype != grid_dtype || s.rank != 2 || s.shape[0] != grid_rows || s.shape[1] != grid_cols) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "native gemm: ", name, ".quant->scale_inv must be ", mx ? "e8m0" : "fp32", " [", grid_rows, ", ",
+        grid_cols, "] for ", name, " [", rows, ", ", cols, "] in scaling mode ", t.quant->mode, ", got dtype ",
+        s.dtype, " rank ", s.rank, s.rank == 2 ? absl::StrCat(" [", s.shape[0], ", ", s.shape[1], "]") : ""));
+  }
+  const bool contiguous = s.strides[0] == 0 && s.strides[1] == 0;
+  if (!contiguous && (s.strides[1] != 1 || s.strides[0] < grid_cols)) {
+    return absl::InvalidArgumentError(absl::StrCat("native gemm: ", name, ".quant->scale_inv strides must be [>= ",
+                                                   grid_cols, ", 1] or all zero, got [", s.strides[0], ", ",
+                                                   s.strides[1], "]"));
+  }
+  scaling.grid_rows = grid_rows;
+  scaling.grid_cols = grid_cols;
+  scaling.grid_row_stride = contiguous ? grid_cols : s.strides[0];
+  scaling.grid_transpose = t.quant->mode == TEPLUG_SCALING_BLOCK_1D128 ||
+                           (t.quant->mode == TEPLUG_SCALING_BLOCK_2D128 && k_along_rows);
+  return scaling;
 }
 
 bool IsBlockScaled(int32_t mode) { return mode == TEPLUG_SCALING_BLOCK_1D128 || mode == TEPLUG_SCALING_BLOCK_2D128; }
+
+// What cuBLASLt's block-scaled matmul needs beyond the scales, as
+// TransformerEngine checks it before calling it (transformer_engine/common/
+// gemm/cublaslt_gemm.cu, CanonicalizeGemmInput and the epilogue check): not
+// 128x128 by 128x128, row strides (cuBLASLt's lda, ldb) multiples of 16,
+// cuBLASLt's m (teplug's N) a multiple of 8, and its n (teplug's M) too when
+// teplug's A has 1x128 blocks; no GELU epilogue.
+absl::Status BlockScaledShapeRules(const TeplugGemmArgs& args, const RowMajor& a, const RowMajor& b, int64_t lt_m,
+                                   int64_t lt_n) {
+  const int32_t am = args.a->quant->mode, bm = args.b->quant->mode;
+  if (am == TEPLUG_SCALING_BLOCK_2D128 && bm == TEPLUG_SCALING_BLOCK_2D128) {
+    return absl::UnimplementedError(
+        "native gemm: A and B both have 128x128 blocks; cuBLASLt multiplies 1x128 by 1x128, 1x128 by 128x128 "
+        "and 128x128 by 1x128 only");
+  }
+  if (a.row_stride % 16 != 0 || b.row_stride % 16 != 0) {
+    return absl::UnimplementedError(absl::StrCat("native gemm: block-scaled A and B need row strides that are "
+                                                 "multiples of 16 for cuBLASLt, got ",
+                                                 a.row_stride, " and ", b.row_stride));
+  }
+  if (lt_m % 8 != 0) {
+    return absl::UnimplementedError(
+        absl::StrCat("native gemm: block-scaled GEMMs need N a multiple of 8 for cuBLASLt, got ", lt_m));
+  }
+  if (am == TEPLUG_SCALING_BLOCK_1D128 && lt_n % 8 != 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "native gemm: with 1x128 blocks in A, cuBLASLt needs M a multiple of 8, got ", lt_n));
+  }
+  if (args.epilogue == TEPLUG_EPILOGUE_GELU) {
+    return absl::UnimplementedError("native gemm: cuBLASLt's block-scaled matmul has no GELU epilogue");
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -172,12 +237,28 @@ absl::StatusOr<CublasLtGemmPlan> PlanCublasLtGemm(const TeplugGemmArgs& args) {
       return absl::UnimplementedError(absl::StrCat("native gemm: A scaling mode ", am, " and B scaling mode ", bm,
                                                    " differ; cuBLASLt mixes only 1x128 and 128x128 blocks"));
     }
+    if (IsBlockScaled(am)) {
+      if (absl::Status s = BlockScaledShapeRules(args, *a, *b, N, M); !s.ok()) return s;
+    }
     plan.a_scaling = *lt_a;
     plan.b_scaling = *lt_b;
     plan.fast_accum = !args.use_split_accumulator;
   }
   // (High-precision inputs never reach here with an fp8 D: see above.)
-  if (IsFp8(dt)) plan.d_scaled = args.d->quant != nullptr;
+  if (IsFp8(dt)) {
+    plan.d_scaled = args.d->quant != nullptr;
+    if (plan.d_scaled && args.d->quant->scale_inv != nullptr) {
+      if (args.d->quant->scale == nullptr) {
+        return absl::InvalidArgumentError(
+            "native gemm: D.quant->scale_inv is given without D.quant->scale to take the reciprocal of");
+      }
+      plan.d_writes_scale_inv = true;
+    }
+    if (plan.a_scaling.mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
+      return absl::UnimplementedError(
+          "native gemm: an fp8 D from MXFP8 inputs is not served; ask for an fp32, bf16 or fp16 D");
+    }
+  }
 
   // The C term: teplug's C, D itself when accumulating, or none (beta 0, and
   // cuBLASLt's C layout is D's with nothing read).

@@ -40,6 +40,17 @@ struct LtOperandScaling {
   bool scaled = false;
   cublasLtMatmulMatrixScale_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   TeplugOperand scale_inv_of = TeplugOperand::kNone;
+  // MXFP8 and block modes: the tensor's scale grid as teplug stores it
+  // (teplug/types.h), [grid_rows, grid_cols] with rows grid_row_stride
+  // elements apart, which the GEMM copies into the layout cuBLASLt reads
+  // (mx_scale_layout.h, block_scale_layout.h) before the matmul.
+  int64_t grid_rows = 0;
+  int64_t grid_cols = 0;
+  int64_t grid_row_stride = 0;
+  // Block modes: the copy transposes the grid (always for 1x128, whose
+  // cuBLASLt layout is K-block major; for 128x128 when the tensor is stored
+  // [K, outer]).
+  bool grid_transpose = false;
 };
 
 struct CublasLtGemmPlan {
@@ -66,6 +77,9 @@ struct CublasLtGemmPlan {
   // An fp8 D: D_SCALE_POINTER from d->quant->scale and AMAX_D_POINTER from
   // d->quant->amax (each when given).
   bool d_scaled = false;
+  // An fp8 D with both quant->scale and quant->scale_inv: the GEMM writes
+  // 1/scale into scale_inv after the matmul (cuBLASLt does not).
+  bool d_writes_scale_inv = false;
   // Every operand's dtype is fp8 (the arch table's layout rule applies).
   bool fp8 = false;
 };

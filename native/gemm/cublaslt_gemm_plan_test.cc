@@ -37,12 +37,23 @@ class GemmBuilder {
     t.shape[0] = n;
     return &t;
   }
-  // Gives `t` quantization metadata with a scale_inv tensor.
-  void Quantize(TeplugTensor* t, int32_t mode) {
+  // Gives `t` quantization metadata with the scale_inv grid of `mode`
+  // (teplug/types.h): fp32 [1], e8m0 [rows, cols/32], fp32 [rows, cols/128]
+  // or fp32 [rows/128, cols/128] (divisions rounding up).
+  TeplugQuantization* Quantize(TeplugTensor* t, int32_t mode) {
     TeplugQuantization& q = quants_.emplace_back(sdk::Versioned<TeplugQuantization>());
     q.mode = mode;
-    q.scale_inv = Vector(TEPLUG_DTYPE_FP32, 1);
+    const int64_t rows = t->shape[0], cols = t->shape[1];
+    switch (mode) {
+      case TEPLUG_SCALING_MXFP8_1D32: q.scale_inv = Matrix(TEPLUG_DTYPE_E8M0, rows, cols / 32); break;
+      case TEPLUG_SCALING_BLOCK_1D128: q.scale_inv = Matrix(TEPLUG_DTYPE_FP32, rows, (cols + 127) / 128); break;
+      case TEPLUG_SCALING_BLOCK_2D128:
+        q.scale_inv = Matrix(TEPLUG_DTYPE_FP32, (rows + 127) / 128, (cols + 127) / 128);
+        break;
+      default: q.scale_inv = Vector(TEPLUG_DTYPE_FP32, 1);
+    }
     t->quant = &q;
+    return &q;
   }
   // A is stored [M, K] (or [K, M] when trans_a), B [K, N] (or [N, K]).
   TeplugGemmArgs& Gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, bool trans_a, bool trans_b,
@@ -239,7 +250,7 @@ TEST(PlanFp8Test, AnFp8DIsScaledAndCannotBeAccumulatedInto) {
   GemmBuilder g;
   TeplugGemmArgs& a = Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3,
                               TEPLUG_SCALING_PER_TENSOR);
-  g.Quantize(a.d, TEPLUG_SCALING_PER_TENSOR);
+  g.Quantize(a.d, TEPLUG_SCALING_PER_TENSOR)->scale = g.Vector(TEPLUG_DTYPE_FP32, 1);
   const CublasLtGemmPlan p = Plan(a);
   EXPECT_EQ(p.d.type, CUDA_R_8F_E4M3);
   EXPECT_TRUE(p.d_scaled);
@@ -269,10 +280,76 @@ TEST(PlanFp8Test, BlockScalingModesMapToCuBlasLtsScaleModes) {
                         Case{TEPLUG_SCALING_BLOCK_1D128, CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F},
                         Case{TEPLUG_SCALING_BLOCK_2D128, CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F}}) {
     GemmBuilder g;
-    const CublasLtGemmPlan p = Plan(Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16, c.mode));
-    EXPECT_EQ(p.a_scaling.mode, c.lt) << "mode " << c.mode;
+    TeplugGemmArgs& a = Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16, c.mode);
+    // cuBLASLt has no 128x128 by 128x128: B (its A) keeps 1x128 blocks then.
+    const bool square = c.mode == TEPLUG_SCALING_BLOCK_2D128;
+    if (square) g.Quantize(const_cast<TeplugTensor*>(a.b), TEPLUG_SCALING_BLOCK_1D128);
+    const CublasLtGemmPlan p = Plan(a);
+    EXPECT_EQ(p.a_scaling.mode, square ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F : c.lt) << "mode " << c.mode;
     EXPECT_EQ(p.b_scaling.mode, c.lt) << "mode " << c.mode;
   }
+}
+
+TEST(PlanFp8Test, MxScalesAreReadAsTheirGridForTiling) {
+  GemmBuilder g;
+  // A [16, 64], B [32, 64] (transposed): cuBLASLt's A is B (32 rows), its B is A.
+  TeplugGemmArgs& a = Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16,
+                              TEPLUG_SCALING_MXFP8_1D32);
+  const CublasLtGemmPlan p = Plan(a);
+  EXPECT_EQ(p.a_scaling.grid_rows, 32);
+  EXPECT_EQ(p.a_scaling.grid_cols, 2);
+  EXPECT_EQ(p.a_scaling.grid_row_stride, 2);
+  EXPECT_EQ(p.b_scaling.grid_rows, 16);
+  EXPECT_EQ(p.b_scaling.grid_cols, 2);
+
+  // A padded row stride is kept.
+  TeplugTensor* grid = const_cast<TeplugTensor*>(a.a->quant->scale_inv);
+  grid->strides[0] = 8;
+  grid->strides[1] = 1;
+  EXPECT_EQ(Plan(a).b_scaling.grid_row_stride, 8);
+  grid->strides[0] = 1;  // rows overlapping
+  absl::Status s = PlanCublasLtGemm(a).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("A.quant->scale_inv strides must be [>= 2, 1]"));
+
+  grid->strides[0] = grid->strides[1] = 0;
+  grid->shape[1] = 3;
+  s = PlanCublasLtGemm(a).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("A.quant->scale_inv must be e8m0 [16, 2] for A [16, 64] in scaling mode 2, got dtype 6 rank 2 [16, 3]"));
+  grid->shape[1] = 2;
+  grid->dtype = TEPLUG_DTYPE_FP32;
+  EXPECT_THAT(PlanCublasLtGemm(a).status().message(), HasSubstr("must be e8m0"));
+}
+
+TEST(PlanFp8Test, MxNeedsKAMultipleOf32AndAHighPrecisionD) {
+  GemmBuilder g;
+  TeplugGemmArgs& a = g.Gemm(TEPLUG_DTYPE_FP8_E4M3, 16, 32, 48, false, true, TEPLUG_DTYPE_BF16);
+  g.Quantize(const_cast<TeplugTensor*>(a.a), TEPLUG_SCALING_MXFP8_1D32);
+  g.Quantize(const_cast<TeplugTensor*>(a.b), TEPLUG_SCALING_MXFP8_1D32);
+  absl::Status s = PlanCublasLtGemm(a).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(s.message(), HasSubstr("MXFP8 with K = 48; cuBLASLt's MXFP8 matmul needs K a multiple of 32"));
+
+  GemmBuilder h;
+  TeplugGemmArgs& b = Fp8Gemm(h, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3,
+                              TEPLUG_SCALING_MXFP8_1D32);
+  h.Quantize(b.d, TEPLUG_SCALING_PER_TENSOR)->scale = h.Vector(TEPLUG_DTYPE_FP32, 1);
+  EXPECT_THAT(PlanCublasLtGemm(b).status().message(), HasSubstr("an fp8 D from MXFP8 inputs is not served"));
+}
+
+TEST(PlanFp8Test, AnFp8DsScaleInvIsWrittenWhenItHasAScale) {
+  GemmBuilder g;
+  TeplugGemmArgs& a = Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3,
+                              TEPLUG_SCALING_PER_TENSOR);
+  TeplugQuantization* dq = g.Quantize(a.d, TEPLUG_SCALING_PER_TENSOR);  // scale_inv only
+  absl::Status s = PlanCublasLtGemm(a).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("D.quant->scale_inv is given without D.quant->scale"));
+  dq->scale = g.Vector(TEPLUG_DTYPE_FP32, 1);
+  EXPECT_TRUE(Plan(a).d_writes_scale_inv);
+  dq->scale_inv = nullptr;
+  EXPECT_FALSE(Plan(a).d_writes_scale_inv);
 }
 
 TEST(PlanFp8Test, OneDimensionalBlocksMustRunAlongK) {
@@ -284,12 +361,75 @@ TEST(PlanFp8Test, OneDimensionalBlocksMustRunAlongK) {
   EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(s.message(), HasSubstr("A is transposed in op(A)"));
 
-  // 128x128 blocks are square: a transposed operand is still blocked along K.
+  // 128x128 blocks are square: a transposed operand is still blocked along K,
+  // and its grid [K/128, M/128] is transposed into cuBLASLt's [M/128, K/128].
   GemmBuilder h;
-  TeplugGemmArgs& b = h.Gemm(TEPLUG_DTYPE_FP8_E4M3, 16, 32, 64, true, false, TEPLUG_DTYPE_BF16);
+  TeplugGemmArgs& b = h.Gemm(TEPLUG_DTYPE_FP8_E4M3, 16, 32, 64, true, true, TEPLUG_DTYPE_BF16);
   h.Quantize(const_cast<TeplugTensor*>(b.a), TEPLUG_SCALING_BLOCK_2D128);
-  h.Quantize(const_cast<TeplugTensor*>(b.b), TEPLUG_SCALING_BLOCK_2D128);
-  EXPECT_TRUE(PlanCublasLtGemm(b).ok());
+  h.Quantize(const_cast<TeplugTensor*>(b.b), TEPLUG_SCALING_BLOCK_1D128);
+  const CublasLtGemmPlan p = Plan(b);
+  EXPECT_TRUE(p.b_scaling.grid_transpose);  // teplug's A, stored [K, M]
+  EXPECT_TRUE(p.a_scaling.grid_transpose);  // 1x128 grids are always transposed
+}
+
+TEST(PlanFp8Test, BlockGridsAreReadAsTeplugStoresThem) {
+  GemmBuilder g;
+  // A [200, 384] with 1x128 blocks: grid [200, 3]; B [40, 384] with 128x128:
+  // grid [1, 3].
+  TeplugGemmArgs& a = g.Gemm(TEPLUG_DTYPE_FP8_E4M3, 200, 40, 384, false, true, TEPLUG_DTYPE_BF16);
+  g.Quantize(const_cast<TeplugTensor*>(a.a), TEPLUG_SCALING_BLOCK_1D128);
+  g.Quantize(const_cast<TeplugTensor*>(a.b), TEPLUG_SCALING_BLOCK_2D128);
+  const CublasLtGemmPlan p = Plan(a);
+  EXPECT_EQ(p.b_scaling.grid_rows, 200);
+  EXPECT_EQ(p.b_scaling.grid_cols, 3);
+  EXPECT_TRUE(p.b_scaling.grid_transpose);
+  EXPECT_EQ(p.a_scaling.grid_rows, 1);
+  EXPECT_EQ(p.a_scaling.grid_cols, 3);
+  EXPECT_FALSE(p.a_scaling.grid_transpose);
+
+  const_cast<TeplugTensor*>(a.a->quant->scale_inv)->shape[1] = 2;
+  absl::Status s = PlanCublasLtGemm(a).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(),
+              HasSubstr("A.quant->scale_inv must be fp32 [200, 3] for A [200, 384] in scaling mode 3, got dtype "));
+}
+
+TEST(PlanFp8Test, BlockScaledGemmsFollowCuBlasLtsShapeRules) {
+  struct Case {
+    const char* what;
+    int64_t M, N, K;
+    int32_t a_mode, b_mode;
+    bool gelu;
+    const char* refusal;  // "" when served
+  };
+  const Case cases[] = {
+      {"1x128 by 1x128", 64, 32, 256, TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_1D128, false, ""},
+      {"128x128 by 128x128", 64, 32, 256, TEPLUG_SCALING_BLOCK_2D128, TEPLUG_SCALING_BLOCK_2D128, false,
+       "A and B both have 128x128 blocks"},
+      {"K not a multiple of 16", 64, 32, 200, TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_1D128, false,
+       "row strides that are multiples of 16 for cuBLASLt, got 200 and 200"},
+      {"N not a multiple of 8", 64, 36, 256, TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_1D128, false,
+       "N a multiple of 8 for cuBLASLt, got 36"},
+      {"M not a multiple of 8 with 1x128 A", 60, 32, 256, TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_1D128,
+       false, "M a multiple of 8, got 60"},
+      {"M not a multiple of 8 with 128x128 A", 60, 32, 256, TEPLUG_SCALING_BLOCK_2D128, TEPLUG_SCALING_BLOCK_1D128,
+       false, ""},
+      {"GELU", 64, 32, 256, TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128, true, "no GELU epilogue"},
+  };
+  for (const Case& c : cases) {
+    GemmBuilder g;
+    TeplugGemmArgs& a = g.Gemm(TEPLUG_DTYPE_FP8_E4M3, c.M, c.N, c.K, false, true, TEPLUG_DTYPE_BF16);
+    g.Quantize(const_cast<TeplugTensor*>(a.a), c.a_mode);
+    g.Quantize(const_cast<TeplugTensor*>(a.b), c.b_mode);
+    if (c.gelu) a.epilogue = TEPLUG_EPILOGUE_GELU;
+    const absl::Status s = PlanCublasLtGemm(a).status();
+    if (std::string(c.refusal).empty()) {
+      EXPECT_TRUE(s.ok()) << c.what << ": " << s;
+    } else {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << c.what;
+      EXPECT_THAT(s.message(), HasSubstr(c.refusal)) << c.what;
+    }
+  }
 }
 
 TEST(PlanFp8Test, MixesOnlyOneAndTwoDimensionalBlocks) {

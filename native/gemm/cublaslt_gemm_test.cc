@@ -69,6 +69,24 @@ class Args {
     t->quant = &q;
     return &q;
   }
+  // Block scaling of a [rows, K] operand with its teplug grid: fp32
+  // [rows, K/128] (1x128) or [rows/128, K/128] (128x128), rounding up.
+  TeplugQuantization* Blocks(TeplugTensor* t, int32_t mode) {
+    TeplugQuantization& q = quants_.emplace_back(sdk::Versioned<TeplugQuantization>());
+    q.mode = mode;
+    const int64_t rows = mode == TEPLUG_SCALING_BLOCK_1D128 ? t->shape[0] : (t->shape[0] + 127) / 128;
+    q.scale_inv = Tensor(TEPLUG_DTYPE_FP32, {rows, (t->shape[1] + 127) / 128});
+    t->quant = &q;
+    return &q;
+  }
+  // MXFP8 scaling of a [rows, K] operand: e8m0 scale_inv [rows, K / 32].
+  TeplugQuantization* Mx(TeplugTensor* t) {
+    TeplugQuantization& q = quants_.emplace_back(sdk::Versioned<TeplugQuantization>());
+    q.mode = TEPLUG_SCALING_MXFP8_1D32;
+    q.scale_inv = Tensor(TEPLUG_DTYPE_E8M0, {t->shape[0], t->shape[1] / 32});
+    t->quant = &q;
+    return &q;
+  }
   // A [M, K] (or [K, M]), B [K, N] (or [N, K]), D [M, N].
   TeplugGemmArgs& Gemm(int32_t dtype, int64_t M, int64_t N, int64_t K, bool trans_a = false,
                        bool trans_b = false, int32_t d_dtype = 0) {
@@ -90,15 +108,38 @@ class Args {
   uintptr_t next_address_ = uintptr_t{1} << 40;
 };
 
-// The GEMM with a fake cuBLASLt and runtime: the GEMM takes the fake on its
-// first question (the loader runs once) and `lt` keeps watching it.
+// The scale kernels as a recorder: what each launch was asked, and a
+// cudaError_t to return.
+class RecordingScaleKernels final : public ScaleLayoutKernels {
+ public:
+  int SwizzleMxScales(const MxScaleSwizzle& launch) override {
+    swizzles.push_back(launch);
+    return fail_with;
+  }
+  int CopyBlockScales(const BlockScaleCopy& launch) override {
+    block_copies.push_back(launch);
+    return fail_with;
+  }
+  int WriteScaleReciprocal(const ScaleReciprocal& launch) override {
+    reciprocals.push_back(launch);
+    return fail_with;
+  }
+  std::vector<MxScaleSwizzle> swizzles;
+  std::vector<BlockScaleCopy> block_copies;
+  std::vector<ScaleReciprocal> reciprocals;
+  int fail_with = 0;
+};
+
+// The GEMM with a fake cuBLASLt, runtime and kernels: the GEMM takes the fake
+// cuBLASLt on its first question (the loader runs once) and `lt` keeps
+// watching it.
 struct Fixture {
   explicit Fixture(std::vector<CudaDeviceFacts> gpus = {Gpu(9, 0)},
                    CublasLtGemmOptions options = {})
       : runtime(std::move(gpus)), pending(std::make_unique<FakeCublasLt>()), lt(pending.get()) {
     gemm = NewCublasLtGemm(
         [this] { return absl::StatusOr<std::unique_ptr<CublasLtApi>>(std::move(pending)); },
-        runtime, options);
+        runtime, kernels, options);
   }
   Fixture(const Fixture&) = delete;
   Fixture& operator=(const Fixture&) = delete;
@@ -118,6 +159,7 @@ struct Fixture {
   }
 
   FakeCudaRuntime runtime;
+  RecordingScaleKernels kernels;
   std::unique_ptr<FakeCublasLt> pending;  // until the GEMM loads it
   FakeCublasLt* lt;
   std::unique_ptr<sdk::GemmImpl> gemm;
@@ -127,12 +169,13 @@ struct Fixture {
 
 TEST(CublasLtGemmRefusals, WithoutTheLibraryTheLoadersWordsAreTheReasonAndGemmIsUnavailable) {
   FakeCudaRuntime runtime({Gpu(9, 0)});
+  RecordingScaleKernels kernels;
   auto gemm = NewCublasLtGemm(
       [] {
         return absl::StatusOr<std::unique_ptr<CublasLtApi>>(
             LoadCublasLt({"/nonexistent/libcublasLt.so.13"}));
       },
-      runtime);
+      runtime, kernels);
   Args a;
   a.Gemm(TEPLUG_DTYPE_BF16, 64, 32, 16);
   std::string reason;
@@ -200,27 +243,152 @@ TEST(CublasLtGemmRefusals, TheArchTableDecidesWithTheRuleAndValuesNamed) {
   EXPECT_EQ(Fixture({Gpu(10, 0)}).WhyNot(g), "");
 }
 
-TEST(CublasLtGemmRefusals, ScalesNativeDoesNotRearrangeAndAnFp8ScaleInvOutputAreRefused) {
+TEST(CublasLtGemmRefusals, MxScalesAreServedFromBlackwellOn) {
+  Args mx;
+  TeplugGemmArgs& g = mx.Gemm(TEPLUG_DTYPE_FP8_E4M3, 64, 32, 64, false, true, TEPLUG_DTYPE_BF16);
+  mx.Mx(const_cast<TeplugTensor*>(g.a));
+  mx.Mx(const_cast<TeplugTensor*>(g.b));
+  EXPECT_EQ(Fixture({Gpu(10, 0)}).WhyNot(g), "");
+  EXPECT_THAT(Fixture({Gpu(9, 0)}).WhyNot(g), HasSubstr("scaling mode 2"));
+}
+
+// ------------------------------------------------------------ MXFP8 and an fp8 D's scale_inv
+
+TEST(CublasLtGemmMx, ScalesAreTiledIntoTheWorkspaceFrontAndPassedAsTheScalePointers) {
+  Fixture f({Gpu(10, 0)});
+  f.lt->heuristic_workspace = 4096;
+  Args mx;
+  // op(A) [200, 96], op(B) [96, 40]: A is [200, 96], B [40, 96] (transposed).
+  TeplugGemmArgs& g = mx.Gemm(TEPLUG_DTYPE_FP8_E4M3, 200, 40, 96, false, true, TEPLUG_DTYPE_BF16);
+  const TeplugQuantization* qa = mx.Mx(const_cast<TeplugTensor*>(g.a));
+  const TeplugQuantization* qb = mx.Mx(const_cast<TeplugTensor*>(g.b));
+  // cuBLASLt's A is teplug's B: 40 rows -> one 128-row band, 3 kblocks -> one
+  // tile: 512 bytes. cuBLASLt's B is teplug's A: 200 rows -> 2 bands: 1024.
+  const size_t b_tiled = 512, a_tiled = 1024;
+  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_tiled + a_tiled + 4096);
+
+  uint8_t* workspace = reinterpret_cast<uint8_t*>(uintptr_t{1} << 43);
+  g.workspace = workspace;
+  g.workspace_size = b_tiled + a_tiled + 4096 - 1;
+  const auto refused = f.Run(g);
+  EXPECT_EQ(refused.first, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(refused.second,
+            "native gemm: workspace of 5631 bytes given; this GEMM needs 5632 (1536 for the scales in "
+            "cuBLASLt's layout, 4096 for the algorithm cuBLASLt chose; ask workspace_size)");
+  EXPECT_TRUE(f.kernels.swizzles.empty()) << "nothing is enqueued for a refused call";
+
+  g.workspace_size = 8192;
+  g.stream = reinterpret_cast<void*>(uintptr_t{0x5eed});
+  ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
+  ASSERT_EQ(f.kernels.swizzles.size(), 2u);
+  const MxScaleSwizzle& sb = f.kernels.swizzles[0];
+  EXPECT_EQ(sb.source, qb->scale_inv->data);
+  EXPECT_EQ(sb.rows, 40);
+  EXPECT_EQ(sb.kblocks, 3);
+  EXPECT_EQ(sb.source_row_stride, 3);
+  EXPECT_EQ(sb.tiled, workspace);
+  EXPECT_EQ(sb.stream, g.stream);
+  const MxScaleSwizzle& sa = f.kernels.swizzles[1];
+  EXPECT_EQ(sa.source, qa->scale_inv->data);
+  EXPECT_EQ(sa.rows, 200);
+  EXPECT_EQ(sa.kblocks, 3);
+  EXPECT_EQ(sa.tiled, workspace + b_tiled);
+
+  const testing::FakeMatmulCall call = f.lt->matmuls().back();
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_A_SCALE_MODE), CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0);
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_MODE), CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0);
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER), reinterpret_cast<int64_t>(workspace));
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER),
+            reinterpret_cast<int64_t>(workspace + b_tiled));
+  EXPECT_EQ(call.workspace, workspace + b_tiled + a_tiled);
+  EXPECT_EQ(call.workspace_bytes, 8192 - b_tiled - a_tiled);
+}
+
+TEST(CublasLtGemmMx, AFailedSwizzleLaunchIsAnInternalErrorNamingTheOperand) {
   Fixture f({Gpu(10, 0)});
   Args mx;
   TeplugGemmArgs& g = mx.Gemm(TEPLUG_DTYPE_FP8_E4M3, 64, 32, 64, false, true, TEPLUG_DTYPE_BF16);
-  mx.PerTensor(const_cast<TeplugTensor*>(g.a))->mode = TEPLUG_SCALING_MXFP8_1D32;
-  mx.PerTensor(const_cast<TeplugTensor*>(g.b))->mode = TEPLUG_SCALING_MXFP8_1D32;
-  EXPECT_THAT(
-      f.WhyNot(g),
-      StartsWith("native gemm: A scaling mode 2: cuBLASLt wants MXFP8 and block scales in its "
-                 "tiled layout, which native does not write"));
+  mx.Mx(const_cast<TeplugTensor*>(g.a));
+  mx.Mx(const_cast<TeplugTensor*>(g.b));
+  g.workspace = reinterpret_cast<void*>(uintptr_t{1} << 43);
+  g.workspace_size = f.gemm->WorkspaceSize(g);
+  f.kernels.fail_with = testing::kCudaErrorInsufficientDriver;
+  const auto failed = f.Run(g);
+  EXPECT_EQ(failed.first, TEPLUG_INTERNAL);
+  EXPECT_THAT(failed.second, StartsWith("native gemm: copying B's MXFP8 scales into cuBLASLt's layout: "));
+  EXPECT_THAT(failed.second, HasSubstr("cudaErrorInsufficientDriver"));
+  EXPECT_TRUE(f.lt->matmuls().empty());
+}
 
+TEST(CublasLtGemmBlocks, ScalesAreCopiedIntoCuBlasLtsLayoutAndPassedAsTheScalePointers) {
+  Fixture f({Gpu(9, 0)});  // Hopper, TN
+  Args blocks;
+  // A [200, 384] with 1x128 blocks: grid [200, 3] -> cuBLASLt's [3, 200]
+  // (already a multiple of 4): 2400 bytes, 2560 aligned. B [40, 384] with
+  // 128x128 blocks: grid [1, 3] -> [1, 4]: 16 bytes, 256 aligned.
+  TeplugGemmArgs& g = blocks.Gemm(TEPLUG_DTYPE_FP8_E4M3, 200, 40, 384, false, true, TEPLUG_DTYPE_BF16);
+  const TeplugQuantization* qa = blocks.Blocks(const_cast<TeplugTensor*>(g.a), TEPLUG_SCALING_BLOCK_1D128);
+  const TeplugQuantization* qb = blocks.Blocks(const_cast<TeplugTensor*>(g.b), TEPLUG_SCALING_BLOCK_2D128);
+  ASSERT_EQ(f.WhyNot(g), "");
+  const size_t b_copy = 256, a_copy = 2560;
+  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_copy + a_copy);
+
+  uint8_t* workspace = reinterpret_cast<uint8_t*>(uintptr_t{1} << 43);
+  g.workspace = workspace;
+  g.workspace_size = b_copy + a_copy;
+  ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
+  ASSERT_EQ(f.kernels.block_copies.size(), 2u);
+  const BlockScaleCopy& cb = f.kernels.block_copies[0];  // cuBLASLt's A: teplug's B
+  EXPECT_EQ(cb.source, qb->scale_inv->data);
+  EXPECT_EQ(cb.source_rows, 1);
+  EXPECT_EQ(cb.source_cols, 3);
+  EXPECT_EQ(cb.source_row_stride, 3);
+  EXPECT_FALSE(cb.transpose);
+  EXPECT_EQ(reinterpret_cast<uint8_t*>(cb.destination), workspace);
+  const BlockScaleCopy& ca = f.kernels.block_copies[1];
+  EXPECT_EQ(ca.source, qa->scale_inv->data);
+  EXPECT_EQ(ca.source_rows, 200);
+  EXPECT_EQ(ca.source_cols, 3);
+  EXPECT_TRUE(ca.transpose);
+  EXPECT_EQ(reinterpret_cast<uint8_t*>(ca.destination), workspace + b_copy);
+  EXPECT_TRUE(f.kernels.swizzles.empty());
+
+  const testing::FakeMatmulCall call = f.lt->matmuls().back();
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_A_SCALE_MODE), CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F);
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_MODE), CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F);
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER), reinterpret_cast<int64_t>(workspace));
+  EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER), reinterpret_cast<int64_t>(workspace + b_copy));
+  EXPECT_EQ(call.workspace, nullptr);  // the algorithm needs none
+  EXPECT_EQ(call.workspace_bytes, 0u);
+}
+
+TEST(CublasLtGemmBlocks, BlackwellHasNoBlockScaledMatmulInTheTable) {
+  Args blocks;
+  TeplugGemmArgs& g = blocks.Gemm(TEPLUG_DTYPE_FP8_E4M3, 64, 32, 256, false, true, TEPLUG_DTYPE_BF16);
+  blocks.Blocks(const_cast<TeplugTensor*>(g.a), TEPLUG_SCALING_BLOCK_1D128);
+  blocks.Blocks(const_cast<TeplugTensor*>(g.b), TEPLUG_SCALING_BLOCK_1D128);
+  EXPECT_EQ(Fixture({Gpu(9, 0)}).WhyNot(g), "");
+  EXPECT_THAT(Fixture({Gpu(10, 0)}).WhyNot(g), HasSubstr("scaling mode 3"));
+}
+
+TEST(CublasLtGemmMx, AnFp8DsScaleInvIsWrittenAfterTheMatmulOnTheStream) {
+  Fixture f({Gpu(9, 0)});
   Args out;
   TeplugGemmArgs& h = out.Gemm(TEPLUG_DTYPE_FP8_E4M3, 64, 32, 64, false, true);
   out.PerTensor(const_cast<TeplugTensor*>(h.a));
   out.PerTensor(const_cast<TeplugTensor*>(h.b));
   TeplugQuantization* dq = out.PerTensor(h.d, true);
-  EXPECT_EQ(f.WhyNot(h), "");
+  ASSERT_EQ(f.Run(h).first, TEPLUG_OK);
+  EXPECT_TRUE(f.kernels.reciprocals.empty()) << "no scale_inv asked for";
+
   dq->scale_inv = out.Tensor(TEPLUG_DTYPE_FP32, {1});
-  EXPECT_EQ(
-      f.WhyNot(h),
-      "native gemm: D.quant->scale_inv is given, and cuBLASLt does not write 1/scale into it");
+  h.stream = reinterpret_cast<void*>(uintptr_t{0xabc});
+  EXPECT_EQ(f.WhyNot(h), "");
+  ASSERT_EQ(f.Run(h).first, TEPLUG_OK);
+  ASSERT_EQ(f.kernels.reciprocals.size(), 1u);
+  EXPECT_EQ(f.kernels.reciprocals[0].scale, dq->scale->data);
+  EXPECT_EQ(f.kernels.reciprocals[0].scale_inv, dq->scale_inv->data);
+  EXPECT_EQ(f.kernels.reciprocals[0].stream, h.stream);
 }
 
 TEST(CublasLtGemmRefusals, PlanRefusalsAndForeignDevicesKeepTheirCodes) {
@@ -323,9 +491,8 @@ TEST(CublasLtGemmAlgorithms, TheChosenAlgorithmsWorkspaceIsReportedAndRequired) 
   const auto refused = f.Run(g);
   EXPECT_EQ(refused.first, TEPLUG_INVALID_ARGUMENT);
   EXPECT_EQ(refused.second,
-            "native gemm: workspace of 3145727 bytes given; the algorithm cuBLASLt chose needs "
-            "3145728 (ask "
-            "workspace_size)");
+            "native gemm: workspace of 3145727 bytes given; this GEMM needs 3145728 (0 for the scales in "
+            "cuBLASLt's layout, 3145728 for the algorithm cuBLASLt chose; ask workspace_size)");
   g.workspace_size = 8 << 20;
   ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
   EXPECT_EQ(f.lt->matmuls().back().workspace, g.workspace);
@@ -593,14 +760,16 @@ TEST(CublasLtLibraryTest, TheToolkitsLibraryLoadsWithoutAGpuAndReportsItsVersion
   EXPECT_EQ((*lt)->GetVersion() / 10000, static_cast<size_t>(CUBLAS_VER_MAJOR));
 }
 
-TEST(CublasLtGemmCapsTest, ServesCudaOfEveryArchWithTheTablesDtypesAndPerTensorScalingOnly) {
+TEST(CublasLtGemmCapsTest, ServesCudaOfEveryArchWithTheTablesDtypesAndEveryScalingMode) {
   const TeplugGemmCaps& caps = *CublasLtGemmCaps();
   ASSERT_EQ(caps.num_devices, 1u);
   EXPECT_EQ(caps.devices[0].kind, TEPLUG_DEVICE_CUDA);
   EXPECT_EQ(caps.devices[0].arch_min, 0);
   EXPECT_NE(caps.a_dtypes & TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3), 0u);
   EXPECT_NE(caps.a_dtypes & TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16), 0u);
-  EXPECT_EQ(caps.scaling_modes, TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR));
+  EXPECT_EQ(caps.scaling_modes,
+            TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
+                TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128));
   EXPECT_EQ(caps.epilogues, TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX |
                                 TEPLUG_GEMM_CAP_ACCUMULATE);
 }

@@ -123,7 +123,8 @@ CublasLtMatmulDescription::~CublasLtMatmulDescription() {
 }
 
 absl::Status CublasLtMatmulDescription::Build(const CublasLtGemmPlan& plan,
-                                              const TeplugGemmArgs& args) {
+                                              const TeplugGemmArgs& args,
+                                              const LtScalePointers& scales) {
   cublasStatus_t s = lt_.MatmulDescCreate(&desc_, plan.compute_type, plan.scale_type);
   if (s != CUBLAS_STATUS_SUCCESS) {
     desc_ = nullptr;
@@ -163,9 +164,10 @@ absl::Status CublasLtMatmulDescription::Build(const CublasLtGemmPlan& plan,
     const struct {
       const LtOperandScaling& scaling;
       cublasLtMatmulDescAttributes_t mode, pointer;
+      const void* replacement;
     } operands[] = {
-        {plan.a_scaling, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER},
-        {plan.b_scaling, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER}};
+        {plan.a_scaling, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scales.a},
+        {plan.b_scaling, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scales.b}};
     for (const auto& o : operands) {
       if (!st.ok() || !o.scaling.scaled) continue;
       // Per-tensor scaling is cuBLASLt's default mode: left unset, so a
@@ -173,8 +175,10 @@ absl::Status CublasLtMatmulDescription::Build(const CublasLtGemmPlan& plan,
       if (o.scaling.mode != CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F)
         st = set_int32(o.mode, o.scaling.mode);
       if (st.ok()) {
-        st = set_pointer(o.pointer, QuantData(TensorOf(o.scaling.scale_inv_of, args),
-                                              &TeplugQuantization::scale_inv));
+        st = set_pointer(o.pointer, o.replacement != nullptr
+                                        ? o.replacement
+                                        : QuantData(TensorOf(o.scaling.scale_inv_of, args),
+                                                    &TeplugQuantization::scale_inv));
       }
     }
   }

@@ -25,6 +25,13 @@ struct LtOperandPointers {
 };
 LtOperandPointers OperandPointers(const CublasLtGemmPlan& plan, const TeplugGemmArgs& args);
 
+// cuBLASLt's A and B scale pointers where they are not the tensors' own
+// scale_inv data; NULL: the tensor's.
+struct LtScalePointers {
+  const void* a = nullptr;
+  const void* b = nullptr;
+};
+
 class CublasLtMatmulDescription {
  public:
   explicit CublasLtMatmulDescription(CublasLtApi& lt) : lt_(lt) {}
@@ -35,8 +42,11 @@ class CublasLtMatmulDescription {
   // Creates the descriptor and layouts for `plan`, taking the pointers the
   // attributes need (bias, pre_gelu_out, scale_inv, D's scale and amax) from
   // `args` (NULL data is passed on as NULL: the heuristic reads none of them).
-  // An error (CublasError) names the cuBLASLt call and attribute that failed.
-  absl::Status Build(const CublasLtGemmPlan& plan, const TeplugGemmArgs& args);
+  // `scales`, where non-NULL, replaces cuBLASLt's A or B scale pointer (the
+  // tiled copy of MXFP8 scales). An error (CublasError) names the cuBLASLt
+  // call and attribute that failed.
+  absl::Status Build(const CublasLtGemmPlan& plan, const TeplugGemmArgs& args,
+                     const LtScalePointers& scales = {});
 
   cublasLtMatmulDesc_t desc() const { return desc_; }
   cublasLtMatrixLayout_t a() const { return layouts_[0]; }
