@@ -5,8 +5,11 @@
 #      with -c opt for it alone (--define=teplug_cuda_archs=<arch>);
 #   2. runs every test of //native/... (host tests and GPU tests) and fails
 #      if a GPU test skipped for want of a device (it must run here);
-#   3. runs `teplug conformance` on libteplug_native.so, and the main job
-#      with its GEMMs on the GPU (`teplug run --device cuda`);
+#   3. runs `teplug conformance` on libteplug_native.so, then its attention
+#      alone on cuda:0 (cuDNN fused attention, forward and backward, against
+#      the reference on every declared capability), and the main job with its
+#      GEMMs on the GPU (`teplug run --device cuda`), then the NCCL
+#      collectives through teplug on one rank and on one rank per GPU;
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
 #      prints one table: GEMM through teplug vs the same cuBLASLt call made
 #      directly with the same algorithm, TFLOP/s and the fraction of the
@@ -191,9 +194,27 @@ main() {
     failures=$((failures + 1))
   fi
 
+  echo "== teplug conformance: attention on cuda:0 (native/cudnn vs the reference)"
+  if ! run "$bin/tools/teplug/teplug" conformance "$bin/native/provider/libteplug_native.so" \
+      --interface attention --device cuda:0 | tee "$OUT_DIR/attention_conformance.txt"; then
+    echo "gpu_check: FAILED: attention conformance on cuda:0" >&2
+    failures=$((failures + 1))
+  fi
+
   echo "== teplug run --device cuda (the main job's GEMMs on the GPU)"
   if ! run "$bin/tools/teplug/teplug" run --device cuda --ranks 1; then
     echo "gpu_check: FAILED: teplug run --device cuda" >&2
+    failures=$((failures + 1))
+  fi
+
+  # NCCL through teplug: one rank in this process, then one rank per GPU
+  # (threads) when there are several; the test skips the second with a note
+  # on a one-GPU machine.
+  echo "== NCCL collectives: 1 rank per process, then 1 rank per GPU"
+  if ! run "$bin/native/collective/nccl_gpu_test" \
+      --gtest_filter='NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu' \
+      | tee "$OUT_DIR/nccl.txt"; then
+    echo "gpu_check: FAILED: NCCL collectives (see $OUT_DIR/nccl.txt)" >&2
     failures=$((failures + 1))
   fi
 

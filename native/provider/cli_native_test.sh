@@ -1,10 +1,12 @@
 #!/bin/bash
 # The shipped CLI with native built in (CUDA builds): `teplug list` shows the
-# provider, its IDevice, IGemm and IQuantizer at priority 300; without a GPU,
-# `teplug explain device|gemm|quantizer --device cuda` say why native cannot
-# serve in the CUDA runtime's words, and `teplug run --device cuda` stops with
-# that reason; and the binary needs neither libcudart.so (the runtime is linked
-# statically) nor libcublasLt.so (loaded on first use) to start, so it runs on
+# provider, its IDevice, IGemm, IQuantizer, ICollective and IAttention at
+# priority 300; without a GPU, `teplug explain device|gemm|quantizer|attention
+# --device cuda` say why native cannot serve in the CUDA runtime's words
+# (attention on a device that names its arch: cuDNN's rule and values), and
+# `teplug run --device cuda` stops with that reason; and the binary needs
+# neither libcudart.so (the runtime is linked statically) nor libcublasLt.so,
+# libnccl.so or libcudnn.so (loaded on first use) to start, so it runs on
 # machines without CUDA.
 set -u
 TEPLUG=tools/teplug/teplug
@@ -39,6 +41,8 @@ expect_in 'native  vendor "teplug"  version 0.1.0'
 expect_match 'IDevice/1 +native/cuda +priority 300'
 expect_match 'IGemm/1 +native/cublaslt +priority 300'
 expect_match 'IQuantizer/1 +native/quantizer +priority 300'
+expect_match 'ICollective/1 +native/nccl +priority 300'
+expect_match 'IAttention/1 +native/cudnn +priority 300'
 
 if grep -qE '^  cuda:[0-9]+  native/cuda' "$OUT"; then
   echo "a GPU is present: the no-GPU explanation is not checked"
@@ -52,18 +56,40 @@ else
   LAST="teplug explain gemm --device cuda --no-discovery"
   "$TEPLUG" explain gemm --device cuda --no-discovery >"$OUT" 2>&1
   expect_match 'native/cublaslt +rejected +300  \[supports\] native gemm: no CUDA device: cudaGetDeviceCount returned cuda'
+  LAST="teplug explain attention --device cuda --no-discovery"
+  "$TEPLUG" explain attention --device cuda --no-discovery >"$OUT" 2>&1
+  expect_match 'native/cudnn +rejected +300  \[supports\] native attention: no CUDA device: cudaGetDeviceCount returned cuda'
+  # A device that names its arch gets cuDNN's rule and values (the support table's cases).
+  explain_attention() {
+    LAST="teplug explain attention --device cuda $*"
+    "$TEPLUG" explain attention --device cuda --no-discovery "$@" >"$OUT" 2>&1
+  }
+  explain_attention --arch 80 --op backward --head-dim 256
+  expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_80: head_dim 256 backward needs sm_90'
+  explain_attention --arch 89 --layout thd --mask-type padding
+  expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_89: thd layouts need sm_90'
+  explain_attention --arch 80 --op backward --deterministic
+  expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_80: deterministic backward needs sm_90'
+  explain_attention --arch 90 --bias-type pre_scale
+  expect_match 'native/cudnn .*\[capability\] bias pre_scale not in \{none, post_scale, alibi\}'
+  explain_attention --arch 80 --bias-type alibi --mask-type causal
+  expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_80: alibi needs sm_90'
+  explain_attention --arch 90 --mask-type causal_bottom_right --seq-q 1024 --seq-kv 512
+  expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_90: mask causal_bottom_right needs max_seqlen_q <= max_seqlen_kv, got 1024 > 512'
+  explain_attention --arch 90 --dtype fp32
+  expect_match 'native/cudnn .*\[capability\] q dtype fp32 not in \{fp16, bf16\}'
   LAST="teplug run --device cuda"
   "$TEPLUG" run --device cuda --no-discovery >"$OUT" 2>&1
   status=$?
   [[ "$status" == 1 ]] || fail "$LAST: exit status $status, expected 1"
-  expect_in 'error: teplug run --device cuda: cannot open cuda:0: '
+  expect_in "error: teplug run: cannot open rank 0's device cuda:0: "
   expect_in '[supports] native: no CUDA device: cudaGetDeviceCount returned cuda'
 fi
 
 LAST="ldd $TEPLUG"
 ldd "$TEPLUG" >"$OUT" 2>&1
-if grep -qE 'libcudart|libcublas' "$OUT"; then
-  fail "$LAST: the CLI links libcudart.so or libcublasLt.so dynamically"
+if grep -qE 'libcudart|libcublas|libnccl|libcudnn' "$OUT"; then
+  fail "$LAST: the CLI links libcudart.so, libcublasLt.so, libnccl.so or libcudnn.so dynamically"
   cat "$OUT"
 fi
 

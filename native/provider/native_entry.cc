@@ -1,5 +1,10 @@
 #include "native/provider/native_entry.h"
 
+#include "native/attention/cudnn_attention.h"
+#include "native/attention/cudnn_attention_backend_real.h"
+#include "native/collective/nccl_collective.h"
+#include "native/collective/nccl_types.h"
+#include "native/collective/stream_poller.h"
 #include "native/device/cuda_device.h"
 #include "native/device/cuda_runtime_real.h"
 #include "native/gemm/cublaslt_gemm.h"
@@ -18,12 +23,22 @@ void RegisterNativeImplementations(sdk::Registrar& r) {
   r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewCudaDevice(RealCudaRuntime())), NativeDeviceCaps(),
                      "cuda", kNativePriority);
   r.RegisterIfServed(sdk::kIidGemmV1,
-                     sdk::MakeGemm(NewCublasLtGemm(RealCublasLtLoader(), RealCudaRuntime())),
+                     sdk::MakeGemm(NewCublasLtGemm(RealCublasLtLoader(), RealCudaRuntime(), RealScaleLayoutKernels())),
                      CublasLtGemmCaps(), "cublaslt", kNativePriority);
   // IQuantizer/1 on the quantize kernels (native/quantize).
   r.RegisterIfServed(sdk::kIidQuantizerV1,
                      sdk::MakeQuantizer(quantize::NewCudaQuantizer(RealCudaRuntime(), quantize::RealKernelLauncher())),
                      quantize::NativeQuantizerCaps(), "quantizer", kNativePriority);
+  // ICollective/1 on NCCL (native/collective), loaded on first use.
+  r.RegisterIfServed(sdk::kIidCollectiveV1,
+                     sdk::MakeCollective(collective::NewNcclCollective(
+                         collective::RealNcclLoader(), RealCudaRuntime(), collective::RealStreamPoller())),
+                     collective::NcclCollectiveCaps(), "nccl", kNativePriority);
+  // IAttention/1 on cuDNN's fused attention (native/attention).
+  r.RegisterIfServed(sdk::kIidAttentionV1,
+                     sdk::MakeAttention(attention::NewCudnnAttention(attention::RealCudnnAttentionBackend(),
+                                                                     RealCudaRuntime())),
+                     attention::CudnnAttentionCaps(), "cudnn", kNativePriority);
 }
 
 }  // namespace

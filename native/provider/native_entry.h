@@ -4,8 +4,8 @@
 // TEPLUG_REGISTER_BUILTIN_PROVIDER (builtin_registration.cc).
 //
 // It registers "native" (vendor "teplug") with IDevice/1 "cuda", IGemm/1
-// "cublaslt" (native/gemm/cublaslt_gemm.h) and IQuantizer/1 "quantizer"
-// (native/quantize) at priority 300, the convention's
+// "cublaslt" (native/gemm/cublaslt_gemm.h), IQuantizer/1 "quantizer"
+// (native/quantize) and ICollective/1 "nccl" (native/collective) at priority 300, the convention's
 // priority of native CUDA implementations (reference 0, portable CPU 100,
 // vendor-optimised 200-500). Registration never touches the
 // CUDA runtime, so it succeeds without a driver or GPU; the device then serves

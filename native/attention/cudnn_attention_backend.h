@@ -1,0 +1,60 @@
+// The seam between the cuDNN IAttention and what needs a GPU: loading
+// libcudnn, handles, building a frontend graph, and the sequence kernels.
+// The IAttention's logic (checks, the rule table, the graph cache, the
+// workspace, the order of launches) is tested on the host against a fake
+// (testing/fake_cudnn_attention_backend.h); the real one is
+// cudnn_attention_backend_real.h.
+#ifndef TEPLUG_NATIVE_ATTENTION_CUDNN_ATTENTION_BACKEND_H_
+#define TEPLUG_NATIVE_ATTENTION_CUDNN_ATTENTION_BACKEND_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "native/attention/cudnn_sdpa_graph.h"
+#include "native/attention/sdpa_problem.h"
+
+namespace teplug::native::attention {
+
+class CudnnAttentionBackend {
+ public:
+  virtual ~CudnnAttentionBackend() = default;
+  // Opens libcudnn (called once): cudnnGetVersion(), or why it cannot.
+  virtual absl::StatusOr<int32_t> LoadLibrary() = 0;
+  // A cuDNN handle on the current device.
+  virtual absl::StatusOr<void*> CreateHandle() = 0;
+  virtual void DestroyHandle(void* handle) = 0;
+  virtual absl::Status SetStream(void* handle, void* stream) = 0;
+  virtual absl::StatusOr<std::unique_ptr<SdpaGraph>> BuildGraph(const SdpaProblem& problem, void* handle) = 0;
+  // sequence_kernels.h; each returns the launch's cudaError_t.
+  virtual int SequenceLengths(const int32_t* cu_seqlens, int32_t* lengths, int64_t batch, void* stream) = 0;
+  virtual int RaggedOffsets(const int32_t* cu_seqlens, int64_t* offsets, int64_t batch, int64_t token_stride,
+                            void* stream) = 0;
+  virtual int WriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) = 0;
+  virtual int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
+                                 const int32_t* lengths, void* stream) = 0;
+  virtual int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
+                               void* stream) = 0;
+};
+
+// Where the execution's own buffers lie in the caller's workspace: cuDNN's
+// plan workspace first, then (each 256-byte aligned, only when the problem
+// needs it) the sequence lengths, the ragged offsets and the RNG state.
+// kNone marks a buffer the problem does not have.
+struct SdpaWorkspaceLayout {
+  static constexpr size_t kNone = ~size_t{0};
+  size_t graph_bytes = 0;
+  size_t seq_len_q = kNone, seq_len_kv = kNone;
+  size_t ragged_q = kNone, ragged_k = kNone, ragged_v = kNone, ragged_o = kNone;
+  size_t rng = kNone;
+  size_t total = 0;  // what workspace_size() reports
+};
+
+SdpaWorkspaceLayout LayOutWorkspace(const SdpaProblem& problem, size_t graph_bytes);
+
+}  // namespace teplug::native::attention
+
+#endif  // TEPLUG_NATIVE_ATTENTION_CUDNN_ATTENTION_BACKEND_H_

@@ -1,0 +1,93 @@
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include "native/attention/sequence_kernels.h"
+
+namespace teplug::native::attention {
+namespace {
+
+constexpr int kThreads = 256;
+
+int64_t Blocks(int64_t n) { return (n + kThreads - 1) / kThreads; }
+
+__global__ void SequenceLengthsKernel(const int32_t* cu, int32_t* lengths, int64_t batch) {
+  const int64_t b = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (b < batch) lengths[b] = cu[b + 1] - cu[b];
+}
+
+__global__ void RaggedOffsetsKernel(const int32_t* cu, int64_t* offsets, int64_t batch,
+                                    int64_t token_stride) {
+  const int64_t b = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (b <= batch) offsets[b] = static_cast<int64_t>(cu[b]) * token_stride;
+}
+
+__global__ void WriteRngStateKernel(int64_t* rng, uint64_t seed, uint64_t offset) {
+  rng[0] = static_cast<int64_t>(seed);
+  rng[1] = static_cast<int64_t>(offset);
+}
+
+// One thread per element of the [B, H, S, D] view.
+__global__ void ZeroRowsKernel(uint16_t* base, int64_t h_dim, int64_t s_dim, int64_t d_dim,
+                               int64_t total, int64_t sb, int64_t sh, int64_t ss, int64_t sd,
+                               const int32_t* lengths) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const int64_t d = i % d_dim;
+  const int64_t s = (i / d_dim) % s_dim;
+  const int64_t h = (i / (d_dim * s_dim)) % h_dim;
+  const int64_t b = i / (d_dim * s_dim * h_dim);
+  if (s >= lengths[b]) base[b * sb + h * sh + s * ss + d * sd] = 0;
+}
+
+__global__ void NegInfKernel(float* lse, int64_t heads, int64_t seq, int64_t total,
+                             const int32_t* lengths) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const int64_t s = i % seq;
+  const int64_t b = i / (seq * heads);
+  if (s >= lengths[b]) lse[i] = -INFINITY;
+}
+
+int Launched() { return static_cast<int>(cudaGetLastError()); }
+
+}  // namespace
+
+int LaunchSequenceLengths(const int32_t* cu_seqlens, int32_t* lengths, int64_t batch, void* stream) {
+  SequenceLengthsKernel<<<Blocks(batch), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      cu_seqlens, lengths, batch);
+  return Launched();
+}
+
+int LaunchRaggedOffsets(const int32_t* cu_seqlens, int64_t* offsets, int64_t batch,
+                        int64_t token_stride, void* stream) {
+  RaggedOffsetsKernel<<<Blocks(batch + 1), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      cu_seqlens, offsets, batch, token_stride);
+  return Launched();
+}
+
+int LaunchWriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) {
+  WriteRngStateKernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(rng, seed, offset);
+  return Launched();
+}
+
+int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
+                             const int32_t* lengths, void* stream) {
+  const int64_t total = dims[0] * dims[1] * dims[2] * dims[3];
+  if (total == 0) return 0;
+  ZeroRowsKernel<<<Blocks(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      static_cast<uint16_t*>(base), dims[1], dims[2], dims[3], total, strides[0], strides[1],
+      strides[2], strides[3], lengths);
+  return Launched();
+}
+
+int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,
+                           const int32_t* lengths, void* stream) {
+  const int64_t total = batch * heads * seq;
+  if (total == 0) return 0;
+  NegInfKernel<<<Blocks(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(lse, heads, seq,
+                                                                               total, lengths);
+  return Launched();
+}
+
+}  // namespace teplug::native::attention

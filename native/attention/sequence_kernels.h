@@ -1,0 +1,37 @@
+// The small CUDA kernels around cuDNN's SDPA graph. teplug passes the
+// batch's cumulative lengths (cu_seqlens, int32 [B + 1]); cuDNN wants each
+// sequence's length (padding masks) and, for THD, each sequence's first
+// element (ragged offsets); and teplug's contract defines the outputs at
+// padding positions (O and gradients 0, LSE -inf), which cuDNN leaves
+// unwritten. Each launcher enqueues on `stream` (a cudaStream_t) and returns
+// the launch's cudaError_t (0 on success).
+#ifndef TEPLUG_NATIVE_ATTENTION_SEQUENCE_KERNELS_H_
+#define TEPLUG_NATIVE_ATTENTION_SEQUENCE_KERNELS_H_
+
+#include <array>
+#include <cstdint>
+
+namespace teplug::native::attention {
+
+// lengths[b] = cu_seqlens[b + 1] - cu_seqlens[b] for b < batch.
+int LaunchSequenceLengths(const int32_t* cu_seqlens, int32_t* lengths, int64_t batch, void* stream);
+
+// offsets[b] = cu_seqlens[b] * token_stride for b <= batch (int64).
+int LaunchRaggedOffsets(const int32_t* cu_seqlens, int64_t* offsets, int64_t batch,
+                        int64_t token_stride, void* stream);
+
+// rng[0] = seed, rng[1] = offset: the dropout state cuDNN reads from the device.
+int LaunchWriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream);
+
+// Zeroes the rows s >= lengths[b] of a [B, H, S, D] view of 2-byte elements
+// (fp16/bf16) at `base` with `strides` (elements).
+int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
+                             const int32_t* lengths, void* stream);
+
+// Writes -inf to lse[b][h][s] (contiguous fp32 [B, H, S]) for s >= lengths[b].
+int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,
+                           const int32_t* lengths, void* stream);
+
+}  // namespace teplug::native::attention
+
+#endif  // TEPLUG_NATIVE_ATTENTION_SEQUENCE_KERNELS_H_
