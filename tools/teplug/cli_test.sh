@@ -865,6 +865,22 @@ PY
   expect_in "$OUT" "FAIL         contract refcount"
   expect_in "$OUT" "--check refcount --seed 1 --device opencl:0"
   expect_reproduced "contract refcount"
+  # Every interface's refusals are checked, on the device too: a supports
+  # that says no without a reason, an implementation that serves a dtype it
+  # does not declare.
+  run_teplug conformance "${OPAQUE}_no_reason.so" --interface norm
+  expect_status 1
+  expect_in "$OUT" "pass         contract refused_op"
+  expect_in "$OUT" "FAIL         contract supports_reason"
+  expect_in "$OUT" "supports said no to the norm forward without a reason"
+  expect_in "$OUT" "--check supports_reason --seed 1 --device opencl:0"
+  expect_reproduced "contract supports_reason"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_any_dtype.so"
+  expect_status 1
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  expect_in "$OUT" "FAIL         contract refused_op"
+  expect_in "$OUT" "norm forward succeeded; what the descriptor does not declare must be answered"
+  expect_reproduced "contract refused_op"
   run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check workspace
   expect_status 1
   expect_in "$OUT" "not checked  contract workspace            this contract check runs on host (cpu) memory only"
@@ -913,6 +929,50 @@ PY
   expect_in "$OUT" "FAIL         features=deterministic"
   expect_in "$OUT" "deterministic=1 but two backward runs wrote different dq"
   expect_reproduced "features=deterministic"
+  # Declared limits: cases stay inside them, each is probed at its edge and
+  # just outside it (refused). A plugin whose limits exclude the default
+  # sizes passes; one whose kernel breaks inside its declared head dims fails
+  # at the edge, with the case to re-run.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_head_dim_limits.so" --quick
+  expect_status 0
+  expect_in "$OUT" "pass         head_dim_max=128 (head_dim, head_dim_v)"
+  expect_in "$OUT" "pass         head_dim_multiple=16 (head_dim, head_dim_v)"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_head_dim_limits.so" \
+    --interface attention --case 'qkv_dtype=fp32,head_dim=144,head_dim_v=144'
+  expect_status 0
+  expect_in "$OUT" "pass         head_dim_max=128 (head_dim, head_dim_v)"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_above_64.so" --quick
+  expect_status 1
+  expect_in "$OUT" "FAIL         head_dim_max=128 (head_dim, head_dim_v)"
+  expect_in "$OUT" "pass         mask_types=padding"
+  expect_in "$OUT" "head_dim=128,head_dim_v=128' --seed"
+  expect_reproduced "qkv_dtypes=fp32"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_hidden_multiple.so"
+  expect_status 0
+  expect_in "$OUT" "pass         hidden_multiple=48 (hidden)"
+  expect_in "$OUT" "pass         norm_types=rmsnorm"
+  # An implementation that serves what its limits say it does not fails the
+  # refusal, and the case re-runs the refusal.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_max_dim.so" --quick
+  expect_status 1
+  expect_in "$OUT" "pass         a_dtypes=fp32"
+  expect_in "$OUT" "FAIL         max_dim=48 (m)"
+  expect_in "$OUT" "m=49,n=24,k=48: gemm succeeded; what the descriptor does not declare must be answered unsupported"
+  expect_reproduced "max_dim=48 (m)"
+  # A collective on a device: every rank's buffers live there (opaque
+  # handles that crash when read as host pointers), and a liar fails there
+  # with a command carrying --device.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_opaque_device_honest.so"
+  expect_status 0
+  expect_in "$OUT" "collective conformance_collective_opaque_device_honest/all_ranks on opencl:0"
+  expect_in "$OUT" "pass         ops=all_reduce"
+  expect_in "$OUT" "pass         contract threads"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_opaque_device_ignores_rank.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         ops=all_reduce"
+  expect_in "$OUT" "--interface collective --case 'op=all_reduce,dtype=fp32,"
+  expect_in "$OUT" " --device opencl:0"
+  expect_reproduced "ops=all_reduce"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_refcount.so"
   expect_status 1
   expect_in "$OUT" "pass         norm_types=rmsnorm"
@@ -954,7 +1014,7 @@ PY
   expect_status 0
   expect_in "$OUT" "host memory: IGemm/1 (contract and numerics"
   expect_in "$OUT" "[--device SPEC] [--case CASE | --check NAME] [--seed N]"
-  expect_in "$OUT" "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1 and"
+  expect_in "$OUT" "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1,"
   expect_in "$OUT" "accumulate; per_tensor, mxfp8_1d32, block_1d128 and block_2d128 scaling),"
   expect_in "$OUT" "IQuantizer/1 (numerics, bit-exact against the reference"
   expect_in "$OUT" "INorm/1 (numerics"

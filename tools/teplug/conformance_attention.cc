@@ -8,6 +8,7 @@
 #include "teplug/sdk/iids.hpp"
 #include "tools/teplug/conformance_attention_call.h"
 #include "tools/teplug/conformance_attention_case.h"
+#include "tools/teplug/conformance_contract.h"
 #include "tools/teplug/tolerances.h"
 
 namespace teplug::cli {
@@ -187,6 +188,47 @@ absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::st
   return plugin.Select(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a, provider);
 }
 
+// Both head dims together (a case without different head dims keeps them
+// equal; fitting to a multiple keeps different ones different); each
+// maximum sequence length its own extent.
+const std::vector<LimitRule>& Limits() {
+  static const std::vector<LimitRule> kRules = {
+      {"head_dim_min", LimitKind::kMin, {"head_dim", "head_dim_v"}, 512},
+      {"head_dim_max", LimitKind::kMax, {"head_dim", "head_dim_v"}, 512},
+      {"head_dim_multiple", LimitKind::kMultiple, {"head_dim", "head_dim_v"}, 512, 1, 8},
+      {"max_seqlen_q", LimitKind::kMax, {"seq_q"}, 512},
+      {"max_seqlen_kv", LimitKind::kMax, {"seq_kv"}, 512}};
+  return kRules;
+}
+
+// The forward of `text` on `impl` directly.
+RefusalReport Refuses(TeplugObject* impl, const std::string& text, uint64_t seed,
+                      const CaseDevice* where) {
+  absl::StatusOr<AttentionCase> c = ParseAttentionCase(text);
+  if (!c.ok()) return {std::string(c.status().message())};
+  std::unique_ptr<AttentionInputs> in = MakeAttentionInputs(*c, seed);
+  ForwardOutputs out = MakeForwardOutputs(*in);
+  TeplugAttentionFwdArgs a = ForwardArgs(in.get(), &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(a)); !e.empty()) return {e};
+  auto* at = reinterpret_cast<TeplugAttentionV1*>(impl);
+  const std::string supports = CheckSupportsReason(
+      at->vtbl->supports, impl, TEPLUG_OP_ATTENTION_FORWARD, &a, "the attention forward");
+  RefusalReport r = CheckRefusedCall(
+      &staging, "attention forward",
+      [&](size_t* bytes) {
+        return at->vtbl->workspace_size(at, TEPLUG_OP_ATTENTION_FORWARD, &a, bytes);
+      },
+      [&](void* workspace, size_t bytes, TeplugStream stream) {
+        a.workspace = workspace;
+        a.workspace_size = bytes;
+        a.stream = stream;
+        return at->vtbl->forward(at, &a);
+      });
+  r.supports_reason = supports;
+  return r;
+}
+
 }  // namespace
 
 const InterfaceConformance& AttentionConformance() {
@@ -202,6 +244,8 @@ const InterfaceConformance& AttentionConformance() {
                               nullptr};
     a.run_on_device = &RunOnDevice<&RunOn>;
     a.select_on_device = &SelectOnDevice<&Select>;
+    a.limit_rules = &Limits;
+    a.refuses = &Refuses;
     return a;
   }();
   return kAttention;

@@ -17,6 +17,7 @@
 #include "tools/teplug/conformance_attention_case.h"
 #include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
+#include "tools/teplug/op_tensors.h"
 
 namespace teplug::cli {
 
@@ -75,10 +76,6 @@ TeplugAttentionFwdArgs ForwardArgs(AttentionInputs* in, ForwardOutputs* out);
 TeplugAttentionBwdArgs BackwardArgs(AttentionInputs* in, const ForwardOutputs& fwd,
                                     BackwardOutputs* out);
 
-// Every tensor of the args (the case's own, which staging may move, params
-// and fp8 quantization included), each marked input or output.
-std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionFwdArgs& a);
-std::vector<StagedTensor> StagedTensorsOf(const TeplugAttentionBwdArgs& a);
 
 // Runs `provider`'s forward (backward) in `kernel` with exactly the
 // workspace it asks for, on `where`'s device (every tensor of the args

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -159,37 +160,42 @@ int32_t CommCreateOp() {
   return op;
 }
 
+// The implementation comm_create of `world` ranks selects, for buffers on
+// `where`'s device (host memory when null).
 absl::StatusOr<core::Selection> SelectFor(const core::Kernel& plugin, const std::string& provider,
-                                          int rank, int world, const TeplugRendezvous* rv) {
+                                          int rank, int world, const TeplugRendezvous* rv,
+                                          const CaseDevice* where) {
   TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
   create.rank = rank;
   create.world_size = world;
   create.rendezvous = rv;
+  create.device = where == nullptr ? nullptr : &where->device;
   return plugin.Select(sdk::kIidCollectiveV1, CommCreateOp(), &create, provider);
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
-                                       const std::string& text) {
+                                       const std::string& text, const CaseDevice* where) {
   absl::StatusOr<CollectiveCase> c = Parse(text);
   if (!c.ok()) return c.status();
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
-  return SelectFor(plugin, provider, 0, c->world, &rv);
+  return SelectFor(plugin, provider, 0, c->world, &rv, where);
 }
 
-// Runs the case on world_size threads through the plugin's collective and
-// compares every rank's output with the oracle, exactly.
+// Runs the case on world_size threads through the plugin's collective (on
+// `where`'s device when given) and compares every rank's output with the
+// oracle, exactly.
 CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const core::Kernel&,
-                const std::string& text, uint64_t seed) {
+                const std::string& text, uint64_t seed, const CaseDevice* where) {
   absl::StatusOr<CollectiveCase> c = Parse(text);
   if (!c.ok()) return {false, std::string(c.status().message())};
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
-  absl::StatusOr<core::Selection> s = SelectFor(plugin, provider, 0, c->world, &rv);
+  absl::StatusOr<core::Selection> s = SelectFor(plugin, provider, 0, c->world, &rv, where);
   if (!s.ok())
     return {false, absl::StrCat("the plugin does not serve a case it declares: ",
                                 KernelMessageHead(s.status().message()))};
   const std::vector<std::vector<double>> in = Inputs(*c, seed);
   absl::StatusOr<std::vector<std::vector<double>>> got =
-      RunOnRanks(s->as<TeplugCollectiveV1>(), *c, in);
+      RunOnRanks(s->as<TeplugCollectiveV1>(), *c, in, where);
   if (!got.ok()) return {false, absl::StrCat("the plugin failed: ", got.status().message())};
   const std::vector<std::vector<double>> want = Oracle(*c, in);
   CaseOutcome o;
@@ -205,11 +211,64 @@ CaseOutcome Run(const core::Kernel& plugin, const std::string& provider, const c
   return o;
 }
 
+const std::vector<LimitRule>& Limits() {
+  static const std::vector<LimitRule> kRules = {
+      {"max_world_size", LimitKind::kMax, {"world"}, 8}};
+  return kRules;
+}
+
+// The case on every rank, on `impl` directly: a world past max_world_size
+// must be refused by comm_create, an undeclared dtype by the op; every rank
+// is asked, so none waits for a rank that never comes.
+RefusalReport Refuses(TeplugObject* impl, const std::string& text, uint64_t seed,
+                      const CaseDevice* where) {
+  absl::StatusOr<CollectiveCase> c = Parse(text);
+  if (!c.ok()) return {std::string(c.status().message())};
+  auto* coll = reinterpret_cast<TeplugCollectiveV1*>(impl);
+  TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
+  TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
+  create.world_size = c->world;
+  create.rendezvous = &rv;
+  create.device = where == nullptr ? nullptr : &where->device;
+  const std::string what = absl::StrCat(c->op, " on ", c->world, " ranks");
+  RefusalReport r;
+  r.supports_reason = CheckSupportsReason(coll->vtbl->supports, impl, CommCreateOp(), &create,
+                                          absl::StrCat("comm_create of ", c->world, " ranks"));
+  absl::StatusOr<std::vector<std::vector<double>>> got =
+      RunOnRanks(coll, *c, Inputs(*c, seed), where);
+  if (got.ok()) {
+    r.refused_op = CheckRefused(nullptr, what);
+    return r;
+  }
+  // A rank's error, as TakeError wrote it: "<call> returned <code>: ...".
+  const std::string message(got.status().message());
+  for (int32_t code : {TEPLUG_UNSUPPORTED, TEPLUG_INVALID_ARGUMENT})
+    if (absl::StrContains(message, absl::StrCat(" returned ", teplug_code_name(code), ":")))
+      return r;
+  r.refused_op =
+      absl::StrCat(what, ": ", message, "; expected unsupported or invalid_argument");
+  return r;
+}
+
 }  // namespace
 
 const InterfaceConformance& CollectiveConformance() {
-  static const InterfaceConformance kCollective = {
-      "collective", &AllClaims, &Checkable, &Plan, &ParseCase, &Run, &Select, nullptr, nullptr};
+  static const InterfaceConformance kCollective = [] {
+    InterfaceConformance c = {"collective",
+                              &AllClaims,
+                              &Checkable,
+                              &Plan,
+                              &ParseCase,
+                              &RunOnHost<&Run>,
+                              &SelectOnHost<&Select>,
+                              nullptr,
+                              nullptr};
+    c.run_on_device = &RunOnDevice<&Run>;
+    c.select_on_device = &SelectOnDevice<&Select>;
+    c.limit_rules = &Limits;
+    c.refuses = &Refuses;
+    return c;
+  }();
   return kCollective;
 }
 

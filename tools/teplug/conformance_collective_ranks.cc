@@ -2,12 +2,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <cstring>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/log/untrusted_text.h"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
 #include "tools/teplug/conformance_contract.h"
@@ -111,11 +113,28 @@ std::string UniquePrefix() {
 // it; `received` gets what arrived in its recv buffer.
 absl::Status RunRank(TeplugCollectiveV1* coll, const CollectiveCase& c, int rank,
                      const TeplugRendezvous* rv, const std::vector<double>& input,
-                     std::atomic<int>* arrived, std::vector<double>* received) {
+                     const CaseDevice* where, std::atomic<int>* arrived,
+                     std::vector<double>* received) {
+  // On a device each rank has a stream of its own (ranks on one stream
+  // would wait for each other in order).
+  std::optional<CaseDevice> mine;
+  if (where != nullptr) {
+    mine = *where;
+    if (sdk::OwnedError e = where->ctx->CreateStream(&mine->stream))
+      return absl::InternalError(absl::StrCat("creating a stream on ", where->spelling, ": ",
+                                              core::EscapeUntrustedText(e.message())));
+  }
+  struct StreamGone {
+    std::optional<CaseDevice>& d;
+    ~StreamGone() {
+      if (d) d->ctx->DestroyStream(d->stream);  // the rank is over: nothing to report to
+    }
+  } stream_gone{mine};
   TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
   create.rank = rank;
   create.world_size = c.world;
   create.rendezvous = rv;
+  create.device = where == nullptr ? nullptr : &where->device;
   TeplugCommunicator* comm = nullptr;
   if (std::string e = TakeError(coll->vtbl->comm_create(coll, &create, &comm), "comm_create");
       !e.empty())
@@ -133,7 +152,17 @@ absl::Status RunRank(TeplugCollectiveV1* coll, const CollectiveCase& c, int rank
     recv_count = counts[rank];
   }
   Buffer recv(c.dtype, recv_count);
+  DeviceStaging staging(mine ? &*mine : nullptr);
+  std::vector<StagedTensor> staged;
+  if (!send.bytes.empty()) staged.push_back({&send.view, false});
+  if (!recv.bytes.empty()) staged.push_back({&recv.view, true});
+  if (std::string e = staging.Stage(staged); !e.empty()) {
+    const std::string destroyed =
+        TakeError(coll->vtbl->comm_destroy(coll, comm), "comm_destroy");
+    return absl::InternalError(destroyed.empty() ? e : absl::StrCat(e, "; then ", destroyed));
+  }
   TeplugCollectiveArgs a = sdk::Versioned<TeplugCollectiveArgs>();
+  a.stream = staging.stream();
   a.comm = comm;
   a.send = &send.view;
   a.recv = &recv.view;
@@ -173,6 +202,7 @@ absl::Status RunRank(TeplugCollectiveV1* coll, const CollectiveCase& c, int rank
                                                   : TEPLUG_OP_BROADCAST;
     problem = run(op, 0);
   }
+  if (problem.empty()) problem = staging.Finish();
   const std::string destroyed = TakeError(coll->vtbl->comm_destroy(coll, comm), "comm_destroy");
   if (!problem.empty()) return absl::InternalError(problem);
   if (!destroyed.empty()) return absl::InternalError(destroyed);
@@ -185,7 +215,7 @@ absl::Status RunRank(TeplugCollectiveV1* coll, const CollectiveCase& c, int rank
 
 absl::StatusOr<std::vector<std::vector<double>>> RunOnRanks(
     TeplugCollectiveV1* collective, const CollectiveCase& c,
-    const std::vector<std::vector<double>>& inputs) {
+    const std::vector<std::vector<double>>& inputs, const CaseDevice* where) {
   RankGroup group(c.world);
   const std::string prefix = UniquePrefix();
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
@@ -195,7 +225,7 @@ absl::StatusOr<std::vector<std::vector<double>>> RunOnRanks(
   std::vector<std::vector<double>> got(static_cast<size_t>(c.world));
   std::atomic<int> arrived{0};
   const absl::Status ran = group.Run([&](int rank) {
-    return RunRank(collective, c, rank, &rv, inputs[rank], &arrived, &got[rank]);
+    return RunRank(collective, c, rank, &rv, inputs[rank], where, &arrived, &got[rank]);
   });
   if (!ran.ok()) return ran;
   return got;

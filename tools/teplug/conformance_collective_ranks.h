@@ -10,14 +10,17 @@
 #include "absl/status/statusor.h"
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_collective_oracle.h"
+#include "tools/teplug/conformance_staging.h"
 
 namespace teplug::cli {
 
 // What each rank received from `inputs` (one per rank), or the first
-// rank's failure ("rank N: ..."; plugin text escaped).
+// rank's failure ("rank N: ..."; plugin text escaped). With `where`, every
+// rank's communicator is created for that device and its buffers live
+// there (staged through IDevice, each rank on a stream of its own).
 absl::StatusOr<std::vector<std::vector<double>>> RunOnRanks(
     TeplugCollectiveV1* collective, const CollectiveCase& c,
-    const std::vector<std::vector<double>>& inputs);
+    const std::vector<std::vector<double>>& inputs, const CaseDevice* where = nullptr);
 
 }  // namespace teplug::cli
 

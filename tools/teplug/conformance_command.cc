@@ -33,6 +33,8 @@
 #include "tools/teplug/conformance_device.h"
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_limit_probes.h"
+#include "tools/teplug/conformance_limits.h"
 #include "tools/teplug/conformance_norm.h"
 #include "tools/teplug/conformance_quantizer.h"
 #include "tools/teplug/conformance_report.h"
@@ -61,12 +63,23 @@ constexpr char kConformanceHelp[] =
     "            larger zero-padded args both work, with the same result),\n"
     "            threads (4 threads calling at once get the single-threaded result);\n"
     "            every covered interface gets refcount and threads (each call\n"
-    "            checked against the reference), IGemm/1 all of them\n"
+    "            checked against the reference) and, but IDevice/1, error_object,\n"
+    "            supports_reason and refused_op on a case it must refuse (just past\n"
+    "            a declared limit, else in a dtype it does not declare, called on\n"
+    "            it directly); IGemm/1 all of them\n"
     "  numerics  every capability it declares (read from its descriptor as\n"
     "            `teplug list` shows it): one case per dtype, epilogue and scaling\n"
     "            mode, plus sampled combinations (fewer with --quick), each run on\n"
     "            random non-zero inputs through the plugin and the reference, the\n"
     "            outputs compared with the tolerances below (max |x - ref| / max |ref|)\n"
+    "  limits    every numeric limit it declares (head_dim_min/max/multiple,\n"
+    "            max_seqlen_q/kv, max_dim, alignment, hidden_min/max/multiple,\n"
+    "            max_world_size): every case above is fitted inside them; per\n"
+    "            limit, a case at its edge (the largest value a maximum allows,\n"
+    "            the smallest a minimum or multiple allows) must pass the numerics\n"
+    "            and a case just past it, called on the implementation directly,\n"
+    "            must be refused (unsupported or invalid_argument); GEMM alignment A\n"
+    "            keeps M, N and K multiples of 2A elements (aligned in every dtype)\n"
     "\n"
     "Covered today, on host memory: IGemm/1 (contract and numerics: fp32, fp16,\n"
     "bf16, fp8_e4m3, fp8_e5m2, fp4_e2m1 operands; fp32, fp16, bf16, fp8_e4m3,\n"
@@ -90,17 +103,18 @@ constexpr char kConformanceHelp[] =
     "Devices: every device an implementation declares that an IDevice of the\n"
     "plugin serves (as `teplug list` shows them), the CPU as host memory; --device\n"
     "SPEC (cpu, cuda:0, opencl:0, a kind a provider declares) checks that one only.\n"
-    "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1 and\n"
-    "IAttention/1 case allocates every tensor of its args on the device through\n"
+    "On a device other than the CPU each IGemm/1, IQuantizer/1, INorm/1,\n"
+    "IAttention/1 and ICollective/1 case allocates every tensor of its args (each\n"
+    "rank's buffers, the communicator created for the device) on the device through\n"
     "the plugin's IDevice, copies the host inputs (and outputs, for accumulate)\n"
     "in, runs the op there on an IDevice stream, synchronises and copies the\n"
     "outputs back; the reference runs on host memory and the outputs are compared\n"
     "as above; IDevice/1's checks open that device instead of cpu:0. Those rows\n"
     "are named \"IMPLEMENTATION on DEVICE\" and their commands carry --device.\n"
-    "The contract checks refcount and threads run there too; IGemm/1's others run\n"
-    "on host memory only, and ICollective/1's claims on another device are \"not\n"
-    "checked\", as are the claims on a declared device that no IDevice of the\n"
-    "plugin serves (the reason names the device kind).\n"
+    "The contract checks every interface gets and the limit probes run there too;\n"
+    "IGemm/1's workspace and struct_sizes run on host memory only. The claims on a\n"
+    "declared device that no IDevice of the plugin serves are \"not checked\" (the\n"
+    "reason names the device kind).\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -309,6 +323,25 @@ std::vector<Target> TargetsOf(const Options& opt, const core::Kernel& plugin,
   return out;
 }
 
+// The interface's plan with every case fitted inside the declared `limits`
+// (and the claims each then exercises); a case no fitting can keep legal is
+// left out, so the claims only it exercised are reported not checked.
+std::vector<PlannedCase> FittedPlan(const InterfaceConformance& ic,
+                                    const std::vector<std::string>& claims, bool quick,
+                                    uint64_t seed, const std::vector<DeclaredLimit>& limits) {
+  std::vector<PlannedCase> fitted;
+  for (PlannedCase p : ic.plan(claims, quick, seed)) {
+    absl::StatusOr<std::string> text = FitCase(p.text, limits);
+    if (!text.ok()) continue;
+    absl::StatusOr<std::vector<std::string>> exercised = ic.parse_case(*text);
+    if (!exercised.ok()) continue;
+    p.text = *text;
+    p.exercises = *exercised;
+    fitted.push_back(p);
+  }
+  return fitted;
+}
+
 ConformanceRow Row(const std::string& iface, const core::ImplementationListing& impl,
                    const std::string& check, Verdict v, const std::string& detail) {
   ConformanceRow r;
@@ -331,7 +364,7 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
   if (where != nullptr) impl.name = absl::StrCat(impl.name, " on ", where->spelling);
   // On a device: the shared contract checks (refcount, threads) when the
   // interface can select there; its own checks run on host memory only.
-  const std::vector<std::string> shared = SharedContractCheckNames();
+  const std::vector<std::string> shared = SharedContractCheckNames(ic);
   const bool device_contract = where != nullptr && ic.select_on_device != nullptr;
   if (where != nullptr && !opt.only_check.empty() &&
       (!device_contract ||
@@ -340,18 +373,39 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
                         "this contract check runs on host (cpu) memory only"));
     return;
   }
+  const std::vector<DeclaredLimit> limits =
+      ic.limit_rules == nullptr ? std::vector<DeclaredLimit>{}
+                                : DeclaredLimits(impl, ic.limit_rules());
   std::vector<PlannedCase> plan;
   if (!opt.only_case.empty()) {
     absl::StatusOr<std::vector<std::string>> exercised = ic.parse_case(opt.only_case);
     if (!exercised.ok()) return;  // checked before any kernel started
+    if (std::optional<DeclaredLimit> broken = LimitBroken(opt.only_case, limits)) {
+      // A case outside a declared limit: the implementation must refuse it.
+      const std::string problem = CheckLimitRefusal(ic, plugin, provider.name, limits,
+                                                    opt.only_case, opt.seed, where);
+      ConformanceRow r = Row(iface, impl, broken->Claim(),
+                             problem.empty() ? Verdict::kPass : Verdict::kFail, problem);
+      if (!problem.empty())
+        r.reproduce =
+            ReproduceCommand(opt, iface, "--case " + Quoted(opt.only_case), opt.seed, where);
+      rows->push_back(r);
+      return;
+    }
     plan.push_back({opt.only_case, opt.seed, *exercised});
   } else if (opt.only_check.empty()) {
-    plan = ic.plan(claims, opt.quick, opt.seed);
+    plan = FittedPlan(ic, claims, opt.quick, opt.seed, limits);
   }
+  const std::vector<LimitProbe> probes =
+      !opt.only_case.empty() || !opt.only_check.empty() || plan.empty()
+          ? std::vector<LimitProbe>{}
+          : PlanLimitProbes(plan[0].text, limits);
   const bool contract = opt.only_case.empty() && (where == nullptr || device_contract);
-  Progress progress(!opt.json, static_cast<int>(plan.size()) + (contract ? 1 : 0));
+  Progress progress(!opt.json,
+                    static_cast<int>(plan.size() + probes.size()) + (contract ? 1 : 0));
   if (contract) {
-    const std::vector<PlannedCase> covering = plan.empty() ? ic.plan(claims, true, opt.seed) : plan;
+    const std::vector<PlannedCase> covering =
+        plan.empty() ? FittedPlan(ic, claims, true, opt.seed, limits) : plan;
     if (covering.empty()) {
       rows->push_back(Row(iface, impl, "contract", Verdict::kNotChecked,
                           "no case conformance can build: nothing to call the checks with"));
@@ -361,8 +415,8 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
           ic.contract != nullptr && where == nullptr
               ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
                             opt.only_check)
-              : RunSharedContractChecks(ic, plugin, provider.name, oracle, covering[0].text,
-                                        opt.seed, opt.only_check, where);
+              : RunSharedContractChecks(ic, plugin, provider.name, oracle, claims, limits,
+                                        covering[0].text, opt.seed, opt.only_check, where);
       for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
@@ -401,6 +455,20 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
   if (!opt.only_case.empty() || !opt.only_check.empty()) {
     for (auto& [claim, r] : by_claim) rows->push_back(r);
     return;
+  }
+  // Each declared limit: its edge case passes, a case just past it is refused.
+  for (const LimitProbe& probe : probes) {
+    progress.Step(iface + " " + probe.limit.Claim());
+    const LimitOutcome o =
+        RunLimitProbe(ic, plugin, provider.name, oracle, limits, probe, opt.seed, where);
+    ConformanceRow r = Row(iface, impl, probe.limit.Claim(),
+                           o.passed ? Verdict::kPass : Verdict::kFail, o.detail);
+    r.cases = 1 + (probe.outside.empty() ? 0 : 1);
+    r.max_error = o.edge.max_error;
+    r.tolerance = o.edge.tolerance;
+    if (!o.passed && !o.failed_case.empty())
+      r.reproduce = ReproduceCommand(opt, iface, "--case " + Quoted(o.failed_case), opt.seed, where);
+    rows->push_back(r);
   }
   for (const std::string& claim : ic.all_claims()) {
     const bool declared = HasClaim(claims, claim);
@@ -493,7 +561,7 @@ int ConformanceCommand(const std::vector<std::string>& args) {
     }
     if (!opt.only_check.empty()) {
       const std::vector<std::string> names =
-          ic->contract_names == nullptr ? SharedContractCheckNames() : ic->contract_names();
+          ic->contract_names == nullptr ? SharedContractCheckNames(*ic) : ic->contract_names();
       if (std::find(names.begin(), names.end(), opt.only_check) == names.end())
         return ReportUsage(flags,
                            absl::StrCat("--check: unknown ", ic->name, " check \"", opt.only_check,

@@ -6,10 +6,12 @@
 #define TEPLUG_TOOLS_TEPLUG_CONFORMANCE_CONTRACT_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_limits.h"
 
 namespace teplug::cli {
 
@@ -36,6 +38,15 @@ std::string CheckSupportsReason(TeplugSupportsFn supports, TeplugObject* object,
 // UNSUPPORTED or INVALID_ARGUMENT, not success. Destroys it.
 std::string CheckRefused(TeplugError* error, const std::string& what);
 
+// The refusal of such a call, made directly on an implementation: asks
+// `workspace_size` (a refusal there counts) and, when it answers, gets that
+// much workspace from `staging` and makes `call` with it on staging's
+// stream. Fills refused_op and error_object (naming `what`).
+RefusalReport CheckRefusedCall(
+    DeviceStaging* staging, const std::string& what,
+    const std::function<TeplugError*(size_t* bytes)>& workspace_size,
+    const std::function<TeplugError*(void* workspace, size_t bytes, TeplugStream stream)>& call);
+
 // Runs `call` kThreads x kCallsPerThread times from kThreads threads at once;
 // the first problem any call reports, naming the thread and call.
 inline constexpr int kThreads = 4;
@@ -44,15 +55,38 @@ std::string CheckConcurrentCalls(const std::function<std::string()>& call);
 
 // The contract checks any interface gets from its InterfaceConformance
 // alone: refcount (the case `base` keeps no reference of the implementation
-// serving it; release decrements) and threads (the case run from kThreads
+// serving it; release decrements), threads (the case run from kThreads
 // threads at once ends every time exactly as it did run alone: the same
-// error against the reference, to the last bit). With `where`, the case
-// runs on that device (run_on_device, select_on_device; both must be set).
-std::vector<std::string> SharedContractCheckNames();
+// error against the reference, to the last bit) and, where the interface
+// has a `refuses` call, refused_op, error_object and supports_reason: a case
+// the implementation must refuse (RefusalCase) called on it directly is
+// refused, with a well-formed error, and supports says why it says no. With
+// `where`, the cases run on that device (run_on_device, select_on_device;
+// both must be set).
+std::vector<std::string> SharedContractCheckNames(const InterfaceConformance& ic);
 std::vector<ContractOutcome> RunSharedContractChecks(
     const InterfaceConformance& ic, const core::Kernel& plugin, const std::string& provider,
-    const core::Kernel& oracle, const std::string& base, uint64_t seed, const std::string& only,
-    const CaseDevice* where = nullptr);
+    const core::Kernel& oracle, const std::vector<std::string>& claims,
+    const std::vector<DeclaredLimit>& limits, const std::string& base, uint64_t seed,
+    const std::string& only, const CaseDevice* where = nullptr);
+
+// A case the implementation serving `inside` must refuse: `outside`.
+struct RefusalCase {
+  std::string inside, outside;
+};
+// The first declared limit's case just past it, else a case exercising a
+// dtype the descriptor does not declare (every other claim it exercises
+// declared) beside `base`; nullopt when there is neither.
+std::optional<RefusalCase> FindRefusalCase(const InterfaceConformance& ic,
+                                           const std::vector<std::string>& claims,
+                                           const std::vector<DeclaredLimit>& limits,
+                                           const std::string& base, uint64_t seed);
+// Selects the implementation serving `r.inside` (on `where`'s device when
+// given) and calls `r.outside` on it through ic.refuses; problems name the
+// case.
+RefusalReport CallRefused(const InterfaceConformance& ic, const core::Kernel& plugin,
+                          const std::string& provider, const RefusalCase& r, uint64_t seed,
+                          const CaseDevice* where);
 
 }  // namespace teplug::cli
 

@@ -339,6 +339,50 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
   return RunGemmContractChecks(plugin, provider, claims, *c, seed, only);
 }
 
+// max_dim bounds each of M, N and K (probed one at a time); alignment, in
+// bytes, every leading dimension: k and n are leading dimensions without
+// transposes (A [m,k], B [n,k], D [m,n]), m is one of A^T.
+const std::vector<LimitRule>& GemmLimitRules() {
+  static const std::vector<LimitRule> kRules = [] {
+    std::vector<LimitRule> r;
+    for (const char* key : {"m", "n", "k"}) {
+      LimitRule max{"max_dim", LimitKind::kMax, {key}, 4096};
+      r.push_back(max);
+      LimitRule align{"alignment", LimitKind::kMultiple, {key}, 4096, 2};
+      align.probe_with = "trans_a=0,trans_b=1";
+      align.outside_from = 8;
+      align.probe = std::string(key) != "m";
+      r.push_back(align);
+    }
+    return r;
+  }();
+  return kRules;
+}
+
+RefusalReport RefusesGemm(TeplugObject* impl, const std::string& text, uint64_t seed,
+                          const CaseDevice* where) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(text);
+  if (!c.ok()) return {std::string(c.status().message())};
+  GemmInputs in = MakeInputs(*c, seed);  // not const: staging may move it
+  GemmOutputs out = MakeOutputs(*c, in);
+  TeplugGemmArgs args = ArgsFor(*c, in, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(args)); !e.empty()) return {e};
+  auto* g = reinterpret_cast<TeplugGemmV1*>(impl);
+  const std::string supports =
+      CheckSupportsReason(g->vtbl->supports, impl, TEPLUG_OP_GEMM, &args, "the gemm");
+  RefusalReport r = CheckRefusedCall(
+      &staging, "gemm", [&](size_t* bytes) { return g->vtbl->workspace_size(g, &args, bytes); },
+      [&](void* workspace, size_t bytes, TeplugStream stream) {
+        args.workspace = workspace;
+        args.workspace_size = bytes;
+        args.stream = stream;
+        return g->vtbl->gemm(g, &args);
+      });
+  r.supports_reason = supports;
+  return r;
+}
+
 }  // namespace
 
 const InterfaceConformance& GemmConformance() {
@@ -354,6 +398,8 @@ const InterfaceConformance& GemmConformance() {
                               &GemmContract};
     g.run_on_device = &RunOnDevice<&RunGemm>;
     g.select_on_device = &SelectOnDevice<&SelectGemm>;
+    g.limit_rules = &GemmLimitRules;
+    g.refuses = &RefusesGemm;
     return g;
   }();
   return kGemm;

@@ -115,12 +115,6 @@ TeplugGemmArgs ArgsFor(const GemmCase& c, const GemmInputs& in, GemmOutputs* out
   return g;
 }
 
-std::vector<StagedTensor> StagedTensorsOf(const TeplugGemmArgs& args) {
-  auto in = [](const TeplugTensor* t) { return StagedTensor{const_cast<TeplugTensor*>(t), false}; };
-  return {in(args.a), in(args.b), in(args.c), in(args.bias), {args.d, true},
-          {args.pre_gelu_out, true}};
-}
-
 TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspace) {
   args.workspace = workspace->empty() ? nullptr : workspace->data();
   args.workspace_size = workspace->size();

@@ -13,6 +13,7 @@
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
+#include "tools/teplug/op_tensors.h"
 
 namespace teplug::cli {
 
@@ -41,9 +42,6 @@ GemmOutputs MakeOutputs(const GemmCase& c, const GemmInputs& in);
 
 // The args of `c` on `in` writing `out` (no workspace yet).
 TeplugGemmArgs ArgsFor(const GemmCase& c, const GemmInputs& in, GemmOutputs* out);
-// Every tensor of `args` (the case's own, which staging may move), D and
-// pre_gelu_out as outputs.
-std::vector<StagedTensor> StagedTensorsOf(const TeplugGemmArgs& args);
 // `args` given `*workspace` (NULL when empty).
 TeplugGemmArgs WithWorkspace(TeplugGemmArgs args, std::vector<uint8_t>* workspace);
 // The GEMM object of a selection.

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/kernel/kernel.h"
+#include "tools/teplug/conformance_limits.h"
 #include "tools/teplug/conformance_staging.h"
 #include "tools/teplug/host_tensor.h"
 
@@ -47,6 +48,17 @@ struct ContractOutcome {
   std::string check;
   bool passed = false;
   std::string detail;
+};
+
+// What an implementation did with a call it must refuse (a case past a
+// declared limit, or in a dtype it does not declare), one line per contract
+// check, "" where it kept the contract.
+struct RefusalReport {
+  std::string refused_op;       // unsupported or invalid_argument, not success
+  std::string error_object;     // that error well formed (CheckErrorObject)
+  std::string supports_reason;  // supports, asked first, said why when it said no
+  // The first problem, in the order above; "" for none.
+  std::string First() const;
 };
 
 struct InterfaceConformance {
@@ -93,6 +105,18 @@ struct InterfaceConformance {
                                                       const std::string& provider,
                                                       const std::string& text,
                                                       const CaseDevice& where) = nullptr;
+  // The descriptor's numeric limits and the case keys each bounds
+  // (conformance_limits.h): planned cases are fitted inside them and each
+  // declared one is probed at its edge and just outside. Null: none.
+  const std::vector<LimitRule>& (*limit_rules)() = nullptr;
+  // Asks `impl`'s supports about the op of `text`, a case it must refuse
+  // (past a declared limit, or in a dtype it does not declare), then calls
+  // the op on `impl` directly (the core's selection would refuse it first),
+  // on `where`'s device when given: what it did (RefusalReport). Null: the
+  // interface gets no refusal checks (refused_op, error_object,
+  // supports_reason, the limits' outside cases).
+  RefusalReport (*refuses)(TeplugObject* impl, const std::string& text, uint64_t seed,
+                           const CaseDevice* where) = nullptr;
 };
 
 // A case runner taking where the plugin's op runs (null: host memory), and

@@ -373,6 +373,46 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
   return o;
 }
 
+const std::vector<LimitRule>& Limits() {
+  static const std::vector<LimitRule> kRules = {
+      {"hidden_min", LimitKind::kMin, {"hidden"}, 4096},
+      {"hidden_max", LimitKind::kMax, {"hidden"}, 4096},
+      {"hidden_multiple", LimitKind::kMultiple, {"hidden"}, 4096}};
+  return kRules;
+}
+
+// The forward of `text` on `impl` directly.
+RefusalReport Refuses(TeplugObject* impl, const std::string& text, uint64_t seed,
+                      const CaseDevice* where) {
+  absl::StatusOr<NormCase> c = Parse(text);
+  if (!c.ok()) return {std::string(c.status().message())};
+  std::mt19937_64 rng(seed);
+  HostTensor x("x", c->input, {c->rows, c->hidden}), gamma("gamma", c->weight, {c->hidden}),
+      beta("beta", c->weight, {c->hidden});
+  for (HostTensor* t : {&x, &gamma, &beta}) FillNonZero(t, &rng);
+  NormOutputs out = MakeOutputs(*c);
+  TeplugNormFwdArgs a = ForwardArgs(*c, x, gamma, beta, &out);
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage(StagedTensorsOf(TEPLUG_NORM_OP_FORWARD, &a)); !e.empty())
+    return {e};
+  auto* n = reinterpret_cast<TeplugNormV1*>(impl);
+  const std::string supports = CheckSupportsReason(n->vtbl->supports, impl,
+                                                   TEPLUG_NORM_OP_FORWARD, &a, "the norm forward");
+  RefusalReport r = CheckRefusedCall(
+      &staging, "norm forward",
+      [&](size_t* bytes) {
+        return n->vtbl->workspace_size(n, TEPLUG_NORM_OP_FORWARD, &a, bytes);
+      },
+      [&](void* workspace, size_t bytes, TeplugStream stream) {
+        a.workspace = workspace;
+        a.workspace_size = bytes;
+        a.stream = stream;
+        return n->vtbl->forward(n, &a);
+      });
+  r.supports_reason = supports;
+  return r;
+}
+
 }  // namespace
 
 const InterfaceConformance& NormConformance() {
@@ -388,6 +428,8 @@ const InterfaceConformance& NormConformance() {
                               nullptr};
     n.run_on_device = &RunOnDevice<&RunOn>;
     n.select_on_device = &SelectOnDevice<&Select>;
+    n.limit_rules = &Limits;
+    n.refuses = &Refuses;
     return n;
   }();
   return kNorm;

@@ -295,6 +295,37 @@ absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::st
   return plugin.Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, provider);
 }
 
+// The quantize of `text` on `impl` directly.
+RefusalReport Refuses(TeplugObject* impl, const std::string& text, uint64_t seed,
+                      const CaseDevice* where) {
+  absl::StatusOr<QuantizeCase> c = Parse(text);
+  if (!c.ok()) return {std::string(c.status().message())};
+  std::mt19937_64 rng(seed);
+  HostTensor input("input", c->input, {c->rows, c->cols});
+  FillNonZero(&input, &rng);
+  std::unique_ptr<QuantizeOutputs> out = MakeOutputs(*c, 1.0f);
+  const TeplugQuantizeArgs a = QuantizeArgs(*c, input, out.get());
+  DeviceStaging staging(where);
+  if (std::string e = staging.Stage({{input.tensor(), false}, {&out->view, true}}); !e.empty())
+    return {e};
+  auto* q = reinterpret_cast<TeplugQuantizerV1*>(impl);
+  const std::string supports =
+      CheckSupportsReason(q->vtbl->supports, impl, TEPLUG_OP_QUANTIZE, &a, "the quantize");
+  RefusalReport r = CheckRefusedCall(
+      &staging, "quantize",
+      [](size_t* bytes) -> TeplugError* {
+        *bytes = 0;  // IQuantizer has no workspace
+        return nullptr;
+      },
+      [&](void*, size_t, TeplugStream stream) {
+        TeplugQuantizeArgs on_stream = a;
+        on_stream.stream = stream;
+        return q->vtbl->quantize(q, &on_stream);
+      });
+  r.supports_reason = supports;
+  return r;
+}
+
 // The plugin's and the reference's dequantization of the plugin's codes.
 void CompareDequantize(const core::Kernel& plugin, const std::string& provider,
                        const core::Kernel& oracle, const QuantizeCase& c, HostTensor& codes,
@@ -391,6 +422,7 @@ const InterfaceConformance& QuantizerConformance() {
                               nullptr};
     q.run_on_device = &RunOnDevice<&RunOn>;
     q.select_on_device = &SelectOnDevice<&Select>;
+    q.refuses = &Refuses;
     return q;
   }();
   return kQuantizer;

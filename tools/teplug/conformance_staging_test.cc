@@ -165,11 +165,20 @@ TEST_F(StagingTest, RestoresHostPointersWithoutFinish) {
   EXPECT_TRUE(Live()->empty());
 }
 
-TEST_F(StagingTest, RefusesWhatHasNoWholeByteSize) {
+TEST_F(StagingTest, RefusesWhatHasNoByteSize) {
+  HostTensor t("t", TEPLUG_DTYPE_FP32, {2, 4});
+  t.tensor()->dtype = 99;  // no element size
+  DeviceStaging staging(&where_);
+  const std::string e = staging.Stage({{t.tensor(), false}});
+  EXPECT_NE(e.find("tensor 0: dtype 99"), std::string::npos) << e;
+  t.tensor()->dtype = TEPLUG_DTYPE_FP32;  // the tensor frees its own bytes
+}
+
+TEST_F(StagingTest, StagesFp4AsTwoElementsPerByte) {
   HostTensor fp4("fp4", TEPLUG_DTYPE_FP4_E2M1, {2, 4});
   DeviceStaging staging(&where_);
-  const std::string e = staging.Stage({{fp4.tensor(), false}});
-  EXPECT_NE(e.find("tensor 0: dtype"), std::string::npos) << e;
+  EXPECT_EQ(staging.Stage({{fp4.tensor(), false}}), "");
+  EXPECT_EQ(staging.Finish(), "");
 }
 
 TEST(HostStagingTest, HostMemoryStagesNothing) {

@@ -138,7 +138,9 @@ class DeviceMirror {
 }  // namespace
 
 size_t TensorBytes(const TeplugTensor& t) {
-  const size_t element = ElementBytes(t.dtype);
+  // fp4_e2m1 packs two elements per byte (teplug/types.h).
+  const bool packed_fp4 = t.dtype == TEPLUG_DTYPE_FP4_E2M1;
+  const size_t element = packed_fp4 ? 1 : ElementBytes(t.dtype);
   if (element == 0) return 0;
   bool explicit_strides = false;
   for (int i = 0; i < t.rank; ++i) explicit_strides = explicit_strides || t.strides[i] != 0;
@@ -151,7 +153,7 @@ size_t TensorBytes(const TeplugTensor& t) {
       span *= static_cast<size_t>(t.shape[i]);
     }
   }
-  return span * element;
+  return packed_fp4 ? (span + 1) / 2 : span * element;
 }
 
 absl::Status RunGemmOnDevice(TeplugGemmV1* gemm, sdk::DeviceContext& ctx,
@@ -206,44 +208,6 @@ absl::Status RunGemmOnDevice(TeplugGemmV1* gemm, sdk::DeviceContext& ctx,
     }
   }
   return absl::OkStatus();
-}
-
-std::vector<std::string> DeviceGemmTarget::Notes() const {
-  absl::MutexLock lock(&mu_);
-  return notes_;
-}
-
-void DeviceGemmTarget::Note(const std::string& label, const std::string& why) {
-  const std::string note = absl::StrCat(label, ": ", why);
-  absl::MutexLock lock(&mu_);
-  for (const std::string& n : notes_) {
-    if (n.compare(0, label.size() + 2, label + ": ") == 0) return;
-  }
-  notes_.push_back(note);
-}
-
-OpInvoker OnDeviceWhenDispatched(DeviceGemmTarget* target, TeplugObject* dispatcher,
-                                 std::string label, OpInvoker on_host) {
-  return [target, dispatcher, label = std::move(label), on_host = std::move(on_host)](
-             TeplugObject* object, const void* args) -> TeplugError* {
-    if (object != dispatcher) return on_host(object, args);
-    const absl::Status s =
-        RunGemmOnDevice(reinterpret_cast<TeplugGemmV1*>(object), *target->ctx, target->device,
-                        *static_cast<const TeplugGemmArgs*>(args));
-    if (s.ok()) return nullptr;
-    const absl::StatusCode c = s.code();
-    if (c == absl::StatusCode::kUnimplemented || c == absl::StatusCode::kUnavailable ||
-        c == absl::StatusCode::kNotFound) {
-      target->Note(label, std::string(s.message()));
-      return on_host(object, args);
-    }
-    return sdk::Guard([&] {
-      throw sdk::Exception(c == absl::StatusCode::kInvalidArgument     ? TEPLUG_INVALID_ARGUMENT
-                           : c == absl::StatusCode::kResourceExhausted ? TEPLUG_OUT_OF_MEMORY
-                                                                       : TEPLUG_INTERNAL,
-                           absl::StrCat("on the device: ", s.message()));
-    });
-  };
 }
 
 }  // namespace teplug::cli

@@ -159,27 +159,6 @@ std::string OrList(const std::vector<std::string>& names) {
 
 std::string FlagName(const std::string& param) { return absl::StrReplaceAll(param, {{"_", "-"}}); }
 
-absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text, const core::DeviceNames& names) {
-  TeplugDevice d = sdk::Versioned<TeplugDevice>();
-  std::vector<std::string> parts = absl::StrSplit(text, ':');
-  if (std::optional<int32_t> kind = names.ResolveKind(parts[0])) {
-    d.kind = *kind;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat("bad value \"", text,
-                                                   "\" for --device: expected cpu, cuda, opencl, a "
-                                                   "vendor kind number >= 1024 or a kind a loaded "
-                                                   "provider names (declared: ",
-                                                   names.DeclaredKindList(),
-                                                   "), optionally with :ORDINAL (e.g. cuda:1)"));
-  }
-  if (parts.size() > 2 ||
-      (parts.size() == 2 && (!absl::SimpleAtoi(parts[1], &d.ordinal) || d.ordinal < 0))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad value \"", text, "\" for --device: the ordinal after ':' must be a number >= 0"));
-  }
-  return d;
-}
-
 void AddOpFlags(FlagSet* f) {
   std::vector<std::string> ops;
   for (const core::ExampleInterface& i : core::ExampleInterfaces()) {

@@ -14,6 +14,7 @@
 #include "core/kernel/examples.h"
 #include "teplug/teplug.h"
 #include "tools/teplug/cli_flags.h"
+#include "tools/teplug/device_spec.h"
 
 namespace teplug::cli {
 
@@ -32,11 +33,6 @@ void AddOpFlags(FlagSet* flags);
 absl::StatusOr<std::unique_ptr<core::ExampleOp>> BuildExplainedOp(const std::string& interface,
                                                                   const FlagSet& flags,
                                                                   const core::DeviceNames& names);
-
-// Parses "cpu", "cuda", "cuda:1", "opencl:0", a vendor kind number
-// ("1024:0", "vendor1024:0") or a declared kind name ("gaudi:0") into kind
-// and ordinal.
-absl::StatusOr<TeplugDevice> ParseDevice(const std::string& text, const core::DeviceNames& names);
 
 // The flag spelling of a parameter: head_dim -> head-dim.
 std::string FlagName(const std::string& param);

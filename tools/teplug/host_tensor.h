@@ -8,14 +8,34 @@
 #ifndef TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
 #define TEPLUG_TOOLS_TEPLUG_HOST_TENSOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "teplug/types.h"
 
 namespace teplug::cli {
+
+// An allocator whose blocks start on 256-byte boundaries: the largest
+// alignment a capability descriptor may require of a data pointer (gemm.h),
+// so a case honours any declared alignment.
+template <class T>
+struct Aligned256Allocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{256};
+  Aligned256Allocator() = default;
+  template <class U>
+  Aligned256Allocator(const Aligned256Allocator<U>&) {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
+  void deallocate(T* p, size_t) { ::operator delete(p, kAlignment); }
+  template <class U>
+  bool operator==(const Aligned256Allocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const Aligned256Allocator<U>&) const { return false; }
+};
 
 class HostTensor {
  public:
@@ -65,7 +85,7 @@ class HostTensor {
   void Bind();
 
   std::string name_;
-  std::vector<uint8_t> bytes_;
+  std::vector<uint8_t, Aligned256Allocator<uint8_t>> bytes_;
   TeplugTensor view_{};
   std::unique_ptr<Quant> quant_;
 };

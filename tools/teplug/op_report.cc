@@ -45,7 +45,7 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
   std::vector<OpSummary> out;
   std::map<std::string, size_t> index;
   for (const OpResult& r : results) {
-    auto [it, inserted] = index.emplace(r.label, out.size());
+    auto [it, inserted] = index.emplace(absl::StrCat(r.device, "\n", r.label), out.size());
     if (inserted) {
       OpSummary s;
       s.worst = r;
@@ -72,9 +72,12 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
 // Cells hold text a plugin chose (the selection's reason, a failure message):
 // each is escaped before the widths are measured.
 std::string FormatOpTable(const std::vector<OpSummary>& ops) {
+  bool per_rank = false;
+  for (const OpSummary& s : ops) per_rank = per_rank || !s.worst.device.empty();
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"step", "op", "interface", "provider", "why", "time", "speedup",
                   "vs reference", "independent check", ""});
+  if (per_rank) rows.back().insert(rows.back().begin() + 1, "rank");
   for (const OpSummary& s : ops) {
     const OpResult& r = s.worst;
     const std::string vs_ref = r.served_by_reference ? "served by reference, error 0 by construction"
@@ -84,6 +87,7 @@ std::string FormatOpTable(const std::vector<OpSummary>& ops) {
                     absl::StrCat("\"", r.why, "\""), absl::StrFormat("%.3f ms", millis),
                     r.timing.compared ? absl::StrFormat("%.2fx", r.timing.Speedup()) : "-", vs_ref,
                     CheckText(r.independent), s.ok ? "OK" : "FAIL"});
+    if (per_rank) rows.back().insert(rows.back().begin() + 1, r.device);
     for (std::string& cell : rows.back()) cell = core::EscapeUntrustedText(cell);
   }
   std::vector<size_t> width(rows[0].size(), 0);

@@ -41,6 +41,9 @@ double Median(std::vector<double> values);
 // One op call on one rank in one layer.
 struct OpResult {
   std::string step;            // "fwd", "bwd", "comm"
+  // "rank 1 opencl:0" when the job shows a row per rank (`teplug run
+  // --devices`); "" merges the rank's calls with the other ranks'.
+  std::string device;
   std::string label;           // "gemm qkv_proj (fp8 per_tensor)"
   std::string interface_name;  // "IGemm/1"
   // The implementation that served the call ("reference/gemm"): the first
@@ -66,10 +69,11 @@ struct OpSummary {
   bool ok = true;
 };
 
-// Merges results by label, in order of first appearance.
+// Merges results by device and label, in order of first appearance.
 std::vector<OpSummary> Summarize(const std::vector<OpResult>& results);
 
-// The table, one line per op label, columns aligned. "time" is the timed
+// The table, one line per op label (and rank, with a "rank" column, when
+// the results name their devices), columns aligned. "time" is the timed
 // median when the op was timed (else the checked calls' mean); "speedup" is
 // reference time / provider time, "-" when the op was not compared.
 std::string FormatOpTable(const std::vector<OpSummary>& ops);

@@ -70,6 +70,30 @@ TEST(SummarizeTest, KeepsTheTimingOfTheCallThatWasTimed) {
   EXPECT_DOUBLE_EQ(ops[0].worst.timing.Speedup(), 2.5);
 }
 
+// Results that name their rank and device (`teplug run --devices`) keep one
+// row per rank and op, with a "rank" column; the same label on two ranks is
+// two rows, each with its own provider and why.
+TEST(SummarizeTest, RowsPerRankWhenResultsNameTheirDevice) {
+  OpResult cpu = Timed("gemm a", true);
+  cpu.device = "rank 0 cpu:0";
+  cpu.why = "priority 100";
+  OpResult opencl = Timed("gemm a", false);
+  opencl.device = "rank 1 opencl:0";
+  opencl.implementation = "opencl/clblast";
+  opencl.why = "priority 200";
+  OpResult opencl_again = opencl;  // a second layer on the same rank merges
+  const std::vector<OpSummary> ops = Summarize({cpu, opencl, opencl_again});
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[1].calls, 2);
+  const std::string table = FormatOpTable(ops);
+  const std::vector<std::string> lines = absl::StrSplit(table, '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 3u) << table;
+  EXPECT_THAT(lines[0], ::testing::ContainsRegex("^step +rank +op +interface +provider"));
+  EXPECT_THAT(lines[1], ::testing::ContainsRegex("^fwd +rank 0 cpu:0 +gemm a +IGemm/1 +acme/gemm +\"priority 100\""));
+  EXPECT_THAT(lines[2], ::testing::ContainsRegex(
+                            "^fwd +rank 1 opencl:0 +gemm a +IGemm/1 +opencl/clblast +\"priority 200\""));
+}
+
 TEST(MedianTest, MiddleValueOrMeanOfTheMiddleTwo) {
   EXPECT_DOUBLE_EQ(Median({}), 0);
   EXPECT_DOUBLE_EQ(Median({5, 1, 4, 2, 3}), 3);

@@ -22,7 +22,11 @@
 #include "tools/teplug/command_parse.h"
 #include "tools/teplug/commands.h"
 #include "tools/teplug/kernel_flags.h"
+#include "tools/teplug/launch_plan.h"
+#include "tools/teplug/launch_rank.h"
+#include "tools/teplug/launch_run.h"
 #include "tools/teplug/op_report.h"
+#include "tools/teplug/run_devices.h"
 #include "tools/teplug/rank_group.h"
 #include "tools/teplug/tolerances.h"
 #include "tools/teplug/transformer_block.h"
@@ -36,7 +40,9 @@ using core::EscapeUntrustedText;
 constexpr char kRunHelp[] =
     "Usage: teplug run [--layers N] [--batch N] [--seq N] [--heads N] [--head-dim N]\n"
     "                  [--dtype fp32|fp16|bf16] [--ranks N] [--compare reference|none]\n"
-    "                  [--device cpu|cuda] [--config FILE] [--plugin PATH]...\n"
+    "                  [--device SPEC | --devices SPEC,SPEC,...] [--config FILE]\n"
+    "                  [--plugin PATH]...\n"
+    "                  [--launch threads|processes] [--rank R --rendezvous file:DIR]\n"
     "\n"
     "The main job: a transformer attention block, forward and backward, every op\n"
     "through the kernel, on --ranks data-parallel ranks (threads):\n"
@@ -67,11 +73,31 @@ constexpr char kRunHelp[] =
     "                     round trip, decoding of fp8 codes, sum of the ranks' gradients\n"
     "Errors and ops are merged over layers and ranks (worst error shown); each op\n"
     "is timed at its first call.\n"
-    "--device cuda runs the GEMMs on cuda:0 (opened through the kernel's IDevice;\n"
-    "their inputs are copied there and D back, and their times include those\n"
-    "copies); a GEMM nothing serves there runs on the CPU, listed after the table\n"
-    "with why. Attention, quantization and the all-reduce run on CPU providers.\n"
-    "Without a usable CUDA device it stops with the device's reason.\n"
+    "Devices: every rank keeps its tensors in host memory (cpu) unless --device\n"
+    "puts every rank on one device (cuda, cuda:1, opencl:0, a kind a loaded plugin\n"
+    "names) or --devices gives one device per rank, e.g. --ranks 2 --devices\n"
+    "cpu,opencl:0 (as many entries as --ranks). A device is opened through the\n"
+    "kernel's IDevice (load its plugin with --plugin). On a device each op's\n"
+    "tensors are copied there, the op is selected for that device and runs there,\n"
+    "and its outputs are copied back (its time includes the copies); an op that\n"
+    "no provider serves on the device is staged to cpu: it runs on host memory,\n"
+    "and its row's why says \"staged to cpu:\" with every candidate's reason for\n"
+    "the device. The gradients are all-reduced in host memory by the host\n"
+    "collective across every rank's vendor. With devices the table has one row\n"
+    "per rank and op (a \"rank\" column: rank and device). A device that cannot\n"
+    "be opened stops the run with its reason.\n"
+    "\n"
+    "Ranks are threads of this process unless --launch processes starts --ranks\n"
+    "processes of teplug (rank 0 prints the table, the others' reports go to\n"
+    "DIR/rank-R.log; how each rank ended is listed last), --rank R runs one rank\n"
+    "started by hand (one command per host), or mpirun started this process\n"
+    "(rank and size from OMPI_COMM_WORLD_RANK/SIZE or PMI_RANK/SIZE). Rank\n"
+    "processes meet in --rendezvous file:DIR, a directory every rank can see (a\n"
+    "fresh one per run; --launch processes makes a temporary one when not given).\n"
+    "Each rank process gets TEPLUG_CPU_THREADS = cores / ranks on its machine\n"
+    "(at least 1) unless it is set; the header shows it. With ranks as processes,\n"
+    "the other ranks may still be computing while rank 0 times its ops.\n"
+    "\n"
     "--compare none runs no op through the reference provider: no vs-reference\n"
     "errors and no speedup, a pure benchmark (the independent checks still run).\n"
     "\n"
@@ -90,12 +116,16 @@ int RunCommand(const std::vector<std::string>& args) {
   flags.AddInt("head-dim", "attention head dimension (hidden size = heads * head-dim)", 32, 1,
                1024);
   flags.AddString("dtype", "DTYPE", "activations and weights", "bf16", {"fp32", "fp16", "bf16"});
-  flags.AddInt("ranks", "data-parallel ranks (threads) for the gradient all-reduce", 2, 1, 64);
+  flags.AddInt("ranks", "data-parallel ranks for the gradient all-reduce", 2, 1, 64);
   flags.AddInt("seed", "random seed for weights and inputs", 1, 0, INT64_MAX);
   flags.AddString("compare", "reference|none",
                   "compare every op with the reference provider (errors, speedup), or not",
                   "reference", {"reference", "none"});
-  flags.AddString("device", "cpu|cuda", "where the GEMMs run", "cpu", {"cpu", "cuda"});
+  flags.AddString("device", "SPEC", "the device every rank's tensors live on (cpu, cuda:0, opencl:0)",
+                  "cpu");
+  flags.AddString("devices", "SPEC,SPEC,...",
+                  "one device per rank, e.g. cpu,opencl:0 (as many as --ranks)");
+  AddLaunchFlags(&flags);
   AddKernelFlags(&flags);
   if (auto done = ParseCommandLine(flags, args, kRunHelp + ToleranceTable())) return *done;
   if (!flags.positionals().empty()) {
@@ -111,7 +141,17 @@ int RunCommand(const std::vector<std::string>& args) {
   shape.head_dim = flags.GetInt("head-dim");
   shape.seed = static_cast<uint64_t>(flags.GetInt("seed"));
   sdk::ParseDType(flags.GetString("dtype"), &shape.dtype);
-  const int ranks = static_cast<int>(flags.GetInt("ranks"));
+  absl::StatusOr<LaunchPlan> launch =
+      PlanLaunch(LaunchRequestFromFlags(flags), ProcessEnvironment(), CoresAvailable());
+  if (!launch.ok()) return ReportUsage(flags, std::string(launch.status().message()));
+  if (launch->role == LaunchRole::kLauncher) return LaunchRunProcesses(*launch, args);
+  absl::StatusOr<std::unique_ptr<LocalRanks>> local = LocalRanks::Enter(*launch);
+  if (!local.ok()) {
+    std::cerr << "error: teplug run: " << EscapeUntrustedLines(local.status().message(), "  ")
+              << "\n";
+    return kExitNo;
+  }
+  const int ranks = launch->world_size;
   absl::Mutex timing_gate;
   JobOptions job;
   job.compare = flags.GetString("compare") == "none" ? Compare::kNone : Compare::kReference;
@@ -122,35 +162,21 @@ int RunCommand(const std::vector<std::string>& args) {
     std::cerr << "error: " << EscapeUntrustedLines(kernel.status().message(), "  ") << "\n";
     return kExitUsage;
   }
-  DeviceGemmTarget device_gemms;
-  std::unique_ptr<sdk::DeviceContext> gpu;
-  if (flags.GetString("device") == "cuda") {
-    device_gemms.device = sdk::Versioned<TeplugDevice>();
-    device_gemms.device.kind = TEPLUG_DEVICE_CUDA;
-    for (const core::ServedDevice& d : (*kernel)->ListDevices().devices) {
-      if (d.device.kind == TEPLUG_DEVICE_CUDA && d.device.ordinal == 0) {
-        device_gemms.device = d.device;
-      }
-    }
-    auto idevice = (*kernel)->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
-    sdk::OwnedError e = idevice ? sdk::DeviceContext::Open(idevice.get(), device_gemms.device, &gpu)
-                                : sdk::OwnedError();
-    if (!idevice || e) {
-      std::cerr << "error: teplug run --device cuda: cannot open cuda:0: "
-                << (idevice ? EscapeUntrustedLines(e.message(), "  ")
-                            : "the kernel serves no IDevice")
-                << "\n";
-      return kExitNo;
-    }
-    device_gemms.ctx = gpu.get();
-    job.device_gemms = &device_gemms;
+  absl::StatusOr<RankDevices> devices = OpenRankDevices(**kernel, flags, ranks);
+  if (!devices.ok()) {
+    const bool usage = devices.status().code() == absl::StatusCode::kInvalidArgument;
+    std::cerr << "error: teplug run: " << EscapeUntrustedLines(devices.status().message(), "  ")
+              << "\n";
+    if (usage) std::cerr << "Run 'teplug run --help' for usage.\n";
+    return usage ? kExitUsage : kExitNo;
   }
+  job.rank_devices = devices->ranks;
   const int64_t hidden = shape.heads * shape.head_dim;
   std::cout << absl::StrFormat(
-      "teplug run: %d layer%s, batch %d, seq %d, heads %d, head-dim %d (hidden %d), %s, %d rank%s "
-      "(threads)\n",
+      "teplug run: %d layer%s, batch %d, seq %d, heads %d, head-dim %d (hidden %d), %s\n"
+      "ranks: %s\n",
       shape.layers, shape.layers == 1 ? "" : "s", shape.batch, shape.seq, shape.heads,
-      shape.head_dim, hidden, flags.GetString("dtype"), ranks, ranks == 1 ? "" : "s");
+      shape.head_dim, hidden, flags.GetString("dtype"), DescribeLaunch(*launch));
   const std::string config = (*kernel)->ConfigSourceName();
   std::cout << "config: "
             << (config == config::kDefaultConfigSourceName ? "embedded default"
@@ -174,6 +200,9 @@ int RunCommand(const std::vector<std::string>& args) {
                 << EscapeUntrustedText(e.origin) << "): " << EscapeUntrustedText(e.reason) << "\n";
     }
   }
+  for (const std::string& line : devices->description) {
+    std::cout << EscapeUntrustedText(line) << "\n";
+  }
   std::cout << "\n" << std::flush;
 
   const auto start = std::chrono::steady_clock::now();
@@ -187,7 +216,7 @@ int RunCommand(const std::vector<std::string>& args) {
                                    shape.layers, phase, elapsed());
     };
   }
-  RankGroup group(ranks);
+  RankGroup& group = (*local)->group();
   std::vector<std::vector<OpResult>> per_rank(static_cast<size_t>(ranks));
   const absl::Status status = group.Run([&](int rank) {
     return RunTransformerBlock(**kernel, shape, job, &group, rank, progress,
@@ -197,14 +226,6 @@ int RunCommand(const std::vector<std::string>& args) {
   for (const auto& v : per_rank) all.insert(all.end(), v.begin(), v.end());
   const std::vector<OpSummary> ops = Summarize(all);
   std::cout << FormatOpTable(ops);
-  if (job.device_gemms != nullptr) {
-    std::cout << "\n--device cuda: GEMMs ran on cuda:0 (times include the copies to and from it); "
-                 "attention, quantization and the all-reduce ran on CPU providers\n";
-    for (const std::string& n : device_gemms.Notes()) {
-      std::cout << "  ran on the CPU instead: " << EscapeUntrustedLines(n, "    ") << "\n";
-    }
-  }
-
   int failed = 0, served_by_reference = 0;
   std::vector<std::string> failed_names;
   for (const OpSummary& s : ops) {

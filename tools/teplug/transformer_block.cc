@@ -16,6 +16,7 @@
 #include "tools/teplug/checked_op.h"
 #include "tools/teplug/host_tensor.h"
 #include "tools/teplug/independent_oracles.h"
+#include "tools/teplug/op_tensors.h"
 #include "tools/teplug/tolerances.h"
 
 namespace teplug::cli {
@@ -55,6 +56,39 @@ std::shared_ptr<Args> Shared(const Args& a) {
   return std::make_shared<Args>(a);
 }
 
+// Calls `call` with a copy of the args at `args` given the workspace
+// `size_of` asks for, taken from `staging` (device memory when the args are
+// staged on a device, host memory else).
+template <class Args, class SizeOf, class Call>
+TeplugError* WithAskedWorkspace(const void* args, DeviceStaging* staging, SizeOf size_of,
+                                Call call) {
+  Args a = *static_cast<const Args*>(args);
+  size_t bytes = 0;
+  if (TeplugError* e = size_of(&a, &bytes)) return e;
+  if (std::string e = staging->Workspace(bytes, &a.workspace); !e.empty()) {
+    return sdk::Guard([&] { throw sdk::Exception(TEPLUG_OUT_OF_MEMORY, e); });
+  }
+  a.workspace_size = bytes;
+  return call(&a);
+}
+
+// Attention op `op` (forward or backward, the vtbl entry `call`) with the
+// workspace it asks for.
+template <class Args>
+StagedRun AttentionRun(int32_t op,
+                       TeplugError* (*TeplugAttentionV1Vtbl::*call)(TeplugAttentionV1*,
+                                                                     const Args*)) {
+  return [op, call](TeplugObject* o, const void* args, DeviceStaging* staging) {
+    auto* at = reinterpret_cast<TeplugAttentionV1*>(o);
+    return WithAskedWorkspace<Args>(
+        args, staging,
+        [at, op](const Args* a, size_t* bytes) {
+          return at->vtbl->workspace_size(at, op, a, bytes);
+        },
+        [at, call](const Args* a) { return (at->vtbl->*call)(at, a); });
+  };
+}
+
 struct LayerState {
   HostTensor w_qkv, w_o;  // [3E, E], [E, E]
   HostTensor x;           // [T, E] input of the layer
@@ -70,7 +104,8 @@ class BlockRunner {
         s_(s),
         compare_(options.compare),
         gate_(options.timing_gate != nullptr ? options.timing_gate : &own_gate_),
-        device_gemms_(options.device_gemms),
+        per_rank_(!options.rank_devices.empty()),
+        device_(per_rank_ ? options.rank_devices[static_cast<size_t>(rank)] : RankDevice()),
         group_(group),
         rank_(rank),
         results_(results) {
@@ -99,6 +134,7 @@ class BlockRunner {
                       ErrorCheck independent) {
     if (!r.ok()) return r.status();
     r->independent = std::move(independent);
+    Place(&*r);
     if (TimesNow(call.label, /*collective=*/false)) {
       absl::MutexLock quiet(gate_);
       absl::StatusOr<OpTiming> timing = TimeOp(kernel_, dispatcher, call, compare_);
@@ -109,6 +145,18 @@ class BlockRunner {
     return absl::OkStatus();
   }
   TeplugObject* Obj(void* p) { return reinterpret_cast<TeplugObject*>(p); }
+  // The invoker of `call` through `dispatcher` on this rank's device
+  // (rank_device.h), `run` calling the op.
+  template <class Args>
+  OpInvoker Placed(TeplugObject* dispatcher, const OpCall& call, StagedRun run) {
+    return OnRankDevice(
+        kernel_, device_, dispatcher, call.iid, call.op, call.label,
+        [](const void* args) { return StagedTensorsOf(*static_cast<const Args*>(args)); },
+        std::move(run), &placements_);
+  }
+  // With rows per rank: names the rank and its device in `r`, and, for an op
+  // dispatched on a device, says why it ran there or was staged to the host.
+  void Place(OpResult* r) const;
 
   absl::StatusOr<HostTensor> Quantize(const std::string& step, const std::string& label,
                                       const HostTensor& input, int64_t rows, int64_t cols,
@@ -127,7 +175,9 @@ class BlockRunner {
   const Compare compare_;
   absl::Mutex own_gate_;  // the gate when the caller gives none (one rank)
   absl::Mutex* const gate_;
-  DeviceGemmTarget* const device_gemms_;
+  const bool per_rank_;       // rows per rank (`teplug run --devices`)
+  const RankDevice device_;   // where this rank's tensors live
+  PlacementLog placements_;   // where each op label's last dispatched call ran
   std::set<std::string> timed_labels_;
   RankGroup* group_;
   const int rank_;
@@ -138,6 +188,21 @@ class BlockRunner {
   sdk::Ref<TeplugCollectiveV1> collective_;
   int64_t T_ = 0, E_ = 0;
 };
+
+void BlockRunner::Place(OpResult* r) const {
+  if (!per_rank_) return;
+  r->device = absl::StrCat("rank ", rank_, " ", device_.spelling);
+  const OpPlacement* p = placements_.Find(r->label);
+  if (p == nullptr) return;
+  if (p->staged) {
+    r->why = absl::StrCat(p->why, "; on cpu: ", r->why);
+  } else {
+    r->why = r->implementation == p->chosen
+                 ? p->why
+                 : absl::StrCat("fallback: the first choice on ", device_.spelling, ", ", p->chosen,
+                                ", failed at call time");
+  }
+}
 
 absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const std::string& label,
                                                  const HostTensor& input, int64_t rows,
@@ -154,10 +219,12 @@ absl::StatusOr<HostTensor> BlockRunner::Quantize(const std::string& step, const 
   OpCall c = MakeOpCall(
       step, absl::StrCat("quantize ", label, " -> fp8_e4m3 ", sdk::ScalingName(mode)),
       sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a, {&out}, kQuantizeVsReferenceTolerance);
-  c.invoke = [](TeplugObject* o, const void* args) {
-    auto* q = reinterpret_cast<TeplugQuantizerV1*>(o);
-    return q->vtbl->quantize(q, static_cast<const TeplugQuantizeArgs*>(args));
-  };
+  c.invoke = Placed<TeplugQuantizeArgs>(Obj(quantizer_.get()), c,
+                                        [](TeplugObject* o, const void* args, DeviceStaging*) {
+                                          auto* q = reinterpret_cast<TeplugQuantizerV1*>(o);
+                                          return q->vtbl->quantize(
+                                              q, static_cast<const TeplugQuantizeArgs*>(args));
+                                        });
   c.rebind = [ref_args, in_view](const std::vector<HostTensor*>& outs) -> const void* {
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
@@ -183,10 +250,12 @@ absl::Status BlockRunner::Dequantize(const std::string& step, const std::string&
   auto ref_args = Shared(a);
   OpCall c = MakeOpCall(step, absl::StrCat("dequantize ", label, " -> fp32"), sdk::kIidQuantizerV1,
                         TEPLUG_OP_DEQUANTIZE, &a, {&out}, kDequantizeTolerance);
-  c.invoke = [](TeplugObject* o, const void* args) {
-    auto* d = reinterpret_cast<TeplugQuantizerV1*>(o);
-    return d->vtbl->dequantize(d, static_cast<const TeplugDequantizeArgs*>(args));
-  };
+  c.invoke = Placed<TeplugDequantizeArgs>(Obj(quantizer_.get()), c,
+                                          [](TeplugObject* o, const void* args, DeviceStaging*) {
+                                            auto* d = reinterpret_cast<TeplugQuantizerV1*>(o);
+                                            return d->vtbl->dequantize(
+                                                d, static_cast<const TeplugDequantizeArgs*>(args));
+                                          });
   c.rebind = [ref_args](const std::vector<HostTensor*>& outs) -> const void* {
     ref_args->output = outs[0]->tensor();
     return ref_args.get();
@@ -219,13 +288,16 @@ absl::Status BlockRunner::Gemm(const std::string& step, const std::string& label
   auto ref_d = std::make_shared<TeplugTensor>();
   OpCall c = MakeOpCall(step, label, sdk::kIidGemmV1, TEPLUG_OP_GEMM, &g, {d},
                         OutputTolerance(ToleranceKind::kGemm, d->dtype()));
-  c.invoke = [](TeplugObject* o, const void* args) {
-    auto* gm = reinterpret_cast<TeplugGemmV1*>(o);
-    return gm->vtbl->gemm(gm, static_cast<const TeplugGemmArgs*>(args));
-  };
-  if (device_gemms_ != nullptr) {
-    c.invoke = OnDeviceWhenDispatched(device_gemms_, Obj(gemm_.get()), label, c.invoke);
-  }
+  c.invoke = Placed<TeplugGemmArgs>(
+      Obj(gemm_.get()), c, [](TeplugObject* o, const void* args, DeviceStaging* staging) {
+        auto* gm = reinterpret_cast<TeplugGemmV1*>(o);
+        return WithAskedWorkspace<TeplugGemmArgs>(
+            args, staging,
+            [gm](const TeplugGemmArgs* a, size_t* bytes) {
+              return gm->vtbl->workspace_size(gm, a, bytes);
+            },
+            [gm](const TeplugGemmArgs* a) { return gm->vtbl->gemm(gm, a); });
+      });
   c.rebind = [ref_args, ref_d, a_view, b_view, m,
               n](const std::vector<HostTensor*>& outs) -> const void* {
     *ref_d = View2d(*outs[0], m, n);
@@ -281,10 +353,9 @@ absl::Status BlockRunner::AttentionForward(LayerState* l) {
   OpCall c = MakeOpCall(
       "fwd", absl::StrCat("attention forward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")"),
       sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, &a, {&l->o, &l->lse}, tol);
-  c.invoke = [](TeplugObject* o, const void* args) {
-    auto* at = reinterpret_cast<TeplugAttentionV1*>(o);
-    return at->vtbl->forward(at, static_cast<const TeplugAttentionFwdArgs*>(args));
-  };
+  c.invoke = Placed<TeplugAttentionFwdArgs>(
+      Obj(attention_.get()), c,
+      AttentionRun(TEPLUG_OP_ATTENTION_FORWARD, &TeplugAttentionV1Vtbl::forward));
   c.rebind = [ref_args, params](const std::vector<HostTensor*>& outs) -> const void* {
     ref_args->o = outs[0]->tensor();
     ref_args->softmax_lse = outs[1]->tensor();
@@ -326,10 +397,9 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
   OpCall c = MakeOpCall(
       "bwd", absl::StrCat("attention backward (bs3hd causal ", sdk::DTypeName(s_.dtype), ")"),
       sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_BACKWARD, &a, {dqkv}, tol);
-  c.invoke = [](TeplugObject* o, const void* args) {
-    auto* at = reinterpret_cast<TeplugAttentionV1*>(o);
-    return at->vtbl->backward(at, static_cast<const TeplugAttentionBwdArgs*>(args));
-  };
+  c.invoke = Placed<TeplugAttentionBwdArgs>(
+      Obj(attention_.get()), c,
+      AttentionRun(TEPLUG_OP_ATTENTION_BACKWARD, &TeplugAttentionV1Vtbl::backward));
   c.rebind = [ref_args, params, d_o_view](const std::vector<HostTensor*>& outs) -> const void* {
     ref_args->dq = ref_args->dk = ref_args->dv = outs[0]->tensor();
     return ref_args.get();
@@ -389,6 +459,16 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   // Collectives do not fall back (the ranks must agree on one
   // implementation): the first choice is the communicator's.
   r.why = record->Reason(*record->chosen());
+  if (per_rank_) {
+    r.device = absl::StrCat("rank ", rank_, " ", device_.spelling);
+    if (!device_.on_host()) {
+      // Each GEMM copied its outputs back, so the gradient is in host memory.
+      r.why = absl::StrCat("staged to cpu: the gradient is in host memory (copied back from ",
+                           device_.spelling,
+                           " after its GEMM), where the host collective serves every rank: ",
+                           r.why);
+    }
+  }
   core::ServedByRecorder served;
   const auto start = std::chrono::steady_clock::now();
   sdk::OwnedError run_err(collective_->vtbl->run(collective_.get(), TEPLUG_OP_ALL_REDUCE, &a));

@@ -23,8 +23,8 @@
 #include "absl/synchronization/mutex.h"
 #include "core/kernel/kernel.h"
 #include "tools/teplug/checked_op.h"
-#include "tools/teplug/device_gemm.h"
 #include "tools/teplug/op_report.h"
+#include "tools/teplug/rank_device.h"
 #include "tools/teplug/rank_group.h"
 
 namespace teplug::cli {
@@ -50,9 +50,10 @@ struct JobOptions {
   // compute op, and rank 0 holds it exclusively while it times one, so no
   // other work of the job runs during a timed call.
   absl::Mutex* timing_gate = nullptr;
-  // `teplug run --device`: run the GEMMs on this device (device_gemm.h);
-  // NULL: every op on host memory.
-  DeviceGemmTarget* device_gemms = nullptr;
+  // `teplug run --device(s)`: where each rank's tensors live, indexed by
+  // rank (rank_device.h), and the table gets one row per rank and op. Empty:
+  // every rank on host memory, rows merged over the ranks.
+  std::vector<RankDevice> rank_devices;
 };
 
 // Runs the block on `rank` of `group`, appending one OpResult per op call.

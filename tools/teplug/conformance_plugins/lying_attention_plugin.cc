@@ -9,11 +9,17 @@
 //   LIE_NONDETERMINISTIC  with deterministic set, every other backward call
 //                         moves dQ[0] by one ulp (as a racy reduction would):
 //                         within tolerance, but not bitwise reproducible.
+//   LIE_ABOVE_64          reads only the first 64 elements of each head in
+//                         its dot products, though it declares head dims up
+//                         to 128 (with HEAD_DIM_MAX_128).
+// Declared limits, each refused (unsupported) past it: HEAD_DIM_MAX_128
+// (head_dim_max 128), HEAD_DIM_MULTIPLE_16 (head_dim_multiple 16).
 // `teplug conformance` must pass the honest copy and fail each liar on the
 // claims its lie touches (every claim; mask_types=padding;
-// features=backward; features=deterministic). Built with ON_OPAQUE_DEVICE it
+// features=backward; features=deterministic; head_dim_max=128). Built with ON_OPAQUE_DEVICE it
 // serves the opencl:0 device of opaque_device.h instead of the CPU (its
 // tensors' data are that device's handles) and registers that IDevice too.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -52,8 +58,29 @@ TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   return self;
 }
 
-TeplugError* Workspace(TeplugAttentionV1*, int32_t, const void*, size_t* bytes) {
+// The refusal of head dims outside the declared limits; NULL inside them.
+TeplugError* OutsideLimits(const TeplugAttentionParams* p) {
+  for (int64_t d : {p->head_dim_qk, p->head_dim_v}) {
+#ifdef HEAD_DIM_MAX_128
+    if (d > 128) return Error(TEPLUG_UNSUPPORTED, "a head dim above 128");
+#endif
+#ifdef HEAD_DIM_MULTIPLE_16
+    if (d % 16 != 0) return Error(TEPLUG_UNSUPPORTED, "a head dim not a multiple of 16");
+#endif
+    (void)d;
+  }
+  return nullptr;
+}
+
+TeplugError* Workspace(TeplugAttentionV1*, int32_t op, const void* args, size_t* bytes) {
   if (bytes == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "workspace_size: bytes is NULL");
+  if (args == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "workspace_size: args is NULL");
+  const TeplugAttentionParams* params =
+      op == TEPLUG_OP_ATTENTION_FORWARD
+          ? static_cast<const TeplugAttentionFwdArgs*>(args)->params
+          : static_cast<const TeplugAttentionBwdArgs*>(args)->params;
+  if (params == nullptr) return Error(TEPLUG_INVALID_ARGUMENT, "workspace_size: params is NULL");
+  if (TeplugError* e = OutsideLimits(params)) return e;
   *bytes = 0;
   return nullptr;
 }
@@ -94,6 +121,9 @@ Problem Read(const TeplugAttentionParams& p) {
 }
 
 double Dot(const float* a, const float* b, int64_t n) {
+#ifdef LIE_ABOVE_64
+  n = std::min<int64_t>(n, 64);
+#endif
   double sum = 0;
   for (int64_t d = 0; d < n; ++d) sum += double{a[d]} * b[d];
   return sum;
@@ -104,6 +134,10 @@ TeplugError* Forward(TeplugAttentionV1*, const TeplugAttentionFwdArgs* a) {
       a->v == nullptr || a->o == nullptr || a->softmax_lse == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT,
                  "forward: params, q, k, v, o and softmax_lse are required");
+  if (TeplugError* e = OutsideLimits(a->params)) return e;
+  if (a->q->dtype != TEPLUG_DTYPE_FP32 || a->k->dtype != TEPLUG_DTYPE_FP32 ||
+      a->v->dtype != TEPLUG_DTYPE_FP32)
+    return Error(TEPLUG_UNSUPPORTED, "only fp32 q, k and v");
   const Problem p = Read(*a->params);
   const auto* q = Data<const float>(a->q);
   const auto* k = Data<const float>(a->k);
@@ -146,6 +180,10 @@ TeplugError* Backward(TeplugAttentionV1*, const TeplugAttentionBwdArgs* a) {
       a->v == nullptr || a->o == nullptr || a->d_o == nullptr || a->softmax_lse == nullptr ||
       a->dq == nullptr || a->dk == nullptr || a->dv == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "backward: a required tensor is NULL");
+  if (TeplugError* e = OutsideLimits(a->params)) return e;
+  if (a->q->dtype != TEPLUG_DTYPE_FP32 || a->k->dtype != TEPLUG_DTYPE_FP32 ||
+      a->v->dtype != TEPLUG_DTYPE_FP32)
+    return Error(TEPLUG_UNSUPPORTED, "only fp32 q, k and v");
   const Problem p = Read(*a->params);
   const auto* q = Data<const float>(a->q);
   const auto* k = Data<const float>(a->k);
@@ -218,6 +256,12 @@ TeplugAttentionCaps MakeCaps() {
   c.mask_types = TEPLUG_MASK_BIT(TEPLUG_MASK_NONE) | TEPLUG_MASK_BIT(TEPLUG_MASK_PADDING);
   c.bias_types = TEPLUG_BIAS_BIT(TEPLUG_BIAS_NONE);
   c.features = TEPLUG_ATTN_CAP_BACKWARD | TEPLUG_ATTN_CAP_DETERMINISTIC;
+#ifdef HEAD_DIM_MAX_128
+  c.head_dim_max = 128;
+#endif
+#ifdef HEAD_DIM_MULTIPLE_16
+  c.head_dim_multiple = 16;
+#endif
   return c;
 }
 const TeplugAttentionCaps kCaps = MakeCaps();

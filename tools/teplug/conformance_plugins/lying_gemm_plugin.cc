@@ -9,6 +9,8 @@
 //   LIE_REASON    supports says no to what it does not serve, without a reason
 //   LIE_THREADS   accumulates in one static scratch buffer without a lock, so
 //                 concurrent calls corrupt each other's results
+//   LIE_MAX_DIM   declares max_dim 48 but serves larger M, N and K when
+//                 called directly instead of refusing them
 // and once honest but claiming more than conformance can check:
 //   CLAIM_INT8    also declares int8 A operands (refused by supports, with
 //                 a reason): conformance cannot build an int8 GEMM, so the
@@ -163,8 +165,14 @@ constexpr uint64_t kClaimedADTypes = kServedDTypes | TEPLUG_DTYPE_BIT(TEPLUG_DTY
 #else
 constexpr uint64_t kClaimedADTypes = kServedDTypes;
 #endif
-const TeplugGemmCaps kCaps = {
-    sizeof(TeplugGemmCaps), kCpu, 1, kClaimedADTypes, kServedDTypes, kServedDTypes, 0, 0, 0, 0};
+#ifdef LIE_MAX_DIM
+constexpr int64_t kMaxDim = 48;
+#else
+constexpr int64_t kMaxDim = 0;
+#endif
+const TeplugGemmCaps kCaps = {sizeof(TeplugGemmCaps), kCpu,          1, kClaimedADTypes,
+                              kServedDTypes,          kServedDTypes, 0, 0,
+                              0,                      kMaxDim};
 
 }  // namespace
 

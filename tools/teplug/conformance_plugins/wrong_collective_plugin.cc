@@ -4,7 +4,10 @@
 // process keyed by the rendezvous's kv_prefix, so it serves only ranks that
 // are threads of one process (as `teplug conformance` runs them).
 // `teplug conformance` must fail it on ops=all_reduce with a reproducing
-// command.
+// command. Built with HONEST it sums every rank (and must pass); built with
+// ON_OPAQUE_DEVICE it serves the opencl:0 device of opaque_device.h instead
+// of the CPU (its buffers' data are that device's handles) and registers
+// that IDevice too.
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -15,6 +18,9 @@
 
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_plugins/plugin_parts.h"
+#ifdef ON_OPAQUE_DEVICE
+#include "tools/teplug/conformance_plugins/opaque_device.h"
+#endif
 
 namespace {
 
@@ -68,6 +74,16 @@ TeplugError* CommDestroy(TeplugCollectiveV1*, TeplugCommunicator* comm) {
   return nullptr;
 }
 
+// The host address of a buffer's data.
+template <typename T>
+T* Data(const TeplugTensor* t) {
+#ifdef ON_OPAQUE_DEVICE
+  return static_cast<T*>(opaque_device::Host(t->data));
+#else
+  return static_cast<T*>(t->data);
+#endif
+}
+
 int64_t Count(const TeplugTensor* t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; ++i) n *= t->shape[i];
@@ -83,17 +99,21 @@ TeplugError* Run(TeplugCollectiveV1*, int32_t op, const TeplugCollectiveArgs* a)
   TeplugCommunicator* c = a->comm;
   Meeting& m = *c->meeting;
   const int64_t n = Count(a->send);
-  const auto* in = static_cast<const float*>(a->send->data);
+  const auto* in = Data<const float>(a->send);
   std::unique_lock<std::mutex> lock(m.mu);
   m.inputs[c->rank].assign(in, in + n);
   ++m.deposited;
   m.cv.notify_all();
   m.cv.wait(lock, [&] { return m.deposited == c->world; });
-  auto* out = static_cast<float*>(a->recv->data);
+  auto* out = Data<float>(a->recv);
   for (int64_t i = 0; i < n; ++i) {
     float sum = 0;
+#ifdef HONEST
+    for (int r = 0; r < c->world; ++r) sum += m.inputs[r][i];
+#else
     for (int r = 0; r + 1 < c->world; ++r)
       sum += m.inputs[r][i];  // the lie: the last rank is left out
+#endif
     out[i] = sum;
   }
   if (++m.left == c->world) m.deposited = m.left = 0;  // ready for the next all_reduce
@@ -120,10 +140,14 @@ const TeplugCollectiveV1Vtbl kVtbl = {
     &Group};
 TeplugCollectiveV1 g_collective = {&kVtbl};
 
-const TeplugDeviceSupport kCpu[] = {
+#ifdef ON_OPAQUE_DEVICE
+const TeplugDeviceSupport* const kServed = opaque_device::kOpencl;
+#else
+const TeplugDeviceSupport kServed[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
+#endif
 const TeplugCollectiveCaps kCaps = {sizeof(TeplugCollectiveCaps),
-                                    kCpu,
+                                    kServed,
                                     1,
                                     TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
                                     TEPLUG_OP_BIT(TEPLUG_OP_ALL_REDUCE),
@@ -134,7 +158,25 @@ const TeplugCollectiveCaps kCaps = {sizeof(TeplugCollectiveCaps),
 
 extern "C" TEPLUG_PLUGIN_EXPORT TeplugError* teplug_plugin_entry(const TeplugHostApi* host,
                                                                  TeplugPluginInfo* info) {
-  return conformance_plugins::RegisterOne(
-      host, info, "conformance_collective_ignores_rank", kCollectiveIid,
-      reinterpret_cast<TeplugObject*>(&g_collective), &kCaps, "ignores_last_rank");
+#ifndef PLUGIN_PROVIDER_NAME
+#define PLUGIN_PROVIDER_NAME "conformance_collective_ignores_rank"
+#endif
+#ifdef HONEST
+  const char* name = "all_ranks";
+#else
+  const char* name = "ignores_last_rank";
+#endif
+#ifdef ON_OPAQUE_DEVICE
+  if (TeplugError* e = conformance_plugins::RegisterOne(
+          host, info, PLUGIN_PROVIDER_NAME, opaque_device::kDeviceIid,
+          reinterpret_cast<TeplugObject*>(&opaque_device::g_opaque_device),
+          &opaque_device::kOpaqueDeviceCaps, "opaque_device"))
+    return e;
+  return conformance_plugins::RegisterImplementation(
+      host, kCollectiveIid, reinterpret_cast<TeplugObject*>(&g_collective), &kCaps, name);
+#else
+  return conformance_plugins::RegisterOne(host, info, PLUGIN_PROVIDER_NAME, kCollectiveIid,
+                                          reinterpret_cast<TeplugObject*>(&g_collective), &kCaps,
+                                          name);
+#endif
 }

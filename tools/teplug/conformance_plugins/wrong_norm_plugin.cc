@@ -2,6 +2,11 @@
 //   LIE_NUMBERS   it divides the sum of squares by hidden - 1 (the sample
 //                 variance) where INorm/1 says hidden
 //   LIE_REFCOUNT  release does not decrement the reference count
+//   LIE_ANY_DTYPE it answers success to an x, gamma or y in a dtype it does
+//                 not declare (writing nothing), where it should refuse them
+// Built with HIDDEN_MULTIPLE_48 instead it tells no lie: it declares
+// hidden_multiple 48 and refuses (unsupported) every other hidden size, so
+// conformance must keep its cases to multiples of 48 and pass it.
 // `teplug conformance` must fail each on what it lies about, on an interface
 // that has only the shared contract checks.
 #include <atomic>
@@ -26,7 +31,26 @@ TeplugObject* Query(TeplugObject* self, const TeplugIID* iid) {
   return self;
 }
 
-TeplugError* Workspace(TeplugNormV1*, int32_t, const void*, size_t* bytes) {
+#ifdef HIDDEN_MULTIPLE_48
+constexpr int64_t kHiddenMultiple = 48;
+#else
+constexpr int64_t kHiddenMultiple = 0;
+#endif
+
+// The refusal of a hidden size that is not a multiple of the declared one.
+TeplugError* OutsideLimits(const TeplugTensor* x) {
+  if (kHiddenMultiple > 1 && x->shape[x->rank - 1] % kHiddenMultiple != 0)
+    return Error(TEPLUG_UNSUPPORTED, "hidden is not a multiple of 48");
+  return nullptr;
+}
+
+TeplugError* Workspace(TeplugNormV1*, int32_t op, const void* args, size_t* bytes) {
+  if (op == TEPLUG_NORM_OP_FORWARD && args != nullptr) {
+    const auto* a = static_cast<const TeplugNormFwdArgs*>(args);
+    if (a->x != nullptr) {
+      if (TeplugError* e = OutsideLimits(a->x)) return e;
+    }
+  }
   *bytes = 0;
   return nullptr;
 }
@@ -34,6 +58,15 @@ TeplugError* Workspace(TeplugNormV1*, int32_t, const void*, size_t* bytes) {
 TeplugError* Forward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
   if (a == nullptr || a->x == nullptr || a->gamma == nullptr || a->y == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "forward: x, gamma and y are required");
+  if (TeplugError* e = OutsideLimits(a->x)) return e;
+  if (a->x->dtype != TEPLUG_DTYPE_FP32 || a->gamma->dtype != TEPLUG_DTYPE_FP32 ||
+      a->y->dtype != TEPLUG_DTYPE_FP32) {
+#ifdef LIE_ANY_DTYPE
+    return nullptr;  // the lie: success, and nothing read or written
+#else
+    return Error(TEPLUG_UNSUPPORTED, "forward: only fp32 x, gamma and y");
+#endif
+  }
   const int64_t hidden = a->x->shape[a->x->rank - 1];
   int64_t rows = 1;
   for (int i = 0; i + 1 < a->x->rank; ++i) rows *= a->x->shape[i];
@@ -74,7 +107,7 @@ const TeplugNormCaps kCaps = {sizeof(TeplugNormCaps),
                               0,
                               0,
                               0,
-                              0};
+                              kHiddenMultiple};
 
 }  // namespace
 

@@ -35,6 +35,8 @@ TeplugError* Quantize(TeplugQuantizerV1*, const TeplugQuantizeArgs* a) {
       a->output->quant->scale_inv == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT,
                  "quantize: input, output and output scale_inv are required");
+  if (a->input->dtype != TEPLUG_DTYPE_FP32 || a->output->dtype != TEPLUG_DTYPE_FP8_E4M3)
+    return Error(TEPLUG_UNSUPPORTED, "quantize: only fp32 input to fp8_e4m3 output");
   int64_t n = 1;
   for (int i = 0; i < a->output->rank; ++i) n *= a->output->shape[i];
   std::memset(a->output->data, kE4m3One, static_cast<size_t>(n));
