@@ -14,8 +14,6 @@
 namespace teplug::cpu::attention {
 namespace {
 
-constexpr char kArgs[] = "TeplugAttentionFwdArgs";
-constexpr char kParams[] = "TeplugAttentionFwdArgs.params";
 
 bool IsFloatDType(int32_t d) {
   return d == TEPLUG_DTYPE_FP32 || d == TEPLUG_DTYPE_FP16 || d == TEPLUG_DTYPE_BF16;
@@ -205,29 +203,43 @@ MemberGeometry Geometry(const AttentionCall& c, int32_t layout, int member, int6
   return g;
 }
 
-}  // namespace
+// What the forward and backward args share, read the same way; `name` is
+// the args struct's name for messages.
+struct CallInputs {
+  const char* name = nullptr;
+  const TeplugAttentionParams* params = nullptr;
+  const TeplugTensor *q = nullptr, *k = nullptr, *v = nullptr, *bias = nullptr, *o = nullptr,
+                     *softmax_lse = nullptr;
+  // The first fp8 scale field that is set ("s_quant", "dp_quant"); NULL: none.
+  const char* fp8_field = nullptr;
+  // Backward: softmax_lse is always required.
+  bool backward = false;
+};
 
-void AttentionCall::VisibleRange(int64_t b, int64_t i, int64_t* lo, int64_t* hi) const {
-  const int64_t skv = len_kv[b];
-  if (i >= len_q[b]) {
-    *lo = *hi = 0;
-    return;
+// The output's buffer shape: [B, S, Hq, Dv] (bshd), [S, B, Hq, Dv] (sbhd),
+// [tokens, Hq, Dv] (thd).
+std::vector<int64_t> OutputShape(const AttentionCall& c, int64_t tokens) {
+  switch (c.format) {
+    case SequenceFormat::kSbhd:
+      return {c.max_sq, c.batch, c.hq, c.d_v};
+    case SequenceFormat::kBshd:
+      return {c.batch, c.max_sq, c.hq, c.d_v};
+    case SequenceFormat::kThd:
+      break;
   }
-  const int64_t diagonal = i + DiagonalShift(b);
-  *lo = window_left >= 0 ? std::max<int64_t>(0, diagonal - window_left) : 0;
-  *hi = window_right >= 0 ? std::min(skv, diagonal + window_right + 1) : skv;
-  if (*hi < *lo) *hi = *lo;
+  return {tokens, c.hq, c.d_v};
 }
 
-absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs& args) {
+absl::StatusOr<AttentionCall> ReadCall(const CallInputs& args) {
+  const std::string an = args.name;
+  const std::string pn = an + ".params";
   TeplugAttentionParams a;
-  if (args.params == nullptr) return absl::InvalidArgumentError(std::string(kParams) + " is NULL");
+  if (args.params == nullptr) return absl::InvalidArgumentError(pn + " is NULL");
   if (!sdk::ReadVersioned(args.params, &a, TEPLUG_STRUCT_SIZE(TeplugAttentionParams, reserved0))) {
     return absl::InvalidArgumentError(
-        absl::StrFormat("%s.struct_size %d is smaller than the v1 TeplugAttentionParams", kParams,
+        absl::StrFormat("%s.struct_size %d is smaller than the v1 TeplugAttentionParams", pn,
                         args.params->struct_size));
   }
-  const std::string pn = kParams;
   if (a.layout < 0 || a.layout >= TEPLUG_LAYOUT_COUNT_) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s.layout %d is not a TeplugQkvLayout", pn, a.layout));
@@ -274,12 +286,13 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
     return absl::InvalidArgumentError(
         absl::StrFormat("%s.softmax_scale %g is not finite", pn, a.softmax_scale));
   }
-  if (args.s_quant != nullptr) {
-    return absl::UnimplementedError(std::string(kArgs) +
-                                    ".s_quant is set; the cpu attention kernel serves no fp8");
+  if (args.fp8_field != nullptr) {
+    return absl::UnimplementedError(absl::StrCat(an, ".", args.fp8_field,
+                                                 " is set; the cpu attention kernel serves no fp8"));
   }
 
   AttentionCall c;
+  c.layout = a.layout;
   c.batch = a.batch;
   c.hq = a.num_heads_q;
   c.hkv = a.num_heads_kv;
@@ -367,7 +380,7 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
 
   const bool tensor_bias =
       a.bias_type == TEPLUG_BIAS_PRE_SCALE || a.bias_type == TEPLUG_BIAS_POST_SCALE;
-  const std::string bn = std::string(kArgs) + ".bias";
+  const std::string bn = an + ".bias";
   if (!tensor_bias && args.bias != nullptr) {
     return absl::InvalidArgumentError(
         absl::StrCat(bn, " is set but params.bias_type is ", sdk::BiasName(a.bias_type),
@@ -401,7 +414,7 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   const char* names[] = {"q", "k", "v"};
   TensorAccess* accesses[] = {&c.q, &c.k, &c.v};
   for (int m = 0; m < 3; ++m) {
-    const std::string name = absl::StrCat(kArgs, ".", names[m]);
+    const std::string name = absl::StrCat(an, ".", names[m]);
     absl::StatusOr<TeplugTensor> t = ReadTensor(members[m], name);
     if (!t.ok()) return t.status();
     if (absl::Status s = RequireFloat(*t, name); !s.ok()) return s;
@@ -428,28 +441,19 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   }
 
   // O: the separate layout of the format, head_dim_v.
-  const std::string on = std::string(kArgs) + ".o";
+  const std::string on = an + ".o";
   absl::StatusOr<TeplugTensor> o = ReadTensor(args.o, on);
   if (!o.ok()) return o.status();
   if (absl::Status s = RequireFloat(*o, on); !s.ok()) return s;
-  std::vector<int64_t> o_shape;
-  switch (c.format) {
-    case SequenceFormat::kSbhd:
-      o_shape = {c.max_sq, c.batch, c.hq, c.d_v};
-      break;
-    case SequenceFormat::kBshd:
-      o_shape = {c.batch, c.max_sq, c.hq, c.d_v};
-      break;
-    case SequenceFormat::kThd:
-      c.o_tokens = o->rank > 0 ? o->shape[0] : 0;
-      if (c.o_tokens < c.cu_q.back()) {
-        return absl::InvalidArgumentError(
-            absl::StrFormat("%s: shape %s holds fewer than the %d tokens cu_seqlens_q addresses",
-                            on, ShapeString(*o), c.cu_q.back()));
-      }
-      o_shape = {c.o_tokens, c.hq, c.d_v};
-      break;
+  if (c.format == SequenceFormat::kThd) {
+    c.o_tokens = o->rank > 0 ? o->shape[0] : 0;
+    if (c.o_tokens < c.cu_q.back()) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%s: shape %s holds fewer than the %d tokens cu_seqlens_q addresses", on,
+                          ShapeString(*o), c.cu_q.back()));
+    }
   }
+  const std::vector<int64_t> o_shape = OutputShape(c, c.o_tokens);
   if (absl::Status s = RequireShape(
           *o, o_shape, on,
           absl::StrCat("layout ", sdk::LayoutName(a.layout), " with head_dim_v needs"));
@@ -465,8 +469,12 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
   c.o.head_stride = c.d_v;
   c.o.cu_seqlens = c.cu_q.data();
 
-  const std::string ln = std::string(kArgs) + ".softmax_lse";
+  const std::string ln = an + ".softmax_lse";
   if (args.softmax_lse == nullptr) {
+    if (args.backward) {
+      return absl::InvalidArgumentError(ln +
+                                        " is NULL; backward rebuilds the probabilities from it");
+    }
     if (a.is_training != 0) {
       return absl::InvalidArgumentError(
           ln + " is NULL but params.is_training is set; backward needs it");
@@ -482,9 +490,128 @@ absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs&
       return absl::InvalidArgumentError(
           absl::StrCat(ln, " is ", sdk::DTypeName(l->dtype), "; softmax_lse must be fp32"));
     }
-    c.lse = static_cast<float*>(l->data);
+    c.lse = static_cast<float*>(l->data);  // backward only reads it
   }
   return c;
+}
+
+}  // namespace
+
+void AttentionCall::VisibleRange(int64_t b, int64_t i, int64_t* lo, int64_t* hi) const {
+  const int64_t skv = len_kv[b];
+  if (i >= len_q[b]) {
+    *lo = *hi = 0;
+    return;
+  }
+  const int64_t diagonal = i + DiagonalShift(b);
+  *lo = window_left >= 0 ? std::max<int64_t>(0, diagonal - window_left) : 0;
+  *hi = window_right >= 0 ? std::min(skv, diagonal + window_right + 1) : skv;
+  if (*hi < *lo) *hi = *lo;
+}
+
+absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs& args) {
+  CallInputs in;
+  in.name = "TeplugAttentionFwdArgs";
+  in.params = args.params;
+  in.q = args.q, in.k = args.k, in.v = args.v, in.bias = args.bias;
+  in.o = args.o;
+  in.softmax_lse = args.softmax_lse;
+  if (args.s_quant != nullptr) in.fp8_field = "s_quant";
+  return ReadCall(in);
+}
+
+absl::StatusOr<BackwardCall> ReadAttentionBackward(const TeplugAttentionBwdArgs& args) {
+  const std::string an = "TeplugAttentionBwdArgs";
+  CallInputs in;
+  in.name = "TeplugAttentionBwdArgs";
+  in.params = args.params;
+  in.q = args.q, in.k = args.k, in.v = args.v, in.bias = args.bias;
+  in.o = args.o;
+  in.softmax_lse = args.softmax_lse;
+  in.backward = true;
+  if (args.s_quant != nullptr) in.fp8_field = "s_quant";
+  if (args.dp_quant != nullptr && in.fp8_field == nullptr) in.fp8_field = "dp_quant";
+  absl::StatusOr<AttentionCall> read = ReadCall(in);
+  if (!read.ok()) return read.status();
+  BackwardCall bc;
+  bc.call = *std::move(read);
+  const AttentionCall& c = bc.call;
+  const bool thd = c.format == SequenceFormat::kThd;
+
+  // dO: o's shape and addressing.
+  const std::string dn = an + ".d_o";
+  absl::StatusOr<TeplugTensor> d_o = ReadTensor(args.d_o, dn);
+  if (!d_o.ok()) return d_o.status();
+  if (absl::Status s = RequireFloat(*d_o, dn); !s.ok()) return s;
+  if (absl::Status s = RequireShape(*d_o, OutputShape(c, c.o_tokens), dn, "o's shape is");
+      !s.ok()) {
+    return s;
+  }
+  bc.d_o = c.o;
+  bc.d_o.data = d_o->data;
+  bc.d_o.dtype = d_o->dtype;
+
+  // dQ, dK, dV: the shapes of Q, K, V; members of one packed buffer share it.
+  const TeplugTensor* grads[] = {args.dq, args.dk, args.dv};
+  const char* names[] = {"dq", "dk", "dv"};
+  TensorAccess* accesses[] = {&bc.dq, &bc.dk, &bc.dv};
+  int64_t* tokens[] = {&bc.dq_tokens, &bc.dk_tokens, &bc.dv_tokens};
+  for (int m = 0; m < 3; ++m) {
+    const std::string name = absl::StrCat(an, ".", names[m]);
+    absl::StatusOr<TeplugTensor> t = ReadTensor(grads[m], name);
+    if (!t.ok()) return t.status();
+    if (absl::Status s = RequireFloat(*t, name); !s.ok()) return s;
+    const std::vector<int64_t>& cu = m == 0 ? c.cu_q : c.cu_kv;
+    if (thd) {
+      *tokens[m] = t->rank > 0 ? t->shape[0] : 0;
+      if (*tokens[m] < cu.back()) {
+        return absl::InvalidArgumentError(
+            absl::StrFormat("%s: shape %s holds fewer than the %d tokens cu_seqlens_%s addresses",
+                            name, ShapeString(*t), cu.back(), m == 0 ? "q" : "kv"));
+      }
+    }
+    MemberGeometry g = Geometry(c, c.layout, m, *tokens[m]);
+    if (absl::Status s = RequireShape(*t, g.shape, name,
+                                      absl::StrCat("layout ", sdk::LayoutName(c.layout), " needs"));
+        !s.ok()) {
+      return s;
+    }
+    *accesses[m] = g.access;
+    accesses[m]->data = t->data;
+    accesses[m]->dtype = t->dtype;
+    accesses[m]->cu_seqlens = cu.data();
+  }
+  const int32_t packing = c.layout % 5;  // 0, 1: q, k, v packed; 2, 3: k, v packed
+  const int first_shared = packing <= 1 ? 0 : packing <= 3 ? 1 : 3;
+  for (int m = first_shared + 1; m < 3; ++m) {
+    if (accesses[m]->data != accesses[first_shared]->data) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%s.%s: layout %s packs %s and %s in one buffer, so %s must be the same buffer as %s",
+          an, names[m], sdk::LayoutName(c.layout), names[first_shared], names[m], names[m],
+          names[first_shared]));
+    }
+  }
+
+  // dBias: the bias's shape.
+  if (args.dbias != nullptr) {
+    const std::string bn = an + ".dbias";
+    if (c.bias_type != TEPLUG_BIAS_PRE_SCALE && c.bias_type != TEPLUG_BIAS_POST_SCALE) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(bn, " is set but params.bias_type is ", sdk::BiasName(c.bias_type),
+                       "; only pre_scale and post_scale have a bias tensor to differentiate"));
+    }
+    absl::StatusOr<TeplugTensor> t = ReadTensor(args.dbias, bn);
+    if (!t.ok()) return t.status();
+    if (absl::Status s = RequireFloat(*t, bn); !s.ok()) return s;
+    if (absl::Status s = RequireShape(
+            *t, {c.bias_batch, c.bias_heads, c.max_sq, c.max_skv}, bn, "the bias's shape is");
+        !s.ok()) {
+      return s;
+    }
+    bc.dbias.data = t->data;
+    bc.dbias.dtype = t->dtype;
+  }
+  return bc;
 }
 
 }  // namespace teplug::cpu::attention

@@ -1,7 +1,8 @@
-// One IAttention forward call as the cpu kernel sees it: TeplugAttentionFwdArgs
-// checked and turned into extents, per-batch lengths, the visibility and
-// score rules of attention.h, and an element addressing for Q, K, V (any of
-// the 15 layouts, packed ones included) and O.
+// One IAttention forward or backward call as the cpu kernel sees it:
+// TeplugAttentionFwdArgs / TeplugAttentionBwdArgs checked and turned into
+// extents, per-batch lengths, the visibility and score rules of attention.h,
+// and an element addressing for Q, K, V (any of the 15 layouts, packed ones
+// included), O, and for the backward dO, dQ, dK, dV and dBias.
 // Errors: InvalidArgument for malformed args (naming the struct, field and
 // values), Unimplemented for well-formed args this kernel does not serve
 // (fp8, a device other than the host, non-contiguous strides).
@@ -59,6 +60,7 @@ struct AttentionCall {
   AttentionCall(const AttentionCall&) = delete;
   AttentionCall& operator=(const AttentionCall&) = delete;
 
+  int32_t layout = TEPLUG_LAYOUT_BSHD_BSHD_BSHD;
   int64_t batch = 0, hq = 0, hkv = 0, d_qk = 0, d_v = 0, max_sq = 0, max_skv = 0;
   SequenceFormat format = SequenceFormat::kBshd;
   // Actual lengths per batch (max lengths unless a padding mask reads
@@ -79,7 +81,9 @@ struct AttentionCall {
   TensorAccess bias;
   int64_t bias_batch = 1, bias_heads = 1;
   TensorAccess q, k, v, o;
-  float* lse = nullptr;  // fp32 [batch][hq][max_sq]; NULL when not wanted
+  // fp32 [batch][hq][max_sq]; NULL when not wanted. The forward writes it,
+  // the backward reads it.
+  float* lse = nullptr;
   // Tokens of the o buffer (thd): rows past cu_q[batch] are written 0.
   int64_t o_tokens = 0;
 
@@ -89,8 +93,27 @@ struct AttentionCall {
   int64_t DiagonalShift(int64_t b) const { return bottom_right ? len_kv[b] - len_q[b] : 0; }
 };
 
+// One backward call: the forward's description (q, k, v, o, bias and lse
+// read) plus dO and where the gradients go. Movable like AttentionCall.
+struct BackwardCall {
+  AttentionCall call;
+  TensorAccess d_o;         // O's addressing, in the d_o buffer
+  TensorAccess dq, dk, dv;  // Q's, K's, V's addressing, in the gradient buffers
+  // thd: token rows of each gradient buffer (rows past the last sequence's
+  // tokens are written 0).
+  int64_t dq_tokens = 0, dk_tokens = 0, dv_tokens = 0;
+  // dBias [bias_batch][bias_heads][max_sq][max_skv] (the bias's shape);
+  // data NULL when not wanted.
+  TensorAccess dbias;
+};
+
 // Checks `args` and describes the call; see the header comment for errors.
 absl::StatusOr<AttentionCall> ReadAttentionForward(const TeplugAttentionFwdArgs& args);
+
+// The same for a backward call: also d_o (o's shape), dq/dk/dv (the shapes
+// of q/k/v; for a packed layout the members of one buffer are one buffer,
+// as in the inputs) and dbias (the bias's shape; pre/post-scale only).
+absl::StatusOr<BackwardCall> ReadAttentionBackward(const TeplugAttentionBwdArgs& args);
 
 }  // namespace teplug::cpu::attention
 

@@ -2,59 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <vector>
 
 #include "plugins/cpu/attention/dropout_philox.h"
 #include "plugins/cpu/attention/parallel_for.h"
-#include "plugins/cpu/attention/scalar_formats.h"
+#include "plugins/cpu/attention/score_rule.h"
+#include "plugins/cpu/attention/tensor_rows.h"
 #include "plugins/cpu/attention/tile_products.h"
 
 namespace teplug::cpu::attention {
 namespace {
 
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-
-// Widens n elements of `dtype` starting at element `offset` of `data`.
-void LoadRow(const void* data, int32_t dtype, int64_t offset, int64_t n, float* out) {
-  switch (dtype) {
-    case TEPLUG_DTYPE_FP32: {
-      const float* in = static_cast<const float*>(data) + offset;
-      std::copy(in, in + n, out);
-      return;
-    }
-    case TEPLUG_DTYPE_BF16: {
-      const uint16_t* in = static_cast<const uint16_t*>(data) + offset;
-      for (int64_t e = 0; e < n; ++e) out[e] = Bf16ToFloat(in[e]);
-      return;
-    }
-    default: {  // fp16 (the call checked the dtype)
-      const uint16_t* in = static_cast<const uint16_t*>(data) + offset;
-      for (int64_t e = 0; e < n; ++e) out[e] = Fp16ToFloat(in[e]);
-      return;
-    }
-  }
-}
-
-// Narrows n fp32 values into `dtype` at element `offset` of `data`.
-void StoreRow(void* data, int32_t dtype, int64_t offset, int64_t n, const float* in) {
-  switch (dtype) {
-    case TEPLUG_DTYPE_FP32:
-      std::copy(in, in + n, static_cast<float*>(data) + offset);
-      return;
-    case TEPLUG_DTYPE_BF16: {
-      uint16_t* out = static_cast<uint16_t*>(data) + offset;
-      for (int64_t e = 0; e < n; ++e) out[e] = FloatToBf16(in[e]);
-      return;
-    }
-    default: {
-      uint16_t* out = static_cast<uint16_t*>(data) + offset;
-      for (int64_t e = 0; e < n; ++e) out[e] = FloatToFp16(in[e]);
-      return;
-    }
-  }
-}
 
 // K transposed [B][Hkv][d_qk][max_skv] and V [B][Hkv][max_skv][d_v] in fp32;
 // keys past a batch's length stay 0 (never visible).
@@ -128,7 +88,7 @@ class QueryTile {
     }
     // Scale and bias, then the block's max (scaling there when no bias).
     const bool plain = c_.bias_type == TEPLUG_BIAS_NONE;
-    if (!plain) ApplyScoreRule(b, h, i, j0, s, lo, hi);
+    if (!plain) ApplyScoreRule(c_, b, h, i, j0, s, lo, hi, row_.data());
     const float block_max = ScaleAndMax(s + lo, hi - lo, plain ? c_.scale : 1.0f);
     const float m_new = std::max(m_[r], block_max);
     if (m_new == kMinusInf) {  // every visible score is -inf (e.g. a -inf bias)
@@ -148,36 +108,6 @@ class QueryTile {
     if (dropout_ != nullptr) {
       dropout_->RowFactors(b, h, i, j0 + lo, hi - lo, row_.data());
       for (int64_t c = lo; c < hi; ++c) s[c] *= row_[c - lo];
-    }
-  }
-
-  // s[c] = the score of key j0 + c from q.k in s[c], for lo <= c < hi.
-  void ApplyScoreRule(int64_t b, int64_t h, int64_t i, int64_t j0, float* s, int64_t lo,
-                      int64_t hi) {
-    const float scale = c_.scale;
-    switch (c_.bias_type) {
-      case TEPLUG_BIAS_PRE_SCALE:
-      case TEPLUG_BIAS_POST_SCALE: {
-        const int64_t bb = c_.bias_batch == 1 ? 0 : b, bh = c_.bias_heads == 1 ? 0 : h;
-        const int64_t offset = ((bb * c_.bias_heads + bh) * c_.max_sq + i) * c_.max_skv + j0;
-        LoadRow(c_.bias.data, c_.bias.dtype, offset + lo, hi - lo, row_.data() + lo);
-        if (c_.bias_type == TEPLUG_BIAS_PRE_SCALE) {
-          for (int64_t c = lo; c < hi; ++c) s[c] = (s[c] + row_[c]) * scale;
-        } else {
-          for (int64_t c = lo; c < hi; ++c) s[c] = s[c] * scale + row_[c];
-        }
-        return;
-      }
-      case TEPLUG_BIAS_ALIBI: {
-        const float slope = c_.alibi_slopes[h];
-        const int64_t diagonal = i + c_.DiagonalShift(b);
-        for (int64_t c = lo; c < hi; ++c) {
-          s[c] = s[c] * scale - slope * static_cast<float>(std::llabs(diagonal - (j0 + c)));
-        }
-        return;
-      }
-      default:  // none: ScaleAndMax scales
-        return;
     }
   }
 

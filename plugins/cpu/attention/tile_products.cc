@@ -54,37 +54,60 @@ void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int
   }
 }
 
-TEPLUG_TILE_CLONES
-void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
-                    int64_t width, float* acc) {
-  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
-    const int64_t nr = std::min(kRows, rows - r0);
+namespace {
+
+// acc[o * width + e] += sum_k W(o, k) * x[k * width + e] for o < out_rows,
+// e < width, k < reduce, with W(o, k) = p[o * p_stride + k], or
+// p[k * p_stride + o] when kTransposed. Inlined into each cloned caller.
+template <bool kTransposed>
+__attribute__((always_inline)) inline void WeightedRowSums(const float* p, int64_t p_stride,
+                                                           int64_t out_rows, int64_t reduce,
+                                                           const float* x, int64_t width,
+                                                           float* acc) {
+  const int64_t o_step = kTransposed ? 1 : p_stride, k_step = kTransposed ? p_stride : 1;
+  for (int64_t o0 = 0; o0 < out_rows; o0 += kRows) {
+    const int64_t no = std::min(kRows, out_rows - o0);
+    const float* p0 = p + o0 * o_step;
     for (int64_t e0 = 0; e0 < width; e0 += kCols) {
       const int64_t ne = std::min(kCols, width - e0);
       float sum[kRows][kCols];
-      for (int64_t r = 0; r < nr; ++r)
-        std::memcpy(sum[r], acc + (r0 + r) * width + e0, sizeof(float) * ne);
-      if (nr == kRows && ne == kCols) {
-        for (int64_t c = 0; c < cols; ++c) {
-          const float* vr = v + c * width + e0;
-          for (int64_t r = 0; r < kRows; ++r) {
-            const float w = p[(r0 + r) * p_stride + c];
-            for (int64_t e = 0; e < kCols; ++e) sum[r][e] += w * vr[e];
+      for (int64_t o = 0; o < no; ++o)
+        std::memcpy(sum[o], acc + (o0 + o) * width + e0, sizeof(float) * ne);
+      if (no == kRows && ne == kCols) {
+        for (int64_t k = 0; k < reduce; ++k) {
+          const float* xr = x + k * width + e0;
+          for (int64_t o = 0; o < kRows; ++o) {
+            const float w = p0[o * o_step + k * k_step];
+            for (int64_t e = 0; e < kCols; ++e) sum[o][e] += w * xr[e];
           }
         }
       } else {
-        for (int64_t c = 0; c < cols; ++c) {
-          const float* vr = v + c * width + e0;
-          for (int64_t r = 0; r < nr; ++r) {
-            const float w = p[(r0 + r) * p_stride + c];
-            for (int64_t e = 0; e < ne; ++e) sum[r][e] += w * vr[e];
+        for (int64_t k = 0; k < reduce; ++k) {
+          const float* xr = x + k * width + e0;
+          for (int64_t o = 0; o < no; ++o) {
+            const float w = p0[o * o_step + k * k_step];
+            for (int64_t e = 0; e < ne; ++e) sum[o][e] += w * xr[e];
           }
         }
       }
-      for (int64_t r = 0; r < nr; ++r)
-        std::memcpy(acc + (r0 + r) * width + e0, sum[r], sizeof(float) * ne);
+      for (int64_t o = 0; o < no; ++o)
+        std::memcpy(acc + (o0 + o) * width + e0, sum[o], sizeof(float) * ne);
     }
   }
+}
+
+}  // namespace
+
+TEPLUG_TILE_CLONES
+void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
+                    int64_t width, float* acc) {
+  WeightedRowSums<false>(p, p_stride, rows, cols, v, width, acc);
+}
+
+TEPLUG_TILE_CLONES
+void AccumulateTransposedTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols,
+                              const float* x, int64_t width, float* acc) {
+  WeightedRowSums<true>(p, p_stride, cols, rows, x, width, acc);
 }
 
 TEPLUG_TILE_CLONES
@@ -110,26 +133,32 @@ float ScaleAndMax(float* s, int64_t n, float scale) {
   return max;
 }
 
+namespace {
+
+// exp(x) for x <= 0 (NaN kept, below -87 gives 0): 2^k * exp(r),
+// k = round(x / ln 2), |r| <= ln 2 / 2; Cephes' expf polynomial.
+__attribute__((always_inline)) inline float ExpNonPositive(float x) {
+  const float xc = x >= -87.0f ? x : -87.0f;  // NaN too: the cast below needs a number
+  // k = floor(t) by truncation of the positive t + 128 (t >= -125.1).
+  const int32_t k_biased = static_cast<int32_t>(xc * 1.44269504088896341f + 128.5f);
+  const float k = static_cast<float>(k_biased - 128);
+  const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * r * r + r + 1.0f;
+  const float two_k = __builtin_bit_cast(float, (k_biased - 1) << 23);  // 2^k
+  return x < -87.0f ? 0.0f : (x == x ? y * two_k : x);                  // a NaN score stays NaN
+}
+
+}  // namespace
+
 TEPLUG_TILE_CLONES
 float ExpShiftedSum(float* s, int64_t n, float max) {
-  for (int64_t c = 0; c < n; ++c) {
-    const float x = s[c] - max;
-    // exp(x) = 2^k * exp(r), k = round(x / ln 2), |r| <= ln 2 / 2.
-    const float xc = x >= -87.0f ? x : -87.0f;  // NaN too: the cast below needs a number
-    // k = floor(t) by truncation of the positive t + 128 (t >= -125.1).
-    const int32_t k_biased = static_cast<int32_t>(xc * 1.44269504088896341f + 128.5f);
-    const float k = static_cast<float>(k_biased - 128);
-    const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
-    float y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    const float two_k = __builtin_bit_cast(float, (k_biased - 1) << 23);  // 2^k
-    s[c] = x < -87.0f ? 0.0f : (x == x ? y * two_k : x);                  // a NaN score stays NaN
-  }
+  for (int64_t c = 0; c < n; ++c) s[c] = ExpNonPositive(s[c] - max);
   // The sum in 16 fixed lanes (vectorisable without reassociating), added
   // in a fixed order: the same result on every call.
   constexpr int64_t kLanes = 16;
@@ -142,6 +171,14 @@ float ExpShiftedSum(float* s, int64_t n, float max) {
   float sum = 0.0f;
   for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
   return sum;
+}
+
+TEPLUG_TILE_CLONES
+void ExpShifted(float* s, int64_t n, float shift) {
+  for (int64_t c = 0; c < n; ++c) {
+    const float x = s[c] - shift;
+    s[c] = ExpNonPositive(x > 0.0f ? 0.0f : x);
+  }
 }
 
 }  // namespace teplug::cpu::attention

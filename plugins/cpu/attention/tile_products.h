@@ -19,12 +19,24 @@ void ScoreTile(const float* q, int64_t rows, int64_t depth, const float* kt, int
 void AccumulateTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols, const float* v,
                     int64_t width, float* acc);
 
+// acc[c * width + e] += sum_r p[r * p_stride + c] * x[r * width + e]
+// for c < cols, e < width: the transpose of a [rows][cols] tile times rows of
+// x (the backward's dV += P^T dO and dK += dS^T Q, keys as output rows).
+void AccumulateTransposedTile(const float* p, int64_t rows, int64_t p_stride, int64_t cols,
+                              const float* x, int64_t width, float* acc);
+
 // s[c] *= scale for c < n; returns the largest s[c] (-inf for n = 0).
 float ScaleAndMax(float* s, int64_t n, float scale);
 
 // s[c] = exp(s[c] - max) for c < n (max >= every s[c]; -inf gives 0);
 // returns their sum (NaN when a score is NaN). Cephes' expf polynomial, within 2 ulp of exp.
 float ExpShiftedSum(float* s, int64_t n, float max);
+
+// s[c] = exp(s[c] - shift) for c < n, the same polynomial as ExpShiftedSum,
+// for a shift that is a row's log-sum-exp (>= every s[c] up to rounding);
+// values of s[c] - shift above 0 are clamped to 0 (result 1), as a
+// probability never exceeds 1.
+void ExpShifted(float* s, int64_t n, float shift);
 
 }  // namespace teplug::cpu::attention
 

@@ -1,11 +1,12 @@
 // The softmax helpers of the tile products: exponentials within a few ulp of
 // std::exp over the range a shifted score takes, -inf to 0, NaN kept NaN;
-// the scaled max; both products against plain double sums.
+// the scaled max; the three products against plain double sums.
 #include "plugins/cpu/attention/tile_products.h"
 
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -66,6 +67,50 @@ TEST(TileProductsTest, ProductsMatchDoubleSums) {
       EXPECT_NEAR(acc[r * width + e], want, 1e-4);
     }
   }
+}
+
+// The backward's product: a tile's transpose times rows, full register
+// blocks (16 x 32) and ragged edges (rows of p at a stride).
+TEST(TileProductsTest, TransposedProductMatchesDoubleSums) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto [rows, cols, width] : {std::tuple<int64_t, int64_t, int64_t>{13, 16, 32},
+                                   {7, 21, 45}, {64, 128, 64}}) {
+    const int64_t stride = cols + 3;
+    std::vector<float> p(rows * stride), x(rows * width), acc(cols * width);
+    for (auto* t : {&p, &x, &acc}) {
+      for (float& e : *t) e = u(rng);
+    }
+    const std::vector<float> acc0 = acc;
+    AccumulateTransposedTile(p.data(), rows, stride, cols, x.data(), width, acc.data());
+    for (int64_t c = 0; c < cols; ++c) {
+      for (int64_t e = 0; e < width; ++e) {
+        double want = acc0[c * width + e];
+        for (int64_t r = 0; r < rows; ++r) want += double{p[r * stride + c]} * x[r * width + e];
+        EXPECT_NEAR(acc[c * width + e], want, 1e-4) << rows << "x" << cols << "x" << width;
+      }
+    }
+  }
+}
+
+// exp(s - lse) of the backward: std::exp within a few ulp, a score above
+// the shift (rounding) clamped to probability 1, -inf to 0, NaN kept.
+TEST(TileProductsTest, ShiftedExponentialsAreProbabilities) {
+  std::vector<float> s;
+  for (float x = -95.0f; x <= 0.0f; x += 0.0173f) s.push_back(x + 2.5f);
+  const size_t n = s.size();
+  s.push_back(2.5f + 1e-3f);
+  s.push_back(-std::numeric_limits<float>::infinity());
+  s.push_back(std::nanf(""));
+  const std::vector<float> original = s;
+  ExpShifted(s.data(), static_cast<int64_t>(s.size()), 2.5f);
+  for (size_t c = 0; c < n; ++c) {
+    const double want = std::exp(static_cast<double>(original[c]) - 2.5);
+    EXPECT_NEAR(s[c], want, want * 4e-7 + 1e-37) << original[c];
+  }
+  EXPECT_EQ(s[n], 1.0f);
+  EXPECT_EQ(s[n + 1], 0.0f);
+  EXPECT_TRUE(std::isnan(s[n + 2]));
 }
 
 }  // namespace

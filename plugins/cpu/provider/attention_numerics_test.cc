@@ -21,15 +21,7 @@ namespace {
 
 using testing::AttentionCase;
 using testing::AttentionConfig;
-
-double NormalizedMaxError(const std::vector<double>& x, const std::vector<double>& oracle) {
-  double err = 0, scale = 0;
-  for (size_t e = 0; e < x.size(); ++e) {
-    err = std::max(err, std::fabs(x[e] - oracle[e]));
-    scale = std::max(scale, std::fabs(oracle[e]));
-  }
-  return scale > 0 ? err / scale : err;
-}
+using testing::NormalizedMaxError;
 
 // Runs both providers on one random case and compares.
 void ExpectMatchesReference(const AttentionConfig& config, int threads = 0) {
@@ -62,111 +54,31 @@ void ExpectMatchesReference(const AttentionConfig& config, int threads = 0) {
             cli::OutputTolerance(cli::ToleranceKind::kAttentionForward, TEPLUG_DTYPE_FP32));
 }
 
-bool IsThd(int32_t layout) { return layout >= TEPLUG_LAYOUT_T3HD; }
-bool IsPadding(int32_t mask) {
-  return mask == TEPLUG_MASK_PADDING || mask == TEPLUG_MASK_PADDING_CAUSAL ||
-         mask == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
-}
-
-// A config valid for `layout`: qkv-packed needs equal heads and lengths,
-// any packing equal head dims.
-AttentionConfig ForLayout(int32_t layout, AttentionConfig c) {
-  c.layout = layout;
-  const int32_t packing = layout % 5;
-  if (packing <= 1) c.hkv = c.hq, c.skv = c.sq;
-  if (packing <= 3) c.d_v = c.d_qk;
-  return c;
-}
-
-constexpr int32_t kDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16};
-
 TEST(CpuAttentionNumericsTest, EveryLayoutWithEveryMask) {
-  int index = 0;
-  for (int32_t layout = 0; layout < TEPLUG_LAYOUT_COUNT_; ++layout) {
-    for (int32_t mask = 0; mask < TEPLUG_MASK_COUNT_; ++mask) {
-      if (IsThd(layout) && !IsPadding(mask)) continue;
-      AttentionConfig c;
-      c.mask = mask;
-      c.dtype = kDTypes[index++ % 3];
-      c.hkv = 2;
-      c.d_v = 24;
-      ExpectMatchesReference(ForLayout(layout, c));
-    }
-  }
+  for (const AttentionConfig& c : testing::LayoutMaskConfigs()) ExpectMatchesReference(c);
 }
 
 TEST(CpuAttentionNumericsTest, EveryBiasTypeInEveryDType) {
-  for (int32_t dtype : kDTypes) {
-    for (int32_t bias = 0; bias < TEPLUG_BIAS_COUNT_; ++bias) {
-      for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT}) {
-        AttentionConfig c;
-        c.dtype = dtype;
-        c.bias = bias;
-        c.mask = mask;
-        ExpectMatchesReference(c);
-        c.bias_broadcast = true;
-        c.alibi_slopes = true;
-        c.layout = TEPLUG_LAYOUT_SBHD_SBHD_SBHD;
-        ExpectMatchesReference(c);
-      }
-    }
-  }
+  for (const AttentionConfig& c : testing::BiasConfigs()) ExpectMatchesReference(c);
 }
 
 TEST(CpuAttentionNumericsTest, GroupedAndMultiQueryHeads) {
-  for (int64_t hkv : {1, 2, 3}) {
-    AttentionConfig c;
-    c.hq = 6;
-    c.hkv = hkv;
-    c.mask = TEPLUG_MASK_CAUSAL;
-    ExpectMatchesReference(c);
-  }
+  for (const AttentionConfig& c : testing::GroupedHeadConfigs()) ExpectMatchesReference(c);
 }
 
 TEST(CpuAttentionNumericsTest, SlidingWindows) {
-  const std::pair<int64_t, int64_t> windows[] = {{0, 0}, {5, -1}, {-1, 3}, {7, 2}, {3, 0}};
-  for (auto [left, right] : windows) {
-    for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_CAUSAL, TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT,
-                         TEPLUG_MASK_PADDING}) {
-      AttentionConfig c;
-      c.mask = mask;
-      c.window_left = left;
-      c.window_right = right;
-      c.bias = TEPLUG_BIAS_ALIBI;
-      ExpectMatchesReference(c);
-    }
-  }
+  for (const AttentionConfig& c : testing::WindowConfigs()) ExpectMatchesReference(c);
 }
 
-// More rows than a query tile and keys than a key tile: the online softmax
-// rescales across key blocks and rows split across work items.
+// More rows than a query tile and keys than a key tile: work split across
+// tiles and items, sums across them.
 TEST(CpuAttentionNumericsTest, LengthsSpanningSeveralTiles) {
-  for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_CAUSAL, TEPLUG_MASK_PADDING_CAUSAL}) {
-    AttentionConfig c;
-    c.batch = 1;
-    c.hq = c.hkv = 2;
-    c.sq = 150;
-    c.skv = 300;
-    c.d_qk = 32;
-    c.d_v = 8;
-    c.mask = mask;
-    c.bias = TEPLUG_BIAS_POST_SCALE;
-    ExpectMatchesReference(c);
-  }
+  for (const AttentionConfig& c : testing::MultiTileConfigs()) ExpectMatchesReference(c);
 }
 
 // Dropout: O matches only if every keep decision equals the reference's.
 TEST(CpuAttentionNumericsTest, DropoutMaskEqualsTheReferences) {
-  for (int32_t layout : {TEPLUG_LAYOUT_BSHD_BSHD_BSHD, TEPLUG_LAYOUT_THD_THD_THD}) {
-    for (float p : {0.1f, 0.5f, 0.9f}) {
-      AttentionConfig c;
-      c.layout = layout;
-      c.mask = TEPLUG_MASK_PADDING_CAUSAL;
-      c.dropout = p;
-      c.hkv = 2;
-      ExpectMatchesReference(c);
-    }
-  }
+  for (const AttentionConfig& c : testing::DropoutConfigs()) ExpectMatchesReference(c);
   AttentionConfig inference;
   inference.dropout = 0.5f;
   inference.training = false;  // dropout does not apply

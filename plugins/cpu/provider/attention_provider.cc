@@ -1,33 +1,22 @@
 #include "plugins/cpu/provider/attention_provider.h"
 
 #include "plugins/cpu/attention/attention_call.h"
+#include "plugins/cpu/attention/flash_backward.h"
 #include "plugins/cpu/attention/flash_forward.h"
 #include "teplug/sdk/error.hpp"
 
 namespace teplug::cpu::provider {
 namespace {
 
-constexpr char kNoBackward[] =
-    "IAttention backward: the cpu provider serves the forward only (TEPLUG_ATTN_CAP_BACKWARD is "
-    "clear)";
-
-}  // namespace
-
-bool CpuAttention::SupportsForward(const TeplugAttentionFwdArgs& args, std::string* reason) {
-  absl::StatusOr<attention::AttentionCall> call = attention::ReadAttentionForward(args);
-  if (call.ok() || call.status().code() != absl::StatusCode::kUnimplemented) return true;
-  *reason = std::string(call.status().message());
+// false with the reason when `read` failed as Unimplemented (not served);
+// true otherwise (malformed args are reported by the call itself).
+bool Served(const absl::Status& read, std::string* reason) {
+  if (read.ok() || read.code() != absl::StatusCode::kUnimplemented) return true;
+  *reason = std::string(read.message());
   return false;
 }
 
-bool CpuAttention::SupportsBackward(const TeplugAttentionBwdArgs& args, std::string* reason) {
-  (void)args;
-  *reason = kNoBackward;
-  return false;
-}
-
-void CpuAttention::Forward(const TeplugAttentionFwdArgs& args) {
-  const absl::Status status = RunForward(args);
+void ThrowIfError(const absl::Status& status) {
   if (status.ok()) return;
   const std::string message(status.message());
   if (status.code() == absl::StatusCode::kInvalidArgument) throw sdk::InvalidArgument(message);
@@ -35,15 +24,31 @@ void CpuAttention::Forward(const TeplugAttentionFwdArgs& args) {
   throw sdk::Internal(message);
 }
 
-void CpuAttention::Backward(const TeplugAttentionBwdArgs& args) {
-  (void)args;
-  throw sdk::Unsupported(kNoBackward);
+}  // namespace
+
+bool CpuAttention::SupportsForward(const TeplugAttentionFwdArgs& args, std::string* reason) {
+  return Served(attention::ReadAttentionForward(args).status(), reason);
 }
+
+bool CpuAttention::SupportsBackward(const TeplugAttentionBwdArgs& args, std::string* reason) {
+  return Served(attention::ReadAttentionBackward(args).status(), reason);
+}
+
+void CpuAttention::Forward(const TeplugAttentionFwdArgs& args) { ThrowIfError(RunForward(args)); }
+
+void CpuAttention::Backward(const TeplugAttentionBwdArgs& args) { ThrowIfError(RunBackward(args)); }
 
 absl::Status CpuAttention::RunForward(const TeplugAttentionFwdArgs& args) {
   absl::StatusOr<attention::AttentionCall> call = attention::ReadAttentionForward(args);
   if (!call.ok()) return call.status();
   attention::FlashAttentionForward(*call, threads_);
+  return absl::OkStatus();
+}
+
+absl::Status CpuAttention::RunBackward(const TeplugAttentionBwdArgs& args) {
+  absl::StatusOr<attention::BackwardCall> call = attention::ReadAttentionBackward(args);
+  if (!call.ok()) return call.status();
+  attention::FlashAttentionBackward(*call, threads_);
   return absl::OkStatus();
 }
 

@@ -1,7 +1,7 @@
-// IAttention v1 of the cpu provider: the flash-style forward of
+// IAttention v1 of the cpu provider: the flash-style forward and backward of
 // plugins/cpu/attention on fp32, fp16 and bf16 host tensors in every layout,
-// mask, bias type, window, GQA and dropout (Philox, the reference's mask bit
-// for bit). No backward (TEPLUG_ATTN_CAP_BACKWARD is clear) and no fp8.
+// mask, bias type (dBias for pre/post-scale), window, GQA and dropout
+// (Philox, the reference's mask bit for bit). No fp8.
 #ifndef TEPLUG_PLUGINS_CPU_PROVIDER_ATTENTION_PROVIDER_H_
 #define TEPLUG_PLUGINS_CPU_PROVIDER_ATTENTION_PROVIDER_H_
 
@@ -24,14 +24,14 @@ class CpuAttention : public sdk::AttentionImpl {
   // included: Forward reports those.
   bool SupportsForward(const TeplugAttentionFwdArgs& args, std::string* reason) override;
   bool SupportsBackward(const TeplugAttentionBwdArgs& args, std::string* reason) override;
-  // Runs RunForward and throws its error as an sdk::Exception.
+  // Run RunForward / RunBackward and throw their error as an sdk::Exception.
   void Forward(const TeplugAttentionFwdArgs& args) override;
-  // Always sdk::Unsupported: backward is not served.
   void Backward(const TeplugAttentionBwdArgs& args) override;
 
-  // The forward: InvalidArgument for malformed args, Unimplemented for ones
-  // not served.
+  // The forward / backward: InvalidArgument for malformed args,
+  // Unimplemented for ones not served.
   absl::Status RunForward(const TeplugAttentionFwdArgs& args);
+  absl::Status RunBackward(const TeplugAttentionBwdArgs& args);
 
  private:
   const int threads_;

@@ -1,7 +1,7 @@
 // What the cpu attention refuses and why: supports() says no, with a reason
-// naming the field, to fp8 inputs, s_quant, non-contiguous strides, another
-// device and the backward op; malformed args are accepted by supports() and
-// reported by the forward as invalid_argument naming the field.
+// naming the field, to fp8 inputs, s_quant / dp_quant, non-contiguous
+// strides and another device; malformed args are accepted by supports() and
+// reported by the forward or backward as invalid_argument naming the field.
 #include <random>
 #include <string>
 
@@ -85,11 +85,84 @@ TEST_F(CpuAttentionRefusalTest, AnotherDevice) {
   EXPECT_THAT(Refusal(), HasSubstr("TeplugAttentionFwdArgs.v is on device kind"));
 }
 
-TEST_F(CpuAttentionRefusalTest, Backward) {
-  TeplugAttentionBwdArgs bwd = sdk::Versioned<TeplugAttentionBwdArgs>();
+// The backward over the same case (d_o, gradients, the forward's outputs).
+class CpuAttentionBackwardRefusalTest : public CpuAttentionRefusalTest {
+ protected:
+  CpuAttentionBackwardRefusalTest()
+      : grads_(case_.NewGradients(rng_)), bwd_(case_.BackwardArgs(out_, grads_)) {}
+
+  std::string BackwardRefusal() {
+    std::string reason;
+    EXPECT_FALSE(attention_.SupportsBackward(bwd_, &reason));
+    EXPECT_EQ(attention_.RunBackward(bwd_).code(), absl::StatusCode::kUnimplemented);
+    return reason;
+  }
+  std::string BackwardMalformed() {
+    std::string reason;
+    EXPECT_TRUE(attention_.SupportsBackward(bwd_, &reason));
+    const absl::Status s = attention_.RunBackward(bwd_);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+    return std::string(s.message());
+  }
+
+  AttentionCase::Gradients grads_;
+  TeplugAttentionBwdArgs bwd_;
+};
+
+TEST_F(CpuAttentionBackwardRefusalTest, ServesTheDefaultCase) {
+  ASSERT_TRUE(attention_.RunForward(args_).ok());
   std::string reason;
-  EXPECT_FALSE(attention_.SupportsBackward(bwd, &reason));
-  EXPECT_THAT(reason, HasSubstr("forward only"));
+  EXPECT_TRUE(attention_.SupportsBackward(bwd_, &reason)) << reason;
+  EXPECT_TRUE(attention_.RunBackward(bwd_).ok());
+}
+
+TEST_F(CpuAttentionBackwardRefusalTest, Fp8ScalesOfDp) {
+  TeplugQuantization s = sdk::Versioned<TeplugQuantization>();
+  bwd_.dp_quant = &s;
+  EXPECT_THAT(BackwardRefusal(), HasSubstr("TeplugAttentionBwdArgs.dp_quant is set"));
+}
+
+TEST_F(CpuAttentionBackwardRefusalTest, Fp8Gradient) {
+  TeplugTensor dk = *bwd_.dk;
+  dk.dtype = TEPLUG_DTYPE_FP8_E5M2;
+  bwd_.dk = &dk;
+  EXPECT_THAT(BackwardRefusal(), HasSubstr("TeplugAttentionBwdArgs.dk is dtype fp8_e5m2"));
+}
+
+TEST_F(CpuAttentionBackwardRefusalTest, MalformedArgsNameTheField) {
+  bwd_.softmax_lse = nullptr;
+  EXPECT_THAT(BackwardMalformed(), HasSubstr("TeplugAttentionBwdArgs.softmax_lse is NULL"));
+  bwd_ = case_.BackwardArgs(out_, grads_);
+  TeplugTensor d_o = *bwd_.d_o;
+  d_o.shape[1] = 36;
+  bwd_.d_o = &d_o;
+  EXPECT_THAT(BackwardMalformed(),
+              HasSubstr("TeplugAttentionBwdArgs.d_o: shape [2, 36, 4, 16] but o's shape is "
+                        "[2, 37, 4, 16]"));
+  bwd_ = case_.BackwardArgs(out_, grads_);
+  bwd_.dbias = bwd_.dq;
+  EXPECT_THAT(BackwardMalformed(),
+              HasSubstr("TeplugAttentionBwdArgs.dbias is set but params.bias_type is none"));
+  bwd_ = case_.BackwardArgs(out_, grads_);
+  bwd_.dq = nullptr;
+  EXPECT_THAT(BackwardMalformed(), HasSubstr("TeplugAttentionBwdArgs.dq is NULL"));
+}
+
+// A packed layout's gradient members are one buffer, like its inputs.
+TEST(CpuAttentionPackedGradientsTest, MembersOfOnePackedBufferMustShareIt) {
+  std::mt19937_64 rng(5);
+  AttentionConfig config;
+  config.layout = TEPLUG_LAYOUT_BSHD_BS2HD;
+  AttentionCase c(config, rng);
+  AttentionCase::Outputs out = c.NewOutputs(rng);
+  AttentionCase::Gradients grads = c.NewGradients(rng), other = c.NewGradients(rng);
+  TeplugAttentionBwdArgs bwd = c.BackwardArgs(out, grads);
+  bwd.dv = other.dv;
+  const absl::Status s = CpuAttention(1).RunBackward(bwd);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("layout bshd_bs2hd packs dk and dv in one buffer, so dv must be the same "
+                        "buffer as dk"));
 }
 
 TEST_F(CpuAttentionRefusalTest, MalformedArgsNameTheField) {

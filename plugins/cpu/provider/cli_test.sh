@@ -58,7 +58,8 @@ declared_checks("gemm", ["refcount", "error_object", "supports_reason", "refused
                 [f"{f}={d}" for f in ("a_dtypes", "b_dtypes", "d_dtypes")
                  for d in ("fp32", "fp16", "bf16")] +
                 ["epilogues=" + e for e in ("bias", "gelu", "gelu_aux", "accumulate")])
-declared_checks("collective", ["refcount", "threads"],
+declared_checks("collective", ["refcount", "error_object", "supports_reason", "refused_op",
+                              "threads"],
                 ["dtypes=" + d for d in ("fp32", "fp16", "bf16", "int8", "int32", "int64", "uint8")] +
                 ["ops=" + o for o in ("all_reduce", "all_gather", "reduce_scatter", "broadcast",
                                       "send", "recv", "barrier")] +
@@ -68,13 +69,15 @@ layouts = ["sb3hd", "sbh3d", "sbhd_sb2hd", "sbhd_sbh2d", "sbhd_sbhd_sbhd", "bs3h
            "thd_thd_thd"]
 masks = ["none", "padding", "causal", "padding_causal", "causal_bottom_right",
          "padding_causal_bottom_right"]
-declared_checks("attention", ["refcount", "threads"],
+declared_checks("attention", ["refcount", "error_object", "supports_reason", "refused_op",
+                             "threads"],
                 ["qkv_dtypes=" + d for d in ("fp32", "fp16", "bf16")] +
                 ["layouts=" + l for l in layouts] + ["mask_types=" + m for m in masks] +
                 ["bias_types=" + b for b in ("none", "pre_scale", "post_scale", "alibi")] +
                 ["features=" + f for f in ("dropout", "sliding_window", "gqa", "deterministic",
-                                           "different_head_dims")])
-declared_checks("quantizer", ["refcount", "threads"],
+                                           "backward", "different_head_dims")])
+declared_checks("quantizer", ["refcount", "error_object", "supports_reason", "refused_op",
+                             "threads"],
                 ["input_dtypes=" + d for d in ("fp32", "fp16", "bf16")] +
                 ["output_dtypes=" + d for d in ("fp8_e4m3", "fp8_e5m2")] +
                 ["scaling_modes=" + m for m in

@@ -1,5 +1,6 @@
 #include "plugins/cpu/provider/testing/attention_case.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -13,11 +14,6 @@ namespace {
 
 size_t ElementSize(int32_t dtype) {
   return dtype == TEPLUG_DTYPE_FP32 || dtype == TEPLUG_DTYPE_INT32 ? 4 : 2;
-}
-
-bool IsPadding(int32_t mask) {
-  return mask == TEPLUG_MASK_PADDING || mask == TEPLUG_MASK_PADDING_CAUSAL ||
-         mask == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
 }
 
 // Prefix sums of random lengths in [0, max], the first batch at max.
@@ -113,7 +109,7 @@ AttentionCase::AttentionCase(const AttentionConfig& c, std::mt19937_64& rng) : c
   const bool thd = c.layout >= TEPLUG_LAYOUT_T3HD;
   const bool bshd = c.layout >= TEPLUG_LAYOUT_BS3HD && !thd;
   int64_t tokens_q = 0, tokens_kv = 0;
-  if (thd || IsPadding(c.mask)) {
+  if (thd || IsPaddingMask(c.mask)) {
     const std::vector<int32_t> cu_q = RandomCuSeqlens(c.batch, c.sq, rng);
     // qkv-packed layouts share one token axis: equal lengths.
     const bool packed3 = c.layout == TEPLUG_LAYOUT_T3HD || c.layout == TEPLUG_LAYOUT_TH3D;
@@ -175,6 +171,7 @@ AttentionCase::AttentionCase(const AttentionConfig& c, std::mt19937_64& rng) : c
     params_.alibi_slopes = t->tensor();
     buffers_.push_back(std::move(t));
   }
+  d_o_ = make(o_shape_);
 }
 
 AttentionCase::Outputs AttentionCase::NewOutputs(std::mt19937_64& rng) const {
@@ -197,6 +194,174 @@ TeplugAttentionFwdArgs AttentionCase::Args(Outputs& out) {
   a.o = out.o->tensor();
   a.softmax_lse = out.lse->tensor();
   return a;
+}
+
+AttentionCase::Gradients AttentionCase::NewGradients(std::mt19937_64& rng) const {
+  Gradients g;
+  const TeplugTensor* inputs[] = {q_, k_, v_};
+  TeplugTensor** grads[] = {&g.dq, &g.dk, &g.dv};
+  for (int m = 0; m < 3; ++m) {
+    for (int earlier = 0; earlier < m; ++earlier) {
+      if (inputs[earlier] == inputs[m]) *grads[m] = *grads[earlier];
+    }
+    if (*grads[m] != nullptr) continue;
+    const TeplugTensor* in = inputs[m];
+    auto t = std::make_unique<HostTensor>(in->dtype,
+                                          std::vector<int64_t>(in->shape, in->shape + in->rank));
+    t->FillRandom(rng, 5.0, 6.0);
+    *grads[m] = t->tensor();
+    g.buffers.push_back(std::move(t));
+  }
+  if (bias_ != nullptr) {
+    g.dbias = std::make_unique<HostTensor>(
+        bias_->dtype, std::vector<int64_t>(bias_->shape, bias_->shape + bias_->rank));
+    g.dbias->FillRandom(rng, 5.0, 6.0);
+  }
+  return g;
+}
+
+TeplugAttentionBwdArgs AttentionCase::BackwardArgs(Outputs& fwd, Gradients& out) {
+  TeplugAttentionBwdArgs a = sdk::Versioned<TeplugAttentionBwdArgs>();
+  a.params = &params_;
+  a.q = q_;
+  a.k = k_;
+  a.v = v_;
+  a.o = fwd.o->tensor();
+  a.d_o = d_o_;
+  a.softmax_lse = fwd.lse->tensor();
+  a.bias = bias_;
+  a.dq = out.dq;
+  a.dk = out.dk;
+  a.dv = out.dv;
+  a.dbias = out.dbias != nullptr ? out.dbias->tensor() : nullptr;
+  return a;
+}
+
+double NormalizedMaxError(const std::vector<double>& x, const std::vector<double>& oracle) {
+  double err = 0, scale = 0;
+  for (size_t e = 0; e < x.size(); ++e) {
+    err = std::max(err, std::fabs(x[e] - oracle[e]));
+    scale = std::max(scale, std::fabs(oracle[e]));
+  }
+  return scale > 0 ? err / scale : err;
+}
+
+AttentionConfig ForLayout(int32_t layout, AttentionConfig c) {
+  c.layout = layout;
+  const int32_t packing = layout % 5;
+  if (packing <= 1) c.hkv = c.hq, c.skv = c.sq;
+  if (packing <= 3) c.d_v = c.d_qk;
+  return c;
+}
+
+bool IsThdLayout(int32_t layout) { return layout >= TEPLUG_LAYOUT_T3HD; }
+
+bool IsPaddingMask(int32_t mask) {
+  return mask == TEPLUG_MASK_PADDING || mask == TEPLUG_MASK_PADDING_CAUSAL ||
+         mask == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
+}
+
+std::vector<AttentionConfig> LayoutMaskConfigs() {
+  constexpr int32_t kDTypes[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16};
+  std::vector<AttentionConfig> configs;
+  for (int32_t layout = 0; layout < TEPLUG_LAYOUT_COUNT_; ++layout) {
+    for (int32_t mask = 0; mask < TEPLUG_MASK_COUNT_; ++mask) {
+      if (IsThdLayout(layout) && !IsPaddingMask(mask)) continue;
+      AttentionConfig c;
+      c.mask = mask;
+      c.dtype = kDTypes[configs.size() % 3];
+      c.hkv = 2;
+      c.d_v = 24;
+      configs.push_back(ForLayout(layout, c));
+    }
+  }
+  return configs;
+}
+
+std::vector<AttentionConfig> BiasConfigs() {
+  std::vector<AttentionConfig> configs;
+  for (int32_t dtype : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP16}) {
+    for (int32_t bias = 0; bias < TEPLUG_BIAS_COUNT_; ++bias) {
+      for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT}) {
+        AttentionConfig c;
+        c.dtype = dtype;
+        c.bias = bias;
+        c.mask = mask;
+        c.hkv = 2;
+        configs.push_back(c);
+        c.bias_broadcast = true;
+        c.alibi_slopes = true;
+        c.layout = TEPLUG_LAYOUT_SBHD_SBHD_SBHD;
+        configs.push_back(c);
+      }
+    }
+  }
+  return configs;
+}
+
+std::vector<AttentionConfig> GroupedHeadConfigs() {
+  std::vector<AttentionConfig> configs;
+  for (int64_t hkv : {1, 2, 3}) {
+    AttentionConfig c;
+    c.hq = 6;
+    c.hkv = hkv;
+    c.mask = TEPLUG_MASK_CAUSAL;
+    c.d_v = 8;
+    configs.push_back(c);
+  }
+  return configs;
+}
+
+std::vector<AttentionConfig> WindowConfigs() {
+  std::vector<AttentionConfig> configs;
+  const std::pair<int64_t, int64_t> windows[] = {{0, 0}, {5, -1}, {-1, 3}, {7, 2}, {3, 0}};
+  for (auto [left, right] : windows) {
+    for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_CAUSAL, TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT,
+                         TEPLUG_MASK_PADDING}) {
+      AttentionConfig c;
+      c.mask = mask;
+      c.window_left = left;
+      c.window_right = right;
+      c.bias = TEPLUG_BIAS_ALIBI;
+      configs.push_back(c);
+    }
+  }
+  return configs;
+}
+
+std::vector<AttentionConfig> MultiTileConfigs() {
+  std::vector<AttentionConfig> configs;
+  for (int32_t mask : {TEPLUG_MASK_NONE, TEPLUG_MASK_CAUSAL, TEPLUG_MASK_PADDING_CAUSAL}) {
+    AttentionConfig c;
+    c.batch = 1;
+    c.hq = 4;
+    c.hkv = 2;
+    c.sq = 150;
+    c.skv = 300;
+    c.d_qk = 32;
+    c.d_v = 8;
+    c.mask = mask;
+    c.bias = TEPLUG_BIAS_PRE_SCALE;
+    c.bias_broadcast = mask == TEPLUG_MASK_CAUSAL;
+    configs.push_back(c);
+  }
+  return configs;
+}
+
+std::vector<AttentionConfig> DropoutConfigs() {
+  std::vector<AttentionConfig> configs;
+  for (int32_t layout : {TEPLUG_LAYOUT_BSHD_BSHD_BSHD, TEPLUG_LAYOUT_THD_THD_THD}) {
+    for (float p : {0.1f, 0.5f, 0.9f}) {
+      AttentionConfig c;
+      c.layout = layout;
+      c.mask = TEPLUG_MASK_PADDING_CAUSAL;
+      c.dropout = p;
+      c.hkv = 2;
+      c.bias = TEPLUG_BIAS_POST_SCALE;
+      configs.push_back(c);
+    }
+  }
+  return configs;
 }
 
 }  // namespace teplug::cpu::testing
