@@ -20,9 +20,7 @@
 #include <CL/cl.h>
 #include <clblast.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -30,6 +28,7 @@
 
 #include "benchmark/benchmark.h"
 #include "core/kernel/kernel.h"
+#include "plugins/opencl/bench/paired_rounds.h"
 #include "teplug/gemm.h"
 #include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -94,24 +93,7 @@ void Direct(benchmark::State& state, Operands* o) {
   clReleaseContext(context);
 }
 
-core::Kernel* TeplugKernel() {
-  static core::Kernel* kernel = [] {
-    core::KernelOptions options;
-    options.use_environment = false;
-    options.load_builtins = false;
-    options.plugin_paths = {g_plugin};
-    options.config_text = "log_level: \"warn\"\n";
-    options.config_source_name = "gemm_bench.textproto";
-    auto k = core::Kernel::Create(std::move(options));
-    if (!k.ok()) {
-      std::fprintf(stderr, "gemm_bench: no kernel: %s\n",
-                   std::string(k.status().message()).c_str());
-      return static_cast<core::Kernel*>(nullptr);
-    }
-    return k->release();
-  }();
-  return kernel;
-}
+core::Kernel* TeplugKernel() { return BenchKernel(g_plugin, false, "gemm_bench"); }
 
 TeplugTensor Matrix(void* data, const TeplugDevice* device, int64_t rows, int64_t cols) {
   TeplugTensor t = sdk::Versioned<TeplugTensor>();
@@ -122,14 +104,6 @@ TeplugTensor Matrix(void* data, const TeplugDevice* device, int64_t rows, int64_
   t.shape[1] = cols;
   t.device = device;
   return t;
-}
-
-// The message of `e` (destroyed), or "" when it is NULL.
-std::string Message(TeplugError* e) {
-  if (e == nullptr) return "";
-  std::string m = e->message != nullptr ? e->message : "failed";
-  e->destroy(e);
-  return m.empty() ? "failed" : m;
 }
 
 void Teplug(benchmark::State& state, Operands* o) {
@@ -159,38 +133,10 @@ void Teplug(benchmark::State& state, Operands* o) {
   auto chosen = kernel->Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &args, "");
   if (!chosen.ok()) return state.SkipWithError(std::string(chosen.status().message()).c_str());
   sdk::Ref<TeplugGemmV1> gemm = kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
-  // Warm-up: the decision cache, our kernels' and CLBlast's compiles.
-  if (std::string m = Message(gemm->vtbl->gemm(gemm.get(), &args)); !m.empty())
-    return state.SkipWithError(m.c_str());
-  for (auto _ : state) {
-    if (std::string m = Message(gemm->vtbl->gemm(gemm.get(), &args)); !m.empty()) {
-      state.SkipWithError(m.c_str());
-      break;
-    }
-  }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(Flops(s) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  state.SetLabel(chosen->implementation->QualifiedName());
+  // TimeCalls' warm-up call takes the decision cache and our kernels' and CLBlast's compiles.
+  TimeCalls(state, Flops(s), chosen->implementation->QualifiedName(),
+            [&] { return gemm->vtbl->gemm(gemm.get(), &args); });
   ctx->Close();
-}
-
-// Keeps each run's wall time per iteration, by benchmark name.
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, std::vector<double>> times;
-};
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 }  // namespace
@@ -198,24 +144,12 @@ double Median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   using namespace teplug::opencl::bench;  // NOLINT(build/namespaces): this file's names
-  bool smoke = false;
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--smoke") {
-      smoke = true;
-    } else if (arg.rfind("--plugin=", 0) == 0) {
-      g_plugin = arg.substr(9);
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  if (g_plugin.empty()) {
-    std::fprintf(stderr, "gemm_bench: --plugin=PATH/libteplug_opencl.so is required\n");
-    return 2;
-  }
-  int rest_argc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rest_argc, rest.data());
+  BenchFlags flags;
+  if (!ParseBenchFlags(argc, argv, "gemm_bench", &flags)) return 2;
+  g_plugin = flags.plugin;
+  const bool smoke = flags.smoke;
+  int rest_argc = static_cast<int>(flags.rest.size());
+  benchmark::Initialize(&rest_argc, flags.rest.data());
   const std::vector<Shape> shapes =
       smoke ? std::vector<Shape>{{64, 48, 32}}
             : std::vector<Shape>{{128, 128, 128}, {512, 512, 512}, {1024, 1024, 1024}};
@@ -224,22 +158,10 @@ int main(int argc, char** argv) {
   for (const Shape& s : shapes) operands.push_back(std::make_unique<Operands>(s));
   for (int round = 0; round < rounds; ++round) {
     for (auto& o : operands) {
-      const std::string name = CaseName(o->shape);
-      auto add = [&](const char* variant, void (*fn)(benchmark::State&, Operands*)) {
-        benchmark::RegisterBenchmark(
-            (std::string(variant) + "/" + name + "/round" + std::to_string(round)).c_str(), fn,
-            o.get())
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(smoke ? 0.001 : 1.0);
-      };
-      if (round % 2 == 0) {
-        add("direct", Direct);
-        add("teplug", Teplug);
-      } else {
-        add("teplug", Teplug);
-        add("direct", Direct);
-      }
+      Operands* p = o.get();
+      RegisterPair(round, CaseName(p->shape), smoke ? 0.001 : 1.0,
+                   {"direct", [p](benchmark::State& st) { Direct(st, p); }},
+                   {"teplug", [p](benchmark::State& st) { Teplug(st, p); }});
     }
   }
   KeepTimes reporter;
@@ -248,23 +170,15 @@ int main(int argc, char** argv) {
               kTarget);
   int missing = 0;
   for (const Shape& s : shapes) {
-    std::vector<double> direct, teplug;
-    for (const auto& [name, times] : reporter.times) {
-      const std::string rest_of_name = "/" + CaseName(s) + "/round";
-      if (name.rfind("direct" + rest_of_name, 0) == 0)
-        direct.insert(direct.end(), times.begin(), times.end());
-      if (name.rfind("teplug" + rest_of_name, 0) == 0)
-        teplug.insert(teplug.end(), times.begin(), times.end());
-    }
+    const std::vector<double> direct = reporter.Rounds("direct", CaseName(s)),
+                              teplug = reporter.Rounds("teplug", CaseName(s));
     if (direct.empty() || teplug.empty()) {
       std::printf("  %-20s  not measured\n", CaseName(s).c_str());
       ++missing;
       continue;
     }
-    std::vector<double> paired;
-    for (size_t r = 0; r < std::min(direct.size(), teplug.size()); ++r)
-      paired.push_back(direct[r] / teplug[r]);
-    const double d = Median(direct), t = Median(teplug), ratio = Median(paired);
+    const double d = Median(direct), t = Median(teplug),
+                 ratio = MedianOfPairedRatios(direct, teplug);
     std::printf(
         "  %-20s  direct %9.3f ms (%7.1f GFLOP/s)  teplug %9.3f ms  (%+.1f us/call)  "
         "ratio of medians %.3f  median of paired ratios %.3f: %s\n",

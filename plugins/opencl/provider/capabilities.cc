@@ -20,16 +20,41 @@ TeplugGemmCaps MakeGemmCaps() {
   c.devices = kOpenClDevices;
   c.num_devices = 1;
   const uint64_t dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16);
-  c.a_dtypes = c.b_dtypes = c.d_dtypes = dtypes;
+  c.d_dtypes = dtypes;
+  // Operands CLBlast cannot read are converted to fp32 by our kernels first.
+  c.a_dtypes = c.b_dtypes = dtypes | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16) |
+                            TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) |
+                            TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
   c.epilogues = TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX |
                 TEPLUG_GEMM_CAP_ACCUMULATE;
-  c.scaling_modes = 0;
+  c.scaling_modes =
+      TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
   c.alignment = 0;
   c.max_dim = 0;
   return c;
 }
 
+TeplugQuantizerCaps MakeQuantizerCaps() {
+  TeplugQuantizerCaps c = sdk::Versioned<TeplugQuantizerCaps>();
+  c.devices = kOpenClDevices;
+  c.num_devices = 1;
+  c.input_dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
+                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
+  c.output_dtypes =
+      TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
+  c.scaling_modes =
+      TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
+  c.features = TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
+               TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING;
+  return c;
+}
+
 }  // namespace
+
+const TeplugQuantizerCaps* OpenClQuantizerCaps() {
+  static const TeplugQuantizerCaps caps = MakeQuantizerCaps();
+  return &caps;
+}
 
 const TeplugGemmCaps* OpenClGemmCaps() {
   static const TeplugGemmCaps caps = MakeGemmCaps();

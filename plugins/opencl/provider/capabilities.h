@@ -1,18 +1,25 @@
 // The opencl provider's capability descriptors (static storage).
 //   IDevice  every OpenCL device (kind OPENCL, any vendor, any arch)
-//   IGemm    on those devices: A, B and D each fp32 or fp16 (any pairing;
-//            C, bias and pre_gelu_out in D's dtype); bias, GELU, pre_gelu_out,
-//            accumulate; no quantized operands, no alignment or size bound
+//   IGemm    on those devices: A and B each fp32, fp16, bf16, fp8_e4m3 or
+//            fp8_e5m2 (fp8 with per_tensor or mxfp8_1d32 scales; everything
+//            but fp32 converted to fp32 by our kernels for CLBlast's fp32
+//            GEMM), D fp32 or fp16 (C, bias and pre_gelu_out in D's dtype);
+//            bias, GELU, pre_gelu_out, accumulate; no alignment or size bound
+//   IQuantizer on those devices: fp32/fp16/bf16 <-> fp8_e4m3/fp8_e5m2 in
+//            per_tensor (delayed and current) and mxfp8_1d32 scaling, the
+//            column-wise copy, dequantize
 #ifndef TEPLUG_PLUGINS_OPENCL_PROVIDER_CAPABILITIES_H_
 #define TEPLUG_PLUGINS_OPENCL_PROVIDER_CAPABILITIES_H_
 
 #include "teplug/device.h"
 #include "teplug/gemm.h"
+#include "teplug/quantizer.h"
 
 namespace teplug::opencl::provider {
 
 const TeplugDeviceCaps* OpenClDeviceCaps();
 const TeplugGemmCaps* OpenClGemmCaps();
+const TeplugQuantizerCaps* OpenClQuantizerCaps();
 
 }  // namespace teplug::opencl::provider
 

@@ -8,7 +8,15 @@
 namespace teplug::opencl::provider {
 namespace {
 
-size_t ElementBytes(int32_t dtype) { return dtype == TEPLUG_DTYPE_FP16 ? 2 : 4; }
+size_t ElementBytes(int32_t dtype) {
+  switch (dtype) {
+    case TEPLUG_DTYPE_FP16:
+    case TEPLUG_DTYPE_BF16: return 2;
+    case TEPLUG_DTYPE_FP8_E4M3:
+    case TEPLUG_DTYPE_FP8_E5M2: return 1;
+    default: return 4;
+  }
+}
 
 }  // namespace
 

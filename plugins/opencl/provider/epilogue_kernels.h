@@ -1,7 +1,6 @@
 // The OpenCL C of the GEMM's own kernels, compiled by ProgramCache with
 // "-DTEPLUG_HALF" for fp16 tensors (read and written with vload_half /
 // vstore_half_rte, so no cl_khr_fp16 is needed) and without it for fp32:
-//   to_f32    a strided [rows, cols] T matrix into a contiguous fp32 one
 //   prefill   the fp32 result W = beta * C (or 0), before CLBlast adds the product
 //   epilogue  D = gelu?(W + bias), pre_gelu_out = W + bias, rounded to T
 // All index in elements; each work item does one element of a 2D grid.
@@ -20,12 +19,6 @@ typedef float T;
 #define LOAD(p, i) ((p)[(i)])
 #define STORE(p, i, v) ((p)[(i)] = (v))
 #endif
-
-__kernel void to_f32(__global const T* src, ulong src_off, ulong src_ld,
-                     __global float* dst, ulong cols) {
-  const ulong i = get_global_id(0), j = get_global_id(1);
-  dst[i * cols + j] = LOAD(src, src_off + i * src_ld + j);
-}
 
 __kernel void prefill(__global const T* c, ulong c_off, ulong c_ld, float beta, int has_c,
                       __global float* w, ulong w_off, ulong w_ld) {

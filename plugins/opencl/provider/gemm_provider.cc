@@ -2,37 +2,31 @@
 
 #include <clblast.h>
 
-#include <tuple>
-#include <vector>
+#include <memory>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "plugins/opencl/provider/cl_status.h"
 #include "plugins/opencl/provider/device_matrix.h"
+#include "plugins/opencl/provider/device_tensor.h"
 #include "plugins/opencl/provider/epilogue_kernels.h"
+#include "plugins/opencl/provider/float_codec_kernels.h"
+#include "plugins/opencl/provider/gemm_operand_kernels.h"
 #include "plugins/opencl/provider/opencl_device.h"
 #include "plugins/opencl/provider/program_cache.h"
+#include "plugins/opencl/provider/scratch_buffer.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/names.hpp"
 
 namespace teplug::opencl::provider {
 namespace {
 
-// A cl_mem released when it goes out of scope (OpenCL keeps it alive for the
-// commands already enqueued on it).
-class OwnedBuffer {
- public:
-  OwnedBuffer(cl_context context, size_t bytes) {
-    cl_int e = CL_SUCCESS;
-    mem_ = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &e);
-    CheckCl(e, "clCreateBuffer", absl::StrCat(bytes, " bytes of GEMM scratch"));
-  }
-  ~OwnedBuffer() { clReleaseMemObject(mem_); }
-  OwnedBuffer(const OwnedBuffer&) = delete;
-  OwnedBuffer& operator=(const OwnedBuffer&) = delete;
-  cl_mem get() const { return mem_; }
-
- private:
-  cl_mem mem_;
+// A or B with what converting it to fp32 needs: for fp8, its scales (one
+// fp32 scale_inv, or MXFP8's e8m0 [rows, ceil(cols/32)]).
+struct Operand {
+  int32_t dtype = 0;
+  bool mx = false;
+  DeviceTensor scales;
 };
 
 // The resolved call: every tensor as a DeviceMatrix, checked against the
@@ -40,6 +34,7 @@ class OwnedBuffer {
 struct GemmCall {
   // A and B each in its own dtype; C, bias and pre_gelu_out in D's.
   int32_t a_dtype = 0, b_dtype = 0, d_dtype = 0;
+  Operand a_op, b_op;
   int64_t m = 0, n = 0, k = 0;
   DeviceMatrix a, b, d, c, bias, pre;
   bool has_c = false, has_bias = false, has_pre = false, gelu = false;
@@ -53,27 +48,79 @@ void RequireShape(const DeviceMatrix& x, int64_t rows, int64_t cols, const char*
   }
 }
 
+bool IsFp8(int32_t dtype) {
+  return dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2;
+}
+
+// A or B (named `name`) as a DeviceMatrix in its stored dtype, with the
+// scales of an fp8 operand in `op`.
+DeviceMatrix ResolveOperand(const TeplugTensor& t, const char* name, Operand* op) {
+  op->dtype = t.dtype;
+  if (t.dtype != TEPLUG_DTYPE_FP32 && t.dtype != TEPLUG_DTYPE_FP16 &&
+      t.dtype != TEPLUG_DTYPE_BF16 && !IsFp8(t.dtype)) {
+    throw sdk::Unsupported(absl::StrCat(
+        "TeplugGemmArgs.", name, " is ", sdk::DTypeName(t.dtype),
+        "; the opencl GEMM serves fp32, fp16, bf16, fp8_e4m3 and fp8_e5m2 operands"));
+  }
+  if (!IsFp8(t.dtype)) return ResolveMatrix(t, name, t.dtype);
+  const std::string q_name = absl::StrCat("TeplugGemmArgs.", name, ".quant");
+  if (t.quant == nullptr || t.quant->scale_inv == nullptr) {
+    throw sdk::InvalidArgument(absl::StrCat(q_name, t.quant == nullptr ? "" : "->scale_inv",
+                                            " is NULL: a quantized operand needs its scales"));
+  }
+  const int32_t mode = t.quant->mode;
+  if (mode != TEPLUG_SCALING_PER_TENSOR && mode != TEPLUG_SCALING_MXFP8_1D32) {
+    throw sdk::Unsupported(absl::StrCat(q_name, "->mode is ", sdk::ScalingName(mode),
+                                        "; the opencl GEMM converts per_tensor and mxfp8_1d32 "
+                                        "operands"));
+  }
+  TeplugTensor codes = t;
+  codes.quant = nullptr;  // ResolveMatrix reads the codes; the scales are resolved here
+  const DeviceMatrix m = ResolveMatrix(codes, name, t.dtype);
+  op->mx = mode == TEPLUG_SCALING_MXFP8_1D32;
+  const TeplugTensor& s = *t.quant->scale_inv;
+  const std::string s_name = q_name + "->scale_inv";
+  if (op->mx) {
+    const int64_t blocks = (m.cols + 31) / 32;
+    provider::RequireShape(s, s_name, {m.rows, blocks},
+                           "mxfp8_1d32 row-wise scales of the operand are");
+    if (s.dtype != TEPLUG_DTYPE_E8M0) {
+      throw sdk::InvalidArgument(
+          absl::StrCat(s_name, " is ", sdk::DTypeName(s.dtype), "; mxfp8_1d32 scales are e8m0"));
+    }
+    op->scales = ResolveDeviceTensor(s, s_name, 8);
+  } else {
+    op->scales = ResolveDeviceTensor(s, s_name, 32);
+    if (s.dtype != TEPLUG_DTYPE_FP32 || op->scales.elements != 1) {
+      throw sdk::InvalidArgument(absl::StrCat(s_name, " is ", sdk::DTypeName(s.dtype), " ",
+                                              ShapeText(s), "; it must be one fp32 element"));
+    }
+  }
+  if (op->scales.buffer != nullptr && m.buffer != nullptr && op->scales.owner != m.owner) {
+    throw sdk::InvalidArgument(
+        absl::StrCat(s_name, " is memory of another opencl context than its operand's"));
+  }
+  return m;
+}
+
 GemmCall ResolveCall(const TeplugGemmArgs& args) {
   if (args.a == nullptr || args.b == nullptr || args.d == nullptr) {
     throw sdk::InvalidArgument("TeplugGemmArgs: a, b and d are required");
   }
   GemmCall call;
-  for (const auto& [dtype, tensor, name] :
-       {std::tuple<int32_t*, const TeplugTensor*, const char*>{&call.a_dtype, args.a, "a"},
-        {&call.b_dtype, args.b, "b"},
-        {&call.d_dtype, args.d, "d"}}) {
-    *dtype = tensor->dtype;
-    if (*dtype != TEPLUG_DTYPE_FP32 && *dtype != TEPLUG_DTYPE_FP16) {
-      throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.", name, " is ", sdk::DTypeName(*dtype),
-                                          "; the opencl GEMM serves fp32 and fp16"));
-    }
+  call.d_dtype = args.d->dtype;
+  if (call.d_dtype != TEPLUG_DTYPE_FP32 && call.d_dtype != TEPLUG_DTYPE_FP16) {
+    throw sdk::Unsupported(absl::StrCat("TeplugGemmArgs.d is ", sdk::DTypeName(call.d_dtype),
+                                        "; the opencl GEMM writes fp32 and fp16"));
   }
   if (args.epilogue != TEPLUG_EPILOGUE_NONE && args.epilogue != TEPLUG_EPILOGUE_GELU) {
     throw sdk::InvalidArgument(
         absl::StrCat("TeplugGemmArgs.epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
   }
-  call.a = ResolveMatrix(*args.a, "a", call.a_dtype);
-  call.b = ResolveMatrix(*args.b, "b", call.b_dtype);
+  call.a = ResolveOperand(*args.a, "a", &call.a_op);
+  call.b = ResolveOperand(*args.b, "b", &call.b_op);
+  call.a_dtype = call.a_op.dtype;
+  call.b_dtype = call.b_op.dtype;
   call.d = ResolveMatrix(*args.d, "d", call.d_dtype);
   call.m = args.trans_a ? call.a.cols : call.a.rows;
   call.k = args.trans_a ? call.a.rows : call.a.cols;
@@ -122,30 +169,44 @@ GemmCall ResolveCall(const TeplugGemmArgs& args) {
   return call;
 }
 
-cl_command_queue QueueFor(const TeplugGemmArgs& args, const OpenClContextHandles& h) {
-  if (args.stream == nullptr) return h.default_queue;
-  auto q = static_cast<cl_command_queue>(args.stream);
-  cl_context queue_context = nullptr;
-  CheckCl(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, nullptr),
-          "clGetCommandQueueInfo", "TeplugGemmArgs.stream");
-  if (queue_context != h.context) {
-    throw sdk::InvalidArgument(
-        "TeplugGemmArgs.stream is a cl_command_queue of another context than the tensors'");
-  }
-  return q;
-}
-
 cl_ulong U(size_t v) { return static_cast<cl_ulong>(v); }
 
-// A strided T matrix as a contiguous fp32 scratch buffer.
-void ToFloat(cl_program program, cl_command_queue q, const DeviceMatrix& x, cl_mem out) {
-  Kernel kernel(program, "to_f32");
+int OperandKind(int32_t dtype) {
+  switch (dtype) {
+    case TEPLUG_DTYPE_FP16: return kClKindFp16;
+    case TEPLUG_DTYPE_BF16: return kClKindBf16;
+    case TEPLUG_DTYPE_FP8_E4M3: return kClKindFp8E4m3;
+    case TEPLUG_DTYPE_FP8_E5M2: return kClKindFp8E5m2;
+    default: return kClKindFp32;
+  }
+}
+
+const std::string& OperandSource() {
+  static const std::string* source =
+      new std::string(std::string(kFloatCodecSource) + kGemmOperandKernelSource);
+  return *source;
+}
+
+// A strided non-fp32 operand as a contiguous fp32 scratch matrix (the
+// DeviceMatrix CLBlast then reads).
+DeviceMatrix ConvertOperand(cl_program program, cl_command_queue q, cl_context context,
+                            const DeviceMatrix& x, const Operand& op,
+                            std::unique_ptr<ScratchBuffer>* scratch) {
+  const size_t rows = static_cast<size_t>(x.rows), cols = static_cast<size_t>(x.cols);
+  *scratch = std::make_unique<ScratchBuffer>(context, rows * cols * sizeof(float),
+                                             "GEMM operand converted to fp32");
+  Kernel kernel(program, "operand_to_f32");
   kernel.Arg(0, x.buffer);
   kernel.Arg(1, U(x.offset));
   kernel.Arg(2, U(x.ld));
-  kernel.Arg(3, out);
-  kernel.Arg(4, U(static_cast<size_t>(x.cols)));
-  kernel.Run2D(q, static_cast<size_t>(x.rows), static_cast<size_t>(x.cols));
+  kernel.Arg(3, cl_int{OperandKind(op.dtype)});
+  kernel.Arg(4, cl_int{op.mx ? 1 : 0});
+  kernel.Arg(5, op.scales.buffer);
+  kernel.Arg(6, U(op.scales.offset));
+  kernel.Arg(7, U(static_cast<size_t>((x.cols + 31) / 32)));
+  kernel.Arg(8, (*scratch)->get());
+  kernel.Run2D(q, rows, cols);
+  return DeviceMatrix{(*scratch)->get(), 0, cols, x.rows, x.cols, x.owner};
 }
 
 void Run(const TeplugGemmArgs& args) {
@@ -160,9 +221,8 @@ void Run(const TeplugGemmArgs& args) {
   if (call.has_bias) RequireData(call.bias, "bias");
   if (call.has_pre) RequireData(call.pre, "pre_gelu_out");
   const OpenClContextHandles h = HandlesOfOwner(call.d.owner);
-  cl_command_queue q = QueueFor(args, h);
-  const bool a_half = call.a_dtype == TEPLUG_DTYPE_FP16;
-  const bool b_half = call.b_dtype == TEPLUG_DTYPE_FP16;
+  cl_command_queue q =
+      QueueForStream(args.stream, h.context, h.default_queue, "TeplugGemmArgs.stream");
   const bool half = call.d_dtype == TEPLUG_DTYPE_FP16;
   // Our kernels, one program per element type, looked up only when a step
   // needs them (a plain fp32 GEMM needs none).
@@ -179,10 +239,10 @@ void Run(const TeplugGemmArgs& args) {
                k = static_cast<size_t>(call.k);
 
   // W: the fp32 result, D itself for fp32, scratch for fp16.
-  std::unique_ptr<OwnedBuffer> w_scratch, a_scratch, b_scratch;
+  std::unique_ptr<ScratchBuffer> w_scratch, a_scratch, b_scratch;
   DeviceMatrix w = call.d;
   if (half) {
-    w_scratch = std::make_unique<OwnedBuffer>(h.context, m * n * sizeof(float));
+    w_scratch = std::make_unique<ScratchBuffer>(h.context, m * n * sizeof(float), "GEMM scratch");
     w = DeviceMatrix{w_scratch->get(), 0, n, call.m, call.n, call.d.owner};
   }
   // How W gets beta * C: CLBlast's own beta where W already holds C (fp32 D
@@ -207,17 +267,13 @@ void Run(const TeplugGemmArgs& args) {
   }
   if (k > 0) {
     DeviceMatrix a = call.a, b = call.b;
-    if (a_half) {
-      a_scratch = std::make_unique<OwnedBuffer>(
-          h.context, static_cast<size_t>(a.rows * a.cols) * sizeof(float));
-      ToFloat(program(true), q, call.a, a_scratch->get());
-      a = DeviceMatrix{a_scratch->get(), 0, static_cast<size_t>(a.cols), a.rows, a.cols, a.owner};
-    }
-    if (b_half) {
-      b_scratch = std::make_unique<OwnedBuffer>(
-          h.context, static_cast<size_t>(b.rows * b.cols) * sizeof(float));
-      ToFloat(program(true), q, call.b, b_scratch->get());
-      b = DeviceMatrix{b_scratch->get(), 0, static_cast<size_t>(b.cols), b.rows, b.cols, b.owner};
+    if (call.a_dtype != TEPLUG_DTYPE_FP32 || call.b_dtype != TEPLUG_DTYPE_FP32) {
+      const cl_program convert =
+          SharedProgramCache().Get(h.context, h.device, OperandSource(), "");
+      if (call.a_dtype != TEPLUG_DTYPE_FP32)
+        a = ConvertOperand(convert, q, h.context, call.a, call.a_op, &a_scratch);
+      if (call.b_dtype != TEPLUG_DTYPE_FP32)
+        b = ConvertOperand(convert, q, h.context, call.b, call.b_op, &b_scratch);
     }
     const clblast::StatusCode s = clblast::Gemm<float>(
         clblast::Layout::kRowMajor,

@@ -97,11 +97,36 @@ TEST_F(OpenClGemmRefusalTest, ABiasNotInDsDTypeIsNotServed) {
   args_.bias = nullptr;
 }
 
-TEST_F(OpenClGemmRefusalTest, Bf16IsNotServed) {
-  a_.dtype = b_.dtype = d_.dtype = TEPLUG_DTYPE_BF16;
+TEST_F(OpenClGemmRefusalTest, Bf16OperandsAreServedButNotABf16D) {
+  a_.dtype = b_.dtype = TEPLUG_DTYPE_BF16;
+  std::string reason;
+  EXPECT_TRUE(gemm_.Supports(args_, &reason)) << reason;
+  EXPECT_EQ(Failure().first, TEPLUG_OK) << Failure().second;
+  d_.dtype = TEPLUG_DTYPE_BF16;
+  EXPECT_FALSE(gemm_.Supports(args_, &reason));
+  EXPECT_THAT(reason, HasSubstr("TeplugGemmArgs.d is bf16; the opencl GEMM writes fp32 and fp16"));
+}
+
+TEST_F(OpenClGemmRefusalTest, Fp8OperandsNeedServedScales) {
+  a_.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  EXPECT_EQ(Failure().first, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(Failure().second, HasSubstr("TeplugGemmArgs.a.quant is NULL"));
+  TeplugTensor scale = d_;
+  scale.rank = 1;
+  scale.shape[0] = 1;
+  TeplugQuantization q = sdk::Versioned<TeplugQuantization>();
+  q.mode = TEPLUG_SCALING_BLOCK_1D128;
+  q.scale_inv = &scale;
+  a_.quant = &q;
   std::string reason;
   EXPECT_FALSE(gemm_.Supports(args_, &reason));
-  EXPECT_THAT(reason, HasSubstr("serves fp32 and fp16"));
+  EXPECT_THAT(reason, HasSubstr("TeplugGemmArgs.a.quant->mode is block_1d128"));
+  q.mode = TEPLUG_SCALING_PER_TENSOR;
+  EXPECT_TRUE(gemm_.Supports(args_, &reason)) << reason;
+  EXPECT_EQ(Failure().first, TEPLUG_OK) << Failure().second;
+  q.mode = TEPLUG_SCALING_MXFP8_1D32;  // needs e8m0 [8, 1]
+  EXPECT_EQ(Failure().first, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(Failure().second, HasSubstr("TeplugGemmArgs.a.quant->scale_inv is [1]"));
 }
 
 TEST_F(OpenClGemmRefusalTest, HostTensorsAreNotServed) {

@@ -2,14 +2,17 @@
 // discovered plugin (never built in): a host without it has nothing
 // OpenCL-specific.
 //
-// It registers "opencl" (vendor "teplug") with IDevice/1 "opencl" and IGemm/1
-// "clblast" at priority 200, the convention's lowest vendor-optimised rank (reference 0, portable
-// CPU 100, vendor-optimised 200-500).
+// It registers "opencl" (vendor "teplug") with IDevice/1 "opencl", IGemm/1
+// "clblast", IAttention/1 "attention" and IQuantizer/1 "opencl-quantizer" at
+// priority 200, the convention's lowest vendor-optimised rank (reference 0,
+// portable CPU 100, vendor-optimised 200-500).
 #include <memory>
 
+#include "plugins/opencl/attention/attention_provider.h"
 #include "plugins/opencl/provider/capabilities.h"
 #include "plugins/opencl/provider/gemm_provider.h"
 #include "plugins/opencl/provider/opencl_device.h"
+#include "plugins/opencl/quantize/quantizer_provider.h"
 #include "teplug/plugin.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/implement.hpp"
@@ -25,6 +28,13 @@ void RegisterOpenClImplementations(teplug::sdk::Registrar& r) {
              OpenClDeviceCaps(), "opencl", kOpenClPriority);
   r.Register(teplug::sdk::kIidGemmV1, teplug::sdk::MakeGemm(std::make_unique<OpenClGemm>()),
              OpenClGemmCaps(), "clblast", kOpenClPriority);
+  r.Register(
+      teplug::sdk::kIidAttentionV1,
+      teplug::sdk::MakeAttention(std::make_unique<teplug::opencl::attention::OpenClAttention>()),
+      teplug::opencl::attention::OpenClAttentionCaps(), "attention", kOpenClPriority);
+  r.Register(teplug::sdk::kIidQuantizerV1,
+             teplug::sdk::MakeQuantizer(std::make_unique<teplug::opencl::quantize::OpenClQuantizer>()),
+             OpenClQuantizerCaps(), "opencl-quantizer", kOpenClPriority);
 }
 
 }  // namespace

@@ -70,6 +70,13 @@ void Kernel::Run2D(cl_command_queue queue, size_t rows, size_t cols) {
           "clEnqueueNDRangeKernel", name_);
 }
 
+void Kernel::Run(cl_command_queue queue, cl_uint dims, const size_t* global, const size_t* local) {
+  for (cl_uint d = 0; d < dims; ++d)
+    if (global[d] == 0) return;
+  CheckCl(clEnqueueNDRangeKernel(queue, kernel_, dims, nullptr, global, local, 0, nullptr, nullptr),
+          "clEnqueueNDRangeKernel", name_);
+}
+
 ProgramCache::~ProgramCache() {
   for (auto& [key, program] : programs_) clReleaseProgram(program);
 }

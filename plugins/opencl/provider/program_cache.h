@@ -34,6 +34,11 @@ class Kernel {
   }
   // Enqueues it on `queue` over a [rows, cols] grid.
   void Run2D(cl_command_queue queue, size_t rows, size_t cols);
+  // Sets argument `index` to `bytes` of __local memory per work-group.
+  void LocalArg(cl_uint index, size_t bytes) { SetArg(index, bytes, nullptr); }
+  // Enqueues it over a `dims`-dimensional grid `global` in work-groups of
+  // `local` (NULL: the implementation's choice); nothing for an empty grid.
+  void Run(cl_command_queue queue, cl_uint dims, const size_t* global, const size_t* local);
 
  private:
   void SetArg(cl_uint index, size_t size, const void* value);

@@ -1,0 +1,323 @@
+// Quantize through teplug on the first OpenCL device against the reference
+// provider's quantizer (the fp64 CPU oracle), paired in one process:
+//   reference  RunReferenceQuantize on host tensors
+//   teplug     the same call through a Kernel that loaded libteplug_opencl.so:
+//              tensors in memory from the kernel's IDevice, the dispatching
+//              IQuantizer (decision cached) served by opencl/opencl-quantizer
+//              with no stream, so each call waits for its kernels
+// Cases: per_tensor current scaling fp32 -> fp8_e4m3 with the transposed
+// column-wise copy (amax, scale, cast), and mxfp8_1d32 bf16 -> fp8_e4m3 row-
+// and column-wise, at 256x1024 and 1024x1024. Rounds interleave the variants
+// (reference first in even rounds); each variant's time is the median of its
+// rounds. The ratio is the speed of teplug over the reference (reference
+// time / teplug time): the ratio of the medians and the median of the
+// per-round ratios. Both variants are warmed up (the kernel build is in
+// neither). A report, no target.
+//
+//   bazel run -c opt //plugins/opencl:quantize_bench                # 5 rounds
+//   bazel run -c opt //plugins/opencl:quantize_bench -- --smoke     # tiny, 1 round
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "core/kernel/kernel.h"
+#include "plugins/reference/numerics/float_formats.h"
+#include "plugins/reference/provider/quantizer_provider.h"
+#include "teplug/quantizer.h"
+#include "teplug/sdk/device_context.hpp"
+#include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/names.hpp"
+#include "teplug/sdk/struct_io.hpp"
+
+namespace teplug::opencl::bench {
+namespace {
+
+struct Case {
+  int32_t mode;
+  int32_t input;
+  int64_t rows, cols;
+};
+
+std::string CaseName(const Case& c) {
+  return std::string(sdk::ScalingName(c.mode)) + "/" + sdk::DTypeName(c.input) + "/" +
+         std::to_string(c.rows) + "x" + std::to_string(c.cols);
+}
+size_t InputBytes(const Case& c) {
+  return static_cast<size_t>(c.rows * c.cols) * (c.input == TEPLUG_DTYPE_FP32 ? 4 : 2);
+}
+
+// The tensors of one quantize call, wherever their memory is.
+struct Call {
+  TeplugTensor input{}, codes{}, scale_inv{}, scale{}, amax{}, col_codes{}, col_scale_inv{};
+  TeplugQuantization quant{};
+  TeplugQuantizeArgs args{};
+};
+
+TeplugTensor Tensor(int32_t dtype, std::vector<int64_t> shape, void* data,
+                    const TeplugDevice* device) {
+  TeplugTensor t = sdk::Versioned<TeplugTensor>();
+  t.dtype = dtype;
+  t.rank = static_cast<int32_t>(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) t.shape[i] = shape[i];
+  t.data = data;
+  t.device = device;
+  return t;
+}
+
+size_t Bytes(const TeplugTensor& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.rank; ++i) n *= t.shape[i];
+  return static_cast<size_t>(n * sdk::DTypeBits(t.dtype) / 8);
+}
+
+// Builds the call of `c` with `alloc(bytes)` providing each tensor's memory.
+template <class Alloc>
+void BuildCall(const Case& c, Call* call, const TeplugDevice* device, Alloc alloc) {
+  const bool mx = c.mode == TEPLUG_SCALING_MXFP8_1D32;
+  const int64_t r = c.rows, k = c.cols;
+  auto make = [&](int32_t dtype, std::vector<int64_t> shape) {
+    TeplugTensor t = Tensor(dtype, shape, nullptr, device);
+    t.data = alloc(Bytes(t));
+    return t;
+  };
+  call->input = make(c.input, {r, k});
+  call->codes = make(TEPLUG_DTYPE_FP8_E4M3, {r, k});
+  call->col_codes = make(TEPLUG_DTYPE_FP8_E4M3, mx ? std::vector<int64_t>{r, k}
+                                                   : std::vector<int64_t>{k, r});
+  call->quant = sdk::Versioned<TeplugQuantization>();
+  call->quant.mode = c.mode;
+  if (mx) {
+    call->scale_inv = make(TEPLUG_DTYPE_E8M0, {r, (k + 31) / 32});
+    call->col_scale_inv = make(TEPLUG_DTYPE_E8M0, {(r + 31) / 32, k});
+  } else {
+    call->scale_inv = make(TEPLUG_DTYPE_FP32, {1});
+    call->col_scale_inv = make(TEPLUG_DTYPE_FP32, {1});
+    call->scale = make(TEPLUG_DTYPE_FP32, {1});
+    call->amax = make(TEPLUG_DTYPE_FP32, {1});
+    call->quant.scale = &call->scale;
+    call->quant.amax = &call->amax;
+  }
+  call->quant.scale_inv = &call->scale_inv;
+  call->quant.columnwise_data = &call->col_codes;
+  call->quant.columnwise_scale_inv = &call->col_scale_inv;
+  call->codes.quant = &call->quant;
+  call->args = sdk::Versioned<TeplugQuantizeArgs>();
+  call->args.input = &call->input;
+  call->args.output = &call->codes;
+  call->args.recipe = TEPLUG_RECIPE_CURRENT;
+  call->args.rowwise = 1;
+  call->args.columnwise = 1;
+}
+
+// Random non-zero input bytes of `c`.
+std::vector<uint8_t> InputOf(const Case& c) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(0.01f, 4.f);
+  std::vector<uint8_t> bytes(InputBytes(c));
+  for (int64_t i = 0; i < c.rows * c.cols; ++i) {
+    const float v = (i % 2 ? -1.f : 1.f) * u(rng);
+    if (c.input == TEPLUG_DTYPE_FP32) {
+      std::memcpy(&bytes[4 * i], &v, 4);
+    } else {
+      const uint16_t h = reference::EncodeBf16(v);
+      std::memcpy(&bytes[2 * i], &h, 2);
+    }
+  }
+  return bytes;
+}
+
+std::string g_plugin;
+
+void Reference(benchmark::State& state, const Case* c) {
+  std::vector<std::vector<uint8_t>> memory;
+  Call call;
+  BuildCall(*c, &call, nullptr, [&](size_t bytes) {
+    memory.emplace_back(std::max<size_t>(bytes, 1));
+    return static_cast<void*>(memory.back().data());
+  });
+  const std::vector<uint8_t> input = InputOf(*c);
+  std::memcpy(call.input.data, input.data(), input.size());
+  for (auto _ : state) {
+    const absl::Status s = reference::provider::RunReferenceQuantize(call.args);
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      break;
+    }
+  }
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(InputBytes(*c)) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+
+core::Kernel* TeplugKernel() {
+  static core::Kernel* kernel = [] {
+    core::KernelOptions options;
+    options.use_environment = false;
+    options.load_builtins = false;
+    options.plugin_paths = {g_plugin};
+    options.config_text = "log_level: \"warn\"\n";
+    options.config_source_name = "quantize_bench.textproto";
+    auto k = core::Kernel::Create(std::move(options));
+    if (!k.ok()) {
+      std::fprintf(stderr, "quantize_bench: no kernel: %s\n",
+                   std::string(k.status().message()).c_str());
+      return static_cast<core::Kernel*>(nullptr);
+    }
+    return k->release();
+  }();
+  return kernel;
+}
+
+// The message of `e` (destroyed), or "" when it is NULL.
+std::string Message(TeplugError* e) {
+  if (e == nullptr) return "";
+  std::string m = e->message != nullptr ? e->message : "failed";
+  e->destroy(e);
+  return m.empty() ? "failed" : m;
+}
+
+void Teplug(benchmark::State& state, const Case* c) {
+  core::Kernel* kernel = TeplugKernel();
+  if (kernel == nullptr) return state.SkipWithError("no kernel");
+  sdk::Ref<TeplugDeviceV1> devices = kernel->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
+  TeplugDevice device = sdk::Versioned<TeplugDevice>();
+  device.kind = TEPLUG_DEVICE_OPENCL;
+  std::unique_ptr<sdk::DeviceContext> ctx;
+  if (sdk::OwnedError e = sdk::DeviceContext::Open(devices.get(), device, &ctx))
+    return state.SkipWithError(e.message().c_str());
+  bool ok = true;
+  std::vector<void*> allocations;
+  Call call;
+  BuildCall(*c, &call, &device, [&](size_t bytes) {
+    void* p = nullptr;
+    ok = ok && !ctx->Allocate(bytes, 0, &p);
+    allocations.push_back(p);
+    return p;
+  });
+  const std::vector<uint8_t> input = InputOf(*c);
+  ok = ok && !ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, call.input.data, input.data(), input.size());
+  if (!ok) return state.SkipWithError("device memory");
+  auto chosen = kernel->Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &call.args, "");
+  if (!chosen.ok()) return state.SkipWithError(std::string(chosen.status().message()).c_str());
+  sdk::Ref<TeplugQuantizerV1> q = kernel->Query<TeplugQuantizerV1>(sdk::kIidQuantizerV1);
+  // Warm-up: the decision cache and the kernel build.
+  if (std::string m = Message(q->vtbl->quantize(q.get(), &call.args)); !m.empty())
+    return state.SkipWithError(m.c_str());
+  for (auto _ : state) {
+    if (std::string m = Message(q->vtbl->quantize(q.get(), &call.args)); !m.empty()) {
+      state.SkipWithError(m.c_str());
+      break;
+    }
+  }
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(InputBytes(*c)) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  state.SetLabel(chosen->implementation->QualifiedName());
+  for (void* p : allocations) ctx->Deallocate(p);
+  ctx->Close();
+}
+
+// Keeps each run's wall time per iteration, by benchmark name.
+class KeepTimes : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, std::vector<double>> times;
+};
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
+}  // namespace
+}  // namespace teplug::opencl::bench
+
+int main(int argc, char** argv) {
+  using namespace teplug::opencl::bench;  // NOLINT(build/namespaces): this file's names
+  bool smoke = false;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--smoke") {
+      smoke = true;
+    } else if (arg.rfind("--plugin=", 0) == 0) {
+      g_plugin = arg.substr(9);
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (g_plugin.empty()) {
+    std::fprintf(stderr, "quantize_bench: --plugin=PATH/libteplug_opencl.so is required\n");
+    return 2;
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  std::vector<Case> cases;
+  for (int32_t mode : {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32}) {
+    const int32_t input = mode == TEPLUG_SCALING_PER_TENSOR ? TEPLUG_DTYPE_FP32 : TEPLUG_DTYPE_BF16;
+    if (smoke) {
+      cases.push_back({mode, input, 40, 96});
+    } else {
+      cases.push_back({mode, input, 256, 1024});
+      cases.push_back({mode, input, 1024, 1024});
+    }
+  }
+  const int rounds = smoke ? 1 : 5;
+  for (int round = 0; round < rounds; ++round) {
+    for (const Case& c : cases) {
+      auto add = [&](const char* variant, void (*fn)(benchmark::State&, const Case*)) {
+        benchmark::RegisterBenchmark(
+            (std::string(variant) + "/" + CaseName(c) + "/round" + std::to_string(round)).c_str(),
+            fn, &c)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond)
+            ->MinTime(smoke ? 0.001 : 0.5);
+      };
+      if (round % 2 == 0) {
+        add("reference", Reference);
+        add("teplug", Teplug);
+      } else {
+        add("teplug", Teplug);
+        add("reference", Reference);
+      }
+    }
+  }
+  KeepTimes reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("\nteplug (opencl) speed over the reference quantizer, %d interleaved rounds:\n",
+              rounds);
+  int missing = 0;
+  for (const Case& c : cases) {
+    std::vector<double> ref, tep;
+    const std::string tail = "/" + CaseName(c) + "/round";
+    for (const auto& [name, times] : reporter.times) {
+      if (name.rfind("reference" + tail, 0) == 0) ref.insert(ref.end(), times.begin(), times.end());
+      if (name.rfind("teplug" + tail, 0) == 0) tep.insert(tep.end(), times.begin(), times.end());
+    }
+    if (ref.empty() || tep.empty()) {
+      std::printf("  %-32s  not measured\n", CaseName(c).c_str());
+      ++missing;
+      continue;
+    }
+    std::vector<double> paired;
+    for (size_t r = 0; r < std::min(ref.size(), tep.size()); ++r) paired.push_back(ref[r] / tep[r]);
+    const double rm = Median(ref), tm = Median(tep);
+    std::printf(
+        "  %-32s  reference %9.3f ms  teplug %8.3f ms (%6.2f GB/s in)  ratio of medians %.2f  "
+        "median of paired ratios %.2f\n",
+        CaseName(c).c_str(), rm, tm, InputBytes(c) / tm / 1e6, rm / tm, Median(paired));
+  }
+  benchmark::Shutdown();
+  return missing == 0 ? 0 : 1;
+}
