@@ -461,7 +461,7 @@ PY
 }
 
 # check_run_speedups reference|none: every op line of the run report in $OUT
-# has a time in ms above 0 and, comparing with the reference, a speedup above
+# has a time and a first call in ms above 0 and, comparing with the reference, a speedup above
 # 0 ("1.02x"), or "-" with --compare none. Times are never compared.
 check_run_speedups() {
   python3 - "$OUT" "$1" <<'PY' || fail "$LAST: time or speedup column wrong (see above)"
@@ -469,13 +469,13 @@ import re, sys
 lines = [l for l in open(sys.argv[1]) if re.match(r"(fwd|bwd|comm) ", l)]
 assert lines, "no op lines"
 for line in lines:
-    m = re.search(r'" +([0-9.]+) ms +(\S+) ', line)
+    m = re.search(r'" +([0-9.]+) ms +([0-9.]+) ms +(\S+) ', line)
     assert m, line
-    assert float(m.group(1)) > 0, line
+    assert float(m.group(1)) > 0 and float(m.group(2)) > 0, line
     if sys.argv[2] == "none":
-        assert m.group(2) == "-", line
+        assert m.group(3) == "-", line
     else:
-        assert re.fullmatch(r"[0-9]+\.[0-9]+x", m.group(2)) and float(m.group(2)[:-1]) > 0, line
+        assert re.fullmatch(r"[0-9]+\.[0-9]+x", m.group(3)) and float(m.group(3)[:-1]) > 0, line
 PY
 }
 

@@ -49,6 +49,7 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results) {
     if (inserted) {
       OpSummary s;
       s.worst = r;
+      s.first_millis = r.millis;
       out.push_back(std::move(s));
     }
     OpSummary& s = out[it->second];
@@ -75,7 +76,7 @@ std::string FormatOpTable(const std::vector<OpSummary>& ops) {
   bool per_rank = false;
   for (const OpSummary& s : ops) per_rank = per_rank || !s.worst.device.empty();
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"step", "op", "interface", "provider", "why", "time", "speedup",
+  rows.push_back({"step", "op", "interface", "provider", "why", "time", "first call", "speedup",
                   "vs reference", "independent check", ""});
   if (per_rank) rows.back().insert(rows.back().begin() + 1, "rank");
   for (const OpSummary& s : ops) {
@@ -85,6 +86,7 @@ std::string FormatOpTable(const std::vector<OpSummary>& ops) {
     const double millis = r.timing.timed ? r.timing.provider_millis : s.total_millis / s.calls;
     rows.push_back({r.step, r.label, r.interface_name, absl::StrJoin(s.implementations, "+"),
                     absl::StrCat("\"", r.why, "\""), absl::StrFormat("%.3f ms", millis),
+                    absl::StrFormat("%.3f ms", s.first_millis),
                     r.timing.compared ? absl::StrFormat("%.2fx", r.timing.Speedup()) : "-", vs_ref,
                     CheckText(r.independent), s.ok ? "OK" : "FAIL"});
     if (per_rank) rows.back().insert(rows.back().begin() + 1, r.device);

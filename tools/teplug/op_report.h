@@ -59,11 +59,14 @@ struct OpResult {
 };
 
 // All calls of one op label, merged over layers and ranks: worst errors,
-// the timing, mean time of the checked calls, every implementation that
-// served it.
+// the timing, the first and the mean time of the checked calls, every
+// implementation that served it.
 struct OpSummary {
   OpResult worst;  // label/interface/why of the first call; errors are the maxima
   int calls = 0;
+  // The first checked call's time: where one-time work a provider does on
+  // first use (a kernel build, a plan, a graph) shows, apart from "time".
+  double first_millis = 0;
   double total_millis = 0;
   std::vector<std::string> implementations;
   bool ok = true;
@@ -74,8 +77,9 @@ std::vector<OpSummary> Summarize(const std::vector<OpResult>& results);
 
 // The table, one line per op label (and rank, with a "rank" column, when
 // the results name their devices), columns aligned. "time" is the timed
-// median when the op was timed (else the checked calls' mean); "speedup" is
-// reference time / provider time, "-" when the op was not compared.
+// median when the op was timed (else the checked calls' mean); "first call"
+// the first checked call's time; "speedup" is reference time / provider
+// time, "-" when the op was not compared.
 std::string FormatOpTable(const std::vector<OpSummary>& ops);
 
 // "1.2e-03" style, "0" for exactly zero.

@@ -123,10 +123,12 @@ class BlockRunner {
   HostTensor NewTensor(const std::string& name, int32_t dtype, std::vector<int64_t> shape) {
     return HostTensor(absl::StrCat(name, ".rank", rank_), dtype, std::move(shape));
   }
-  // Whether this rank times the op `label` now: its first call, on rank 0
-  // for compute ops, on every rank for collectives.
+  // Whether this rank times the op `label` now: its first call, on every
+  // rank for collectives and, for compute ops, on rank 0, or on every rank
+  // when the ranks have rows of their own (each on its device, served by its
+  // own providers).
   bool TimesNow(const std::string& label, bool collective) {
-    return (collective || rank_ == 0) && timed_labels_.insert(label).second;
+    return (collective || rank_ == 0 || per_rank_) && timed_labels_.insert(label).second;
   }
   // Records a compute op's checked result (run under the gate, shared) and,
   // when it is this rank's to time, times it holding the gate exclusively.

@@ -124,14 +124,24 @@ text = open(sys.argv[1]).read()
 assert re.search(r"^rank 1: opencl:0 .* through opencl/opencl", text, re.M), "no rank 1 device line"
 rows = {}
 for line in text.splitlines():
-    m = re.match(r"^(fwd|bwd|comm)  +(rank \d \S+)  +(.+?)  +(I\w+/1)  +(\S+)  +\"(.*)\"  +.*  (OK|FAIL)$", line)
+    m = re.match(r"^(fwd|bwd|comm)  +(rank \d \S+)  +(.+?)  +(I\w+/1)  +(\S+)  +\"(.*)\"  +"
+                 r"([0-9.]+) ms  +([0-9.]+) ms  +(\S+)  +.*  (OK|FAIL)$", line)
     if m:
-        rows[(m.group(2), m.group(3))] = {"provider": m.group(5), "why": m.group(6), "verdict": m.group(7)}
+        rows[(m.group(2), m.group(3))] = {"provider": m.group(5), "why": m.group(6),
+                                          "first": float(m.group(8)), "speedup": m.group(9),
+                                          "verdict": m.group(10)}
 assert len(rows) == 30, f"{len(rows)} rows, expected 15 ops on each of 2 ranks"
 assert all(r["verdict"] == "OK" for r in rows.values()), [k for k, r in rows.items() if r["verdict"] != "OK"]
 rank0 = {k: r for k, r in rows.items() if k[0] == "rank 0 cpu:0"}
 rank1 = {k: r for k, r in rows.items() if k[0] == "rank 1 opencl:0"}
 assert len(rank0) == 15 and len(rank1) == 15, (len(rank0), len(rank1))
+# Each rank times its own ops after their first call (a speedup against the
+# reference on every row), and shows that first call, where one-time kernel
+# builds land, in a column of its own.
+for k, r in rows.items():
+    assert re.fullmatch(r"[0-9]+\.[0-9]+x", r["speedup"]), (k, r)
+    assert r["first"] > 0, (k, r)
+assert re.search(r"^step +rank +op +interface +provider +why +time +first call +speedup ", text, re.M)
 for k, r in rank0.items():
     assert r["provider"].split("/")[0] in ("cpu", "reference"), (k, r)
     assert "staged" not in r["why"], (k, r)
