@@ -881,9 +881,29 @@ PY
   expect_in "$OUT" "FAIL         contract refused_op"
   expect_in "$OUT" "norm forward succeeded; what the descriptor does not declare must be answered"
   expect_reproduced "contract refused_op"
+  # IGemm/1's workspace and struct_sizes run on the device too: the honest GEMM
+  # needs the workspace it asks for in the device's memory and passes; one that
+  # asks for none, or refuses args of another struct_size than its own, fails.
   run_teplug conformance "${OPAQUE}_honest.so" --interface gemm --check workspace
+  expect_status 0
+  expect_in "$OUT" "pass         contract workspace"
+  run_teplug conformance "${OPAQUE}_honest.so" --interface gemm
+  expect_status 0
+  expect_in "$OUT" "pass         contract struct_sizes"
+  expect_in "$OUT" "pass         contract threads"
+  run_teplug conformance "${OPAQUE}_workspace.so" --interface gemm --check workspace
   expect_status 1
-  expect_in "$OUT" "not checked  contract workspace            this contract check runs on host (cpu) memory only"
+  expect_in "$OUT" "FAIL         contract workspace"
+  expect_in "$OUT" "needs 256 bytes of workspace on opencl:0"
+  expect_in "$OUT" "--check workspace --seed 1 --device opencl:0"
+  expect_reproduced "contract workspace"
+  run_teplug conformance "${OPAQUE}_struct_size.so" --interface gemm
+  expect_status 1
+  expect_in "$OUT" "pass         a_dtypes=fp32"
+  expect_in "$OUT" "pass         contract workspace"
+  expect_in "$OUT" "FAIL         contract struct_sizes"
+  expect_in "$OUT" "struct_size is not sizeof(TeplugGemmArgs)"
+  expect_reproduced "contract struct_sizes"
   # A bad --device is a usage error naming it.
   run_teplug conformance "${OPAQUE}_honest.so" --device warp:0
   expect_status 2

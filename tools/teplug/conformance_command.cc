@@ -111,10 +111,11 @@ constexpr char kConformanceHelp[] =
     "outputs back; the reference runs on host memory and the outputs are compared\n"
     "as above; IDevice/1's checks open that device instead of cpu:0. Those rows\n"
     "are named \"IMPLEMENTATION on DEVICE\" and their commands carry --device.\n"
-    "The contract checks every interface gets and the limit probes run there too;\n"
-    "IGemm/1's workspace and struct_sizes run on host memory only. The claims on a\n"
-    "declared device that no IDevice of the plugin serves are \"not checked\" (the\n"
-    "reason names the device kind).\n"
+    "The contract checks every interface gets (refcount, threads, the refusals),\n"
+    "IGemm/1's workspace and struct_sizes (tensors, workspace and stream on the\n"
+    "device) and the limit probes run there too. The claims on a declared device\n"
+    "that no IDevice of the plugin serves are \"not checked\" (the reason names the\n"
+    "device kind).\n"
     "\n"
     "Each failure prints the command that re-runs exactly that case\n"
     "(--interface NAME --case '<case>' --seed N) or check (--check NAME ...).\n"
@@ -362,13 +363,16 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
                    const CaseDevice* where, std::vector<ConformanceRow>* rows) {
   const std::string iface = ic.name;
   if (where != nullptr) impl.name = absl::StrCat(impl.name, " on ", where->spelling);
-  // On a device: the shared contract checks (refcount, threads) when the
-  // interface can select there; its own checks run on host memory only.
-  const std::vector<std::string> shared = SharedContractCheckNames(ic);
+  // On a device: the shared contract checks (refcount, threads, the
+  // refusals) when the interface can select there, and those of its own
+  // checks it runs there (device_contract); the rest run on host memory only.
+  std::vector<std::string> on_device = SharedContractCheckNames(ic);
+  if (ic.device_contract_names != nullptr)
+    for (const std::string& name : ic.device_contract_names()) on_device.push_back(name);
   const bool device_contract = where != nullptr && ic.select_on_device != nullptr;
   if (where != nullptr && !opt.only_check.empty() &&
       (!device_contract ||
-       std::find(shared.begin(), shared.end(), opt.only_check) == shared.end())) {
+       std::find(on_device.begin(), on_device.end(), opt.only_check) == on_device.end())) {
     rows->push_back(Row(iface, impl, "contract " + opt.only_check, Verdict::kNotChecked,
                         "this contract check runs on host (cpu) memory only"));
     return;
@@ -411,12 +415,18 @@ void CheckOnTarget(const Options& opt, const InterfaceConformance& ic, const cor
                           "no case conformance can build: nothing to call the checks with"));
     } else {
       progress.Step(iface + " contract checks");
-      const std::vector<ContractOutcome> outcomes =
+      std::vector<ContractOutcome> outcomes =
           ic.contract != nullptr && where == nullptr
               ? ic.contract(plugin, provider.name, claims, covering[0].text, opt.seed,
                             opt.only_check)
               : RunSharedContractChecks(ic, plugin, provider.name, oracle, claims, limits,
                                         covering[0].text, opt.seed, opt.only_check, where);
+      if (where != nullptr && ic.device_contract != nullptr) {
+        for (ContractOutcome& o : ic.device_contract(plugin, provider.name, claims,
+                                                     covering[0].text, opt.seed, opt.only_check,
+                                                     *where))
+          outcomes.push_back(std::move(o));
+      }
       for (const ContractOutcome& o : outcomes) {
         ConformanceRow r = Row(iface, impl, "contract " + o.check,
                                o.passed ? Verdict::kPass : Verdict::kFail, o.detail);

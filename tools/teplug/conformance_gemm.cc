@@ -339,6 +339,17 @@ std::vector<ContractOutcome> GemmContract(const core::Kernel& plugin, const std:
   return RunGemmContractChecks(plugin, provider, claims, *c, seed, only);
 }
 
+std::vector<ContractOutcome> GemmContractOnDevice(const core::Kernel& plugin,
+                                                  const std::string& provider,
+                                                  const std::vector<std::string>& claims,
+                                                  const std::string& base, uint64_t seed,
+                                                  const std::string& only,
+                                                  const CaseDevice& where) {
+  absl::StatusOr<GemmCase> c = ParseGemmCase(base);
+  if (!c.ok()) return {{"contract", false, std::string(c.status().message())}};
+  return RunGemmContractChecks(plugin, provider, claims, *c, seed, only, &where);
+}
+
 // max_dim bounds each of M, N and K (probed one at a time); alignment, in
 // bytes, every leading dimension: k and n are leading dimensions without
 // transposes (A [m,k], B [n,k], D [m,n]), m is one of A^T.
@@ -398,6 +409,8 @@ const InterfaceConformance& GemmConformance() {
                               &GemmContract};
     g.run_on_device = &RunOnDevice<&RunGemm>;
     g.select_on_device = &SelectOnDevice<&SelectGemm>;
+    g.device_contract_names = &GemmDeviceContractCheckNames;
+    g.device_contract = &GemmContractOnDevice;
     g.limit_rules = &GemmLimitRules;
     g.refuses = &RefusesGemm;
     return g;

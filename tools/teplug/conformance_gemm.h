@@ -59,13 +59,19 @@ CaseOutcome RunGemmCase(const core::Kernel& plugin, const std::string& provider,
 
 // The contract checks, by name, in the order they run.
 std::vector<std::string> GemmContractCheckNames();
+// Those of them that also run on a device: workspace and struct_sizes (the
+// others, refcount, threads and the refusals, are the shared checks there).
+std::vector<std::string> GemmDeviceContractCheckNames();
 // Runs the contract checks named `only` (all when empty) on the
-// implementation `provider` serves `base` with.
+// implementation `provider` serves `base` with: on host memory all of
+// GemmContractCheckNames, on `where`'s device (every tensor, the workspace
+// and the stream there) those of GemmDeviceContractCheckNames.
 std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
                                                    const std::string& provider,
                                                    const std::vector<std::string>& claims,
                                                    const GemmCase& base, uint64_t seed,
-                                                   const std::string& only);
+                                                   const std::string& only,
+                                                   const CaseDevice* where = nullptr);
 
 // IGemm/1 for the conformance command (cases as FormatGemmCase text).
 const InterfaceConformance& GemmConformance();

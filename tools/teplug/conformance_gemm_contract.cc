@@ -1,5 +1,6 @@
 // The contract checks of IGemm/1 (RunGemmContractChecks, conformance_gemm.h).
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,8 @@
 #include "tools/teplug/conformance_gemm.h"
 #include "tools/teplug/conformance_gemm_call.h"
 #include "tools/teplug/conformance_interface.h"
+#include "tools/teplug/conformance_staging.h"
+#include "tools/teplug/op_tensors.h"
 
 namespace teplug::cli {
 
@@ -19,43 +22,64 @@ std::vector<std::string> GemmContractCheckNames() {
           "workspace", "struct_sizes", "threads"};
 }
 
+std::vector<std::string> GemmDeviceContractCheckNames() { return {"workspace", "struct_sizes"}; }
+
 std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
                                                    const std::string& provider,
                                                    const std::vector<std::string>& claims,
                                                    const GemmCase& base, uint64_t seed,
-                                                   const std::string& only) {
+                                                   const std::string& only,
+                                                   const CaseDevice* where) {
   std::vector<ContractOutcome> results;
-  const GemmInputs in = MakeInputs(base, seed);
-  GemmOutputs first = MakeOutputs(base, in);
-  const TeplugGemmArgs first_args = ArgsFor(base, in, &first);
-  absl::StatusOr<core::Selection> s =
-      plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, &first_args, provider);
-  std::string base_problem;
-  if (!s.ok()) {
-    base_problem = absl::StrCat("the plugin does not serve the base case ", FormatGemmCase(base),
-                                ": ", KernelMessageHead(s.status().message()));
-  } else if (std::string e = CallWithWorkspace(GemmOf(*s), first_args); !e.empty()) {
-    base_problem = absl::StrCat("the base case failed: ", e);
-  }
-  TeplugGemmV1* g = s.ok() ? GemmOf(*s) : nullptr;
-  // For calls made to fail: the workspace the base case asked for.
-  std::vector<uint8_t> workspace;
-  if (g != nullptr) {
-    size_t bytes = 0;
-    if (TakeError(g->vtbl->workspace_size(g, &first_args, &bytes), "workspace_size").empty())
-      workspace.resize(bytes);
-  }
-  const std::vector<double> want = first.d.Values();
-  // Runs the base case with `edit` applied to fresh args; "" when it
-  // succeeds with the base case's result.
-  auto same_result = [&](const std::function<std::string(TeplugGemmArgs*, GemmOutputs*)>& run) {
+  // Runs the base case on fresh inputs (staged on `where`'s device when
+  // given) with `call` making the op; "" and D's values in `d`, or the problem.
+  using Call = std::function<std::string(TeplugGemmArgs*, DeviceStaging*)>;
+  auto run_base = [&](const Call& call, std::vector<double>* d) -> std::string {
+    GemmInputs in = MakeInputs(base, seed);  // not const: staging moves it
     GemmOutputs out = MakeOutputs(base, in);
     TeplugGemmArgs args = ArgsFor(base, in, &out);
-    if (std::string e = run(&args, &out); !e.empty()) return e;
-    return out.d.Values() == want ? std::string()
-                                  : std::string("the result differs from the first call's");
+    DeviceStaging staging(where);
+    if (std::string e = staging.Stage(StagedTensorsOf(args)); !e.empty()) return e;
+    if (std::string e = call(&args, &staging); !e.empty()) return e;
+    if (std::string e = staging.Finish(); !e.empty()) return e;
+    *d = out.d.Values();
+    return "";
   };
-  for (const std::string& check : GemmContractCheckNames()) {
+  absl::StatusOr<core::Selection> s = absl::UnknownError("not selected");
+  std::vector<double> want;
+  std::string base_problem = run_base(
+      [&](TeplugGemmArgs* a, DeviceStaging* staging) -> std::string {
+        s = plugin.Select(sdk::kIidGemmV1, TEPLUG_OP_GEMM, a, provider);
+        if (!s.ok()) {
+          return absl::StrCat("the plugin does not serve the base case ", FormatGemmCase(base),
+                              ": ", KernelMessageHead(s.status().message()));
+        }
+        if (std::string e = CallWithWorkspace(GemmOf(*s), *a, staging); !e.empty())
+          return absl::StrCat("the base case failed: ", e);
+        return "";
+      },
+      &want);
+  TeplugGemmV1* g = s.ok() ? GemmOf(*s) : nullptr;
+  const GemmInputs in = MakeInputs(base, seed);
+  // For calls made to fail (on host memory): the workspace the base case asked for.
+  std::vector<uint8_t> workspace;
+  if (g != nullptr && where == nullptr) {
+    GemmOutputs out = MakeOutputs(base, in);
+    const TeplugGemmArgs args = ArgsFor(base, in, &out);
+    size_t bytes = 0;
+    if (TakeError(g->vtbl->workspace_size(g, &args, &bytes), "workspace_size").empty())
+      workspace.resize(bytes);
+  }
+  // Runs the base case with `call` making the op; "" when it succeeds with
+  // the base case's result.
+  auto same_result = [&](const Call& call) {
+    std::vector<double> got;
+    if (std::string e = run_base(call, &got); !e.empty()) return e;
+    return got == want ? std::string() : std::string("the result differs from the first call's");
+  };
+  const std::vector<std::string> names =
+      where == nullptr ? GemmContractCheckNames() : GemmDeviceContractCheckNames();
+  for (const std::string& check : names) {
     if (!only.empty() && check != only) continue;
     ContractOutcome o{check, false, ""};
     if (!base_problem.empty()) {
@@ -67,7 +91,7 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
     if (check == "refcount") {
       o.detail = CheckRefcountAround(object, [&] {
         return same_result(
-            [&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+            [&](TeplugGemmArgs* a, DeviceStaging* st) { return CallWithWorkspace(g, *a, st); });
       });
     } else if (check == "error_object") {
       GemmOutputs out = MakeOutputs(base, in);
@@ -96,20 +120,20 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
                      ? CheckSupportsReason(g->vtbl->supports, object, TEPLUG_OP_GEMM, &args, what)
                      : CheckRefused(g->vtbl->gemm(g, &args), what);
     } else if (check == "workspace") {
-      o.detail =
-          same_result([&](TeplugGemmArgs* a, GemmOutputs*) { return CallWithWorkspace(g, *a); });
+      o.detail = same_result(
+          [&](TeplugGemmArgs* a, DeviceStaging* st) { return CallWithWorkspace(g, *a, st); });
       if (!o.detail.empty())
         o.detail = absl::StrCat("with exactly the workspace it asked for: ", o.detail);
     } else if (check == "struct_sizes") {
       const size_t v1 = TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream);
-      o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) {
+      o.detail = same_result([&](TeplugGemmArgs* a, DeviceStaging* st) {
         a->struct_size = v1;
-        return CallWithWorkspace(g, *a);
+        return CallWithWorkspace(g, *a, st);
       });
       if (!o.detail.empty()) {
         o.detail = absl::StrCat("args with struct_size ", v1, " (v1.0): ", o.detail);
       } else {
-        o.detail = same_result([&](TeplugGemmArgs* a, GemmOutputs*) {
+        o.detail = same_result([&](TeplugGemmArgs* a, DeviceStaging* st) {
           // A newer host's larger args, the extra bytes zero.
           std::vector<uint8_t> bigger(sizeof(TeplugGemmArgs) + 64, 0);
           a->struct_size = bigger.size();
@@ -119,9 +143,9 @@ std::vector<ContractOutcome> RunGemmContractChecks(const core::Kernel& plugin,
           if (std::string e = TakeError(g->vtbl->workspace_size(g, big, &bytes), "workspace_size");
               !e.empty())
             return e;
-          std::vector<uint8_t> workspace(bytes);
-          big->workspace = bytes == 0 ? nullptr : workspace.data();
+          if (std::string e = st->Workspace(bytes, &big->workspace); !e.empty()) return e;
           big->workspace_size = bytes;
+          big->stream = st->stream();
           return TakeError(g->vtbl->gemm(g, big), "gemm");
         });
         if (!o.detail.empty())

@@ -105,6 +105,16 @@ struct InterfaceConformance {
                                                       const std::string& provider,
                                                       const std::string& text,
                                                       const CaseDevice& where) = nullptr;
+  // The interface's own contract checks that run on a device too, beside the
+  // shared ones there (names, and the runner on `where`'s device with the
+  // arguments of `contract`). Null: only the shared ones run on a device.
+  std::vector<std::string> (*device_contract_names)() = nullptr;
+  std::vector<ContractOutcome> (*device_contract)(const core::Kernel& plugin,
+                                                  const std::string& provider,
+                                                  const std::vector<std::string>& claims,
+                                                  const std::string& base, uint64_t seed,
+                                                  const std::string& only,
+                                                  const CaseDevice& where) = nullptr;
   // The descriptor's numeric limits and the case keys each bounds
   // (conformance_limits.h): planned cases are fitted inside them and each
   // declared one is probed at its edge and just outside. Null: none.

@@ -15,6 +15,11 @@
 //                     as the zero it went in as); the RMSNorm writes y
 //                     but not rsigma
 //   LIE_NO_REASON     the RMSNorm's supports says no without a reason
+//   LIE_WORKSPACE     the GEMM's workspace_size answers 0 bytes, yet its GEMM
+//                     needs the kGemmWorkspaceBytes of device memory it asks
+//                     for when honest
+//   LIE_STRUCT_SIZE   the GEMM refuses args whose struct_size is not exactly
+//                     its own sizeof(TeplugGemmArgs) (older and newer hosts)
 // With LIE_REFCOUNT (plugin_parts.h) release does not decrement. And once as
 // WITHOUT_IDEVICE: the GEMM and quantizer alone, declaring a
 // device no IDevice of the plugin serves (conformance cannot check them).
@@ -60,8 +65,16 @@ TeplugBool GemmSupports(TeplugObject*, int32_t op, const void* args, char* reaso
       reason, reason_size);
 }
 
+// The GEMM's scratch in device memory: it keeps its row sums there, so a
+// workspace of host memory (or none) is refused or crashes.
+constexpr size_t kGemmWorkspaceBytes = 256;
+
 TeplugError* Workspace(TeplugGemmV1*, const TeplugGemmArgs*, size_t* bytes) {
+#ifdef LIE_WORKSPACE
   *bytes = 0;
+#else
+  *bytes = kGemmWorkspaceBytes;
+#endif
   return nullptr;
 }
 
@@ -74,9 +87,15 @@ float& At(const TeplugTensor* t, int64_t r, int64_t c) {
 TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
   if (g == nullptr || g->struct_size < TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream))
     return Error(TEPLUG_INVALID_ARGUMENT, "gemm: args NULL or struct_size too small");
+#ifdef LIE_STRUCT_SIZE
+  if (g->struct_size != sizeof(TeplugGemmArgs))
+    return Error(TEPLUG_INVALID_ARGUMENT, "gemm: struct_size is not sizeof(TeplugGemmArgs)");
+#endif
   if (g->a == nullptr || g->b == nullptr || g->d == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "gemm: a, b and d are required");
   if (const char* why = UnservedGemm(g)) return Error(TEPLUG_UNSUPPORTED, why);
+  if (g->workspace == nullptr || g->workspace_size < kGemmWorkspaceBytes)
+    return Error(TEPLUG_INVALID_ARGUMENT, "gemm: needs 256 bytes of workspace on opencl:0");
   const int64_t m = g->d->shape[0], n = g->d->shape[1];
   const int64_t k = g->trans_a ? g->a->shape[0] : g->a->shape[1];
   float* acc = static_cast<float*>(std::malloc(sizeof(float) * static_cast<size_t>(m * n)));
@@ -87,6 +106,11 @@ TeplugError* Gemm(TeplugGemmV1*, const TeplugGemmArgs* g) {
       for (int64_t j = 0; j < n; ++j)
         acc[i * n + j] += (g->trans_a ? At(g->a, p, i) : At(g->a, i, p)) *
                           (g->trans_b ? At(g->b, j, p) : At(g->b, p, j));
+  // A checksum of the first row kept in the workspace (device memory): a
+  // workspace that is not a handle of this device is not writable here.
+  float* scratch = static_cast<float*>(Host(g->workspace));
+  scratch[0] = 0;
+  for (int64_t j = 0; j < n; ++j) scratch[0] += acc[j];
 #ifndef LIE_FORGETS_COPY
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) At(g->d, i, j) = g->alpha * acc[i * n + j];
