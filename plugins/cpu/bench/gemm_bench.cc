@@ -9,7 +9,10 @@
 //           per-call memory objects on top of the same primitive
 // Cases: fp32 and bf16 (bf16 in, bf16 out) at M=N=K=1024 and at M=N=4096,
 // K=1024, and at M=N=K=128, where the GEMM is short enough that the
-// difference per call shows teplug's own overhead. Rounds interleave the two variants (direct first
+// difference per call shows teplug's own overhead. fp8 cases (e4m3 A and B,
+// per-tensor and MXFP8 scales, bf16 D) at 1024^3 and 4096x4096x1024 compare
+// with the bf16 matmul their decoded operands feed: the ratio is what
+// decoding the fp8 operands costs. Rounds interleave the two variants (direct first
 // in even rounds, teplug first in odd ones); each variant's time is the median of its rounds (wall
 // time: oneDNN runs on several threads). Ratios are throughput teplug/direct: the ratio of the
 // medians, and the median of the five per-round ratios, which pairs runs made under the same load;
@@ -24,6 +27,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -39,25 +43,51 @@ using dnnl::memory;
 
 struct Shape {
   int64_t m, n, k;
-  int32_t dtype;  // A, B and D
+  int32_t dtype;       // A and B; D too, but bf16 for fp8 A and B
+  int32_t scaling = 0;  // fp8 A and B: their TeplugScalingMode
 };
 
 constexpr double kTarget = 0.95;
 
-const char* DTypeLabel(int32_t dtype) { return dtype == TEPLUG_DTYPE_BF16 ? "bf16" : "fp32"; }
+bool IsFp8(const Shape& s) { return s.dtype == TEPLUG_DTYPE_FP8_E4M3; }
+// The dtype the direct matmul reads and D's dtype: bf16 for fp8 cases.
+int32_t MatmulDType(const Shape& s) { return IsFp8(s) ? TEPLUG_DTYPE_BF16 : s.dtype; }
+std::string DTypeLabel(const Shape& s) {
+  if (s.scaling == TEPLUG_SCALING_MXFP8_1D32) return "fp8-mxfp8";
+  if (IsFp8(s)) return "fp8-per_tensor";
+  return s.dtype == TEPLUG_DTYPE_BF16 ? "bf16" : "fp32";
+}
 std::string CaseName(const Shape& s) {
-  return std::string(DTypeLabel(s.dtype)) + "/" + std::to_string(s.m) + "x" + std::to_string(s.n) +
-         "x" + std::to_string(s.k);
+  return DTypeLabel(s) + "/" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+         std::to_string(s.k);
 }
 
-// Host buffers of random values shared by both variants of one case.
+// Host buffers of random values shared by both variants of one case: for
+// fp8 cases, fp8 codes and scales (teplug) and bf16 operands (direct).
 struct Operands {
   explicit Operands(const Shape& s) : shape(s) {
-    const size_t element = s.dtype == TEPLUG_DTYPE_BF16 ? 2 : 4;
+    const size_t element = MatmulDType(s) == TEPLUG_DTYPE_BF16 ? 2 : 4;
     a.resize(s.m * s.k * element);
     b.resize(s.k * s.n * element);
     d.resize(s.m * s.n * element);
     std::mt19937 rng(1);
+    if (IsFp8(s)) {
+      a8.resize(s.m * s.k);
+      b8.resize(s.k * s.n);
+      // e4m3 codes without the NaN code (exponent's top bit clear).
+      for (std::vector<uint8_t>* v : {&a8, &b8})
+        for (uint8_t& c : *v) c = static_cast<uint8_t>(rng()) & 0xBF;
+      if (s.scaling == TEPLUG_SCALING_MXFP8_1D32) {
+        a_scales.assign(s.m * ((s.k + 31) / 32), 127);  // 2^0
+        b_scales.assign(s.k * ((s.n + 31) / 32), 126);  // 2^-1
+      } else {
+        const float half = 0.5f;
+        a_scales.resize(sizeof half);
+        b_scales.resize(sizeof half);
+        std::memcpy(a_scales.data(), &half, sizeof half);
+        std::memcpy(b_scales.data(), &half, sizeof half);
+      }
+    }
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     for (std::vector<uint8_t>* v : {&a, &b}) {
       for (size_t i = 0; i < v->size() / element; ++i) {
@@ -75,6 +105,7 @@ struct Operands {
   }
   Shape shape;
   std::vector<uint8_t> a, b, d;
+  std::vector<uint8_t> a8, b8, a_scales, b_scales;  // fp8 cases
 };
 
 TeplugTensor Matrix(void* data, int32_t dtype, int64_t rows, int64_t cols) {
@@ -92,8 +123,8 @@ double Flops(const Shape& s) { return 2.0 * s.m * s.n * s.k; }
 
 void Direct(benchmark::State& state, Operands* o) {
   const Shape& s = o->shape;
-  const memory::data_type type =
-      s.dtype == TEPLUG_DTYPE_BF16 ? memory::data_type::bf16 : memory::data_type::f32;
+  const memory::data_type type = MatmulDType(s) == TEPLUG_DTYPE_BF16 ? memory::data_type::bf16
+                                                                       : memory::data_type::f32;
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   const memory::desc a_md({s.m, s.k}, type, {s.k, 1}), b_md({s.k, s.n}, type, {s.n, 1}),
@@ -142,7 +173,24 @@ void Teplug(benchmark::State& state, Operands* o) {
   if (kernel == nullptr) return state.SkipWithError("no kernel");
   TeplugTensor a = Matrix(o->a.data(), s.dtype, s.m, s.k),
                b = Matrix(o->b.data(), s.dtype, s.k, s.n),
-               d = Matrix(o->d.data(), s.dtype, s.m, s.n);
+               d = Matrix(o->d.data(), MatmulDType(s), s.m, s.n);
+  // fp8 cases: the codes with their row-wise scales.
+  const bool mx = s.scaling == TEPLUG_SCALING_MXFP8_1D32;
+  TeplugTensor a_scale = Matrix(o->a_scales.data(), mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32,
+                                mx ? s.m : 1, mx ? (s.k + 31) / 32 : 1);
+  TeplugTensor b_scale = Matrix(o->b_scales.data(), mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32,
+                                mx ? s.k : 1, mx ? (s.n + 31) / 32 : 1);
+  TeplugQuantization a_quant{}, b_quant{};
+  if (IsFp8(s)) {
+    for (auto [t, q, scale, codes] : {std::make_tuple(&a, &a_quant, &a_scale, &o->a8),
+                                      std::make_tuple(&b, &b_quant, &b_scale, &o->b8)}) {
+      q->struct_size = sizeof(TeplugQuantization);
+      q->mode = s.scaling;
+      q->scale_inv = scale;
+      t->data = codes->data();
+      t->quant = q;
+    }
+  }
   TeplugGemmArgs args{};
   args.struct_size = sizeof(args);
   args.a = &a;
@@ -210,11 +258,17 @@ int main(int argc, char** argv) {
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   const std::vector<Shape> shapes =
-      smoke ? std::vector<Shape>{{64, 48, 32, TEPLUG_DTYPE_FP32}, {64, 48, 32, TEPLUG_DTYPE_BF16}}
+      smoke ? std::vector<Shape>{{64, 48, 32, TEPLUG_DTYPE_FP32},
+                                 {64, 48, 32, TEPLUG_DTYPE_BF16},
+                                 {64, 48, 32, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_MXFP8_1D32}}
             : std::vector<Shape>{
                   {128, 128, 128, TEPLUG_DTYPE_FP32},    {128, 128, 128, TEPLUG_DTYPE_BF16},
                   {1024, 1024, 1024, TEPLUG_DTYPE_FP32}, {1024, 1024, 1024, TEPLUG_DTYPE_BF16},
-                  {4096, 4096, 1024, TEPLUG_DTYPE_FP32}, {4096, 4096, 1024, TEPLUG_DTYPE_BF16}};
+                  {4096, 4096, 1024, TEPLUG_DTYPE_FP32}, {4096, 4096, 1024, TEPLUG_DTYPE_BF16},
+                  {1024, 1024, 1024, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_PER_TENSOR},
+                  {1024, 1024, 1024, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_MXFP8_1D32},
+                  {4096, 4096, 1024, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_PER_TENSOR},
+                  {4096, 4096, 1024, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_MXFP8_1D32}};
   const int rounds = smoke ? 1 : 5;
   std::vector<std::unique_ptr<Operands>> operands;
   for (const Shape& s : shapes) operands.push_back(std::make_unique<Operands>(s));
@@ -273,7 +327,7 @@ int main(int argc, char** argv) {
         "  %-20s  direct %9.3f ms (%7.1f GFLOP/s)  teplug %9.3f ms  (%+.1f us/call)  "
         "ratio of medians %.3f  median of paired ratios %.3f: %s\n",
         CaseName(s).c_str(), d, Flops(s) / d / 1e6, t, (t - d) * 1e3, d / t, ratio,
-        ratio >= kTarget ? "met" : "NOT met");
+        IsFp8(s) ? "reported (the decode's cost)" : (ratio >= kTarget ? "met" : "NOT met"));
   }
   benchmark::Shutdown();
   return missing == 0 ? 0 : 1;

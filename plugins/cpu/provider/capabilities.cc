@@ -12,16 +12,26 @@ constexpr uint64_t kFloatDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
                                   TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
 
+constexpr uint64_t kFp8DTypes =
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
+
+constexpr uint32_t kRowwiseScalingModes = TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) |
+                                          TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
+                                          TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) |
+                                          TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128);
+
 TeplugGemmCaps MakeGemmCaps() {
   TeplugGemmCaps c = sdk::Versioned<TeplugGemmCaps>();
   c.devices = kHostOnly;
   c.num_devices = 1;
-  c.a_dtypes = kFloatDTypes;
-  c.b_dtypes = kFloatDTypes;
+  // fp8 operands are decoded for the matmul (gemm_plan.h), with any of the
+  // row-wise scaling modes.
+  c.a_dtypes = kFloatDTypes | kFp8DTypes;
+  c.b_dtypes = kFloatDTypes | kFp8DTypes;
   c.d_dtypes = kFloatDTypes;
   c.epilogues = TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU | TEPLUG_GEMM_CAP_GELU_AUX |
                 TEPLUG_GEMM_CAP_ACCUMULATE;
-  c.scaling_modes = 0;
+  c.scaling_modes = kRowwiseScalingModes;
   c.alignment = 0;
   c.max_dim = 0;
   return c;
@@ -46,12 +56,8 @@ TeplugQuantizerCaps MakeQuantizerCaps() {
   c.devices = kHostOnly;
   c.num_devices = 1;
   c.input_dtypes = kFloatDTypes;
-  c.output_dtypes =
-      TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
-  c.scaling_modes = TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) |
-                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
-                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) |
-                    TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128);
+  c.output_dtypes = kFp8DTypes;
+  c.scaling_modes = kRowwiseScalingModes;
   c.features = TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
                TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING;
   return c;

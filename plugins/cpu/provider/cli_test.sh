@@ -57,6 +57,9 @@ declared_checks("gemm", ["refcount", "error_object", "supports_reason", "refused
                          "struct_sizes", "threads"],
                 [f"{f}={d}" for f in ("a_dtypes", "b_dtypes", "d_dtypes")
                  for d in ("fp32", "fp16", "bf16")] +
+                [f"{f}={d}" for f in ("a_dtypes", "b_dtypes") for d in ("fp8_e4m3", "fp8_e5m2")] +
+                ["scaling_modes=" + m for m in
+                 ("per_tensor", "mxfp8_1d32", "block_1d128", "block_2d128")] +
                 ["epilogues=" + e for e in ("bias", "gelu", "gelu_aux", "accumulate")])
 declared_checks("collective", ["refcount", "error_object", "supports_reason", "refused_op",
                               "threads"],
@@ -98,9 +101,18 @@ for dtype in fp32 bf16 fp16; do
   "$TEPLUG" explain gemm --dtype "$dtype" --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
   expect_in "=> served by cpu/onednn-matmul"
 done
-LAST="teplug explain gemm --dtype fp8_e4m3 --no-discovery"
-"$TEPLUG" explain gemm --dtype fp8_e4m3 --no-discovery >"$OUT" 2>&1 || fail "$LAST: exit status $?"
-expect_in "cpu/onednn-matmul  rejected        100  [capability] A dtype fp8_e4m3 not in {fp32, fp16, bf16}"
+# fp8 operands (every row-wise scaling mode) are decoded for oneDNN; an fp8 D
+# is not served, and the reference serves it.
+for mode in per_tensor mxfp8_1d32 block_1d128 block_2d128; do
+  LAST="teplug explain gemm --dtype fp8_e4m3 --scaling-mode $mode --no-discovery"
+  "$TEPLUG" explain gemm --dtype fp8_e4m3 --d-dtype bf16 --scaling-mode "$mode" --no-discovery \
+    >"$OUT" 2>&1 || fail "$LAST: exit status $?"
+  expect_in "=> served by cpu/onednn-matmul"
+done
+LAST="teplug explain gemm --dtype fp8_e4m3 --d-dtype fp8_e4m3 --no-discovery"
+"$TEPLUG" explain gemm --dtype fp8_e4m3 --d-dtype fp8_e4m3 --no-discovery >"$OUT" 2>&1 ||
+  fail "$LAST: exit status $?"
+expect_match 'cpu/onednn-matmul +rejected +100 +\[capability\] D dtype fp8_e4m3 not in \{fp32, fp16, bf16\}'
 expect_in "=> served by reference/gemm"
 
 # Between ranks on one host the reference's shared-memory collective serves;

@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "plugins/cpu/quantize/operand_decode.h"
+#include "plugins/cpu/quantize/parallel_rows.h"
 
 namespace teplug::cpu::provider {
 namespace {
@@ -43,6 +45,51 @@ dnnl::primitive_attr UserScratchpad() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
+}
+
+// Whether `s` reaches a bf16 matmul unrounded: bf16 itself, the codes of a
+// per-tensor fp8 operand, or MXFP8 values (quantize/operand_decode.h).
+bool ExactInBf16(const StoredMatrix& s) {
+  return s.dtype == TEPLUG_DTYPE_BF16 || s.scaling == TEPLUG_SCALING_PER_TENSOR ||
+         s.scaling == TEPLUG_SCALING_MXFP8_1D32;
+}
+
+// The dense matrix an fp8 operand is decoded into: its stored shape in the
+// compute dtype.
+StoredMatrix Decoded(const StoredMatrix& s, dt compute) {
+  StoredMatrix d;
+  d.dtype = compute == dt::bf16 ? TEPLUG_DTYPE_BF16 : TEPLUG_DTYPE_FP32;
+  d.rows = s.rows;
+  d.cols = s.cols;
+  d.row_stride = s.cols;
+  d.col_stride = 1;
+  return d;
+}
+
+void Decode(const StoredMatrix& s, const void* codes, const void* scale_inv, dt compute,
+            void* out, int threads) {
+  quantize::OperandScales scales;
+  scales.values = scale_inv;
+  switch (s.scaling) {
+    case TEPLUG_SCALING_PER_TENSOR:
+      scales.mode = quantize::OperandScales::Mode::kPerTensor;
+      break;
+    case TEPLUG_SCALING_MXFP8_1D32:
+      scales.mode = quantize::OperandScales::Mode::kMx;
+      break;
+    case TEPLUG_SCALING_BLOCK_1D128:
+      scales.mode = quantize::OperandScales::Mode::kBlock1x128;
+      break;
+    default:
+      scales.mode = quantize::OperandScales::Mode::kBlock128x128;
+      break;
+  }
+  const quantize::Fp8Kind kind = s.dtype == TEPLUG_DTYPE_FP8_E5M2 ? quantize::Fp8Kind::kE5M2
+                                                                  : quantize::Fp8Kind::kE4M3;
+  // One thread per MiB written (the decode is bound by memory traffic).
+  const int64_t bytes = s.rows * s.cols * (compute == dt::bf16 ? 3 : 5);
+  quantize::DecodeOperand(static_cast<const uint8_t*>(codes), s.rows, s.cols, kind, scales,
+                          compute == dt::bf16, out, quantize::ThreadsFor(bytes, threads));
 }
 
 // Whether a oneDNN 2.6 reorder converts `from` into `to` (bf16 <-> fp16 it does not).
@@ -107,22 +154,32 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
   const char* step = "operand copy";
   try {
     plan->signature_ = s;
-    plan->compute_ =
-        s.a.dtype == TEPLUG_DTYPE_BF16 && s.b.dtype == TEPLUG_DTYPE_BF16 ? dt::bf16 : dt::f32;
+    plan->compute_ = ExactInBf16(s.a) && ExactInBf16(s.b) ? dt::bf16 : dt::f32;
     const dt compute = plan->compute_;
-    plan->a_md_ = OperandMd(s.a, s.trans_a);
-    plan->b_md_ = OperandMd(s.b, s.trans_b);
     plan->d_md_ = StoredMd(s.d);
-    plan->matmul_a_md_ = plan->a_md_;
-    if (DnnlType(s.a.dtype) != compute || !s.a.IsRowMajorDense()) {
-      plan->matmul_a_md_ = Dense(s.m, s.k, compute);
-      plan->a_copy_ = MakeCopy(plan->a_md_, plan->matmul_a_md_);
-    }
-    plan->matmul_b_md_ = plan->b_md_;
-    if (DnnlType(s.b.dtype) != compute || !s.b.IsRowMajorDense()) {
-      plan->matmul_b_md_ = Dense(s.k, s.n, compute);
-      plan->b_copy_ = MakeCopy(plan->b_md_, plan->matmul_b_md_);
-    }
+    // How op(X) [rows, cols] reaches the matmul: decoded (fp8), read in
+    // place, or copied into a dense matrix of the compute dtype.
+    auto operand = [&](const StoredMatrix& x, bool trans, int64_t rows, int64_t cols,
+                       bool* decode, memory::desc* md, memory::desc* matmul_md,
+                       std::optional<Copy>* copy) {
+      if (x.quantized()) {
+        *decode = true;
+        *matmul_md = OperandMd(Decoded(x, compute), trans);
+        return;
+      }
+      *md = OperandMd(x, trans);
+      *matmul_md = *md;
+      if (DnnlType(x.dtype) != compute || !x.IsRowMajorDense()) {
+        *matmul_md = Dense(rows, cols, compute);
+        *copy = MakeCopy(*md, *matmul_md);
+      }
+    };
+    operand(s.a, s.trans_a, s.m, s.k, &plan->decode_a_, &plan->a_md_, &plan->matmul_a_md_,
+            &plan->a_copy_);
+    operand(s.b, s.trans_b, s.k, s.n, &plan->decode_b_, &plan->b_md_, &plan->matmul_b_md_,
+            &plan->b_copy_);
+    plan->runtime_scale_ = s.a.scaling == TEPLUG_SCALING_PER_TENSOR ||
+                           s.b.scaling == TEPLUG_SCALING_PER_TENSOR;
 
     step = "prefill of the C term";
     const bool d_is_matmul_output =
@@ -150,7 +207,11 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
 
     step = "matmul";
     dnnl::primitive_attr attr = UserScratchpad();
-    if (s.alpha != 1.f) attr.set_output_scales(0, {s.alpha});
+    if (plan->runtime_scale_) {
+      attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
+    } else if (s.alpha != 1.f) {
+      attr.set_output_scales(0, {s.alpha});
+    }
     dnnl::post_ops post;
     if (s.has_c_term()) post.append_sum(s.beta);
     if (s.bias) post.append_binary(dnnl::algorithm::binary_add, plan->bias_md_);
@@ -194,12 +255,13 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
 
 std::string GemmPlan::MatmulImplementation() const { return matmul_pd_.impl_info_str(); }
 
-absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
+absl::Status GemmPlan::Run(const GemmBuffers& buffers, int threads) const {
   const GemmSignature& s = signature_;
   CallBuffers scratch;
   const size_t compute_size = compute_ == dt::bf16 ? 2 : 4;
-  const size_t a_at = a_copy_ ? scratch.Reserve(s.m * s.k * compute_size) : 0;
-  const size_t b_at = b_copy_ ? scratch.Reserve(s.k * s.n * compute_size) : 0;
+  const bool own_a = a_copy_ || decode_a_, own_b = b_copy_ || decode_b_;
+  const size_t a_at = own_a ? scratch.Reserve(s.m * s.k * compute_size) : 0;
+  const size_t b_at = own_b ? scratch.Reserve(s.k * s.n * compute_size) : 0;
   const size_t bias_at = bias_copy_ ? scratch.Reserve(s.n * sizeof(float)) : 0;
   const size_t result_at = result_md_ ? scratch.Reserve(s.m * s.n * sizeof(float)) : 0;
   const size_t pad_at = scratch.Reserve(std::max<size_t>(scratchpad_bytes_, 1));
@@ -214,10 +276,12 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
                                       {DNNL_ARG_TO, memory(copy.to, engine, to)},
                                       {DNNL_ARG_SCRATCHPAD, pad}});
     };
-    void* a = a_copy_ ? scratch.At(a_at) : const_cast<void*>(buffers.a);
+    void* a = own_a ? scratch.At(a_at) : const_cast<void*>(buffers.a);
     if (a_copy_) run_copy(*a_copy_, const_cast<void*>(buffers.a), a);
-    void* b = b_copy_ ? scratch.At(b_at) : const_cast<void*>(buffers.b);
+    if (decode_a_) Decode(s.a, buffers.a, buffers.a_scale_inv, compute_, a, threads);
+    void* b = own_b ? scratch.At(b_at) : const_cast<void*>(buffers.b);
     if (b_copy_) run_copy(*b_copy_, const_cast<void*>(buffers.b), b);
+    if (decode_b_) Decode(s.b, buffers.b, buffers.b_scale_inv, compute_, b, threads);
     void* dst = result_md_ ? scratch.At(result_at) : buffers.d;
     if (c_copy_) run_copy(*c_copy_, s.c ? const_cast<void*>(buffers.c) : buffers.d, dst);
     void* bias = bias_copy_ ? scratch.At(bias_at) : const_cast<void*>(buffers.bias);
@@ -227,6 +291,17 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers) const {
                                             {DNNL_ARG_WEIGHTS, memory(matmul_b_md_, engine, b)},
                                             {DNNL_ARG_DST, memory(matmul_dst_md_, engine, dst)},
                                             {DNNL_ARG_SCRATCHPAD, pad}};
+    // alpha and the per-tensor scale_inv of each fp8 operand: the decoded
+    // matrices hold its codes' values.
+    float output_scale = s.alpha;
+    if (s.a.scaling == TEPLUG_SCALING_PER_TENSOR)
+      output_scale *= *static_cast<const float*>(buffers.a_scale_inv);
+    if (s.b.scaling == TEPLUG_SCALING_PER_TENSOR)
+      output_scale *= *static_cast<const float*>(buffers.b_scale_inv);
+    if (runtime_scale_) {
+      args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
+                   memory({{1}, dt::f32, {1}}, engine, &output_scale));
+    }
     if (s.bias) {
       const int bias_post_op = s.has_c_term() ? 1 : 0;
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(bias_post_op) | DNNL_ARG_SRC_1,

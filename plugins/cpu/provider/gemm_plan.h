@@ -5,9 +5,15 @@
 //   1. operand copies: A or B reordered into a dense matrix of the compute
 //      dtype when its dtype or layout is not one the matmul reads (fp16, a
 //      bf16 operand paired with an fp32 or fp16 one, a column stride other
-//      than 1). The compute dtype is bf16 when both operands are bf16 (AMX /
-//      AVX-512 BF16 kernels, fp32 accumulation) and fp32 otherwise (fp16
-//      values are exact in fp32; oneDNN 2.6 has no fp16 CPU matmul);
+//      than 1), or, for an fp8 operand, its codes decoded into one
+//      (quantize/operand_decode.h). The compute dtype is bf16 when each
+//      operand is exact in bf16: bf16 itself, per-tensor fp8 (its codes; the
+//      scale_inv of each such operand joins alpha in the matmul's output
+//      scale, read at run time) or MXFP8 (code * 2^e); AMX / AVX-512 BF16
+//      kernels with fp32 accumulation. It is fp32 otherwise: fp16 values are
+//      exact in fp32 (oneDNN 2.6 has no fp16 CPU matmul), and a 1x128 or
+//      128x128 block-scaled value is code * an fp32 scale, rounded once to
+//      fp32 as bf16 could not hold it;
 //   2. prefill: the C term copied into the matmul's destination (nothing when
 //      the C term is D's old contents and D is the destination);
 //   3. the matmul, with alpha as output scale and post-ops sum(beta) for the
@@ -46,8 +52,10 @@ class GemmPlan {
   static absl::StatusOr<std::shared_ptr<const GemmPlan>> Create(const GemmSignature& signature);
 
   // Runs the pipeline on one call's buffers (which must match the
-  // signature's layouts). Internal error with oneDNN's message on failure.
-  absl::Status Run(const GemmBuffers& buffers) const;
+  // signature's layouts), decoding fp8 operands on up to `threads` threads
+  // (0: one per hardware thread). Internal error with oneDNN's message on
+  // failure.
+  absl::Status Run(const GemmBuffers& buffers, int threads = 0) const;
 
   // oneDNN's name of the matmul kernel ("brg:avx512_core_amx_bf16", ...).
   std::string MatmulImplementation() const;
@@ -70,6 +78,8 @@ class GemmPlan {
   dnnl::memory::data_type compute_ = dnnl::memory::data_type::f32;
   dnnl::memory::desc a_md_, b_md_, d_md_;        // the caller's layouts
   std::optional<Copy> a_copy_, b_copy_;          // step 1
+  bool decode_a_ = false, decode_b_ = false;     // step 1 for fp8 operands
+  bool runtime_scale_ = false;  // the output scale, alpha * per-tensor scale_invs, read per call
   std::optional<Copy> c_copy_;                   // step 2 (C or D into the result matrix)
   std::optional<Copy> bias_copy_;                // bias into fp32 [1, N]
   std::optional<dnnl::memory::desc> result_md_;  // fp32 [M, N] when D is not the destination

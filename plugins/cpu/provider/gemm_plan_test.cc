@@ -1,6 +1,7 @@
 // The pipeline GemmPlan chooses for a signature (gemm_plan.h): the compute
-// dtype (bf16 only when both operands are bf16), and whether the matmul
-// writes D itself or an fp32 result that is converted afterwards.
+// dtype (bf16 only when both operands are exact in bf16: bf16, per-tensor
+// fp8 or MXFP8), and whether the matmul writes D itself or an fp32 result
+// that is converted afterwards.
 #include "plugins/cpu/provider/gemm_plan.h"
 
 #include <optional>
@@ -54,6 +55,35 @@ TEST(GemmPlanTest, MixedOrFp16OperandsComputeInFp32) {
     ASSERT_NE(plan, nullptr);
     EXPECT_EQ(plan->compute_dtype(), dt::f32);
     EXPECT_TRUE(plan->WritesDirectly());
+  }
+}
+
+// fp8 operands: per-tensor codes and MXFP8 values are exact in bf16, so a
+// pairing of them with bf16 runs the bf16 matmul; block-scaled values are not,
+// nor is an fp32 partner, so those run in fp32.
+TEST(GemmPlanTest, Fp8OperandsComputeInBf16OnlyWhereBf16IsExact) {
+  auto fp8 = [](int32_t scaling) {
+    StoredMatrix m = Dense(TEPLUG_DTYPE_FP8_E4M3, 16, 32);
+    m.scaling = scaling;
+    return m;
+  };
+  for (int32_t scaling : {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32}) {
+    GemmSignature s = Plain(TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_BF16);
+    s.a = fp8(scaling);
+    auto plan = PlanFor(s);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_EQ(plan->compute_dtype(), dt::bf16) << scaling;
+    EXPECT_TRUE(plan->WritesDirectly());
+    s.b = Dense(TEPLUG_DTYPE_FP32, 32, 24);
+    s.d = Dense(TEPLUG_DTYPE_FP32, 16, 24);
+    EXPECT_EQ(PlanFor(s)->compute_dtype(), dt::f32) << scaling;
+  }
+  for (int32_t scaling : {TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128}) {
+    GemmSignature s = Plain(TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32);
+    s.a = fp8(scaling);
+    auto plan = PlanFor(s);
+    ASSERT_NE(plan, nullptr);
+    EXPECT_EQ(plan->compute_dtype(), dt::f32) << scaling;
   }
 }
 

@@ -47,7 +47,7 @@ absl::Status CpuGemm::Run(const TeplugGemmArgs& args) {
     if (!created.ok()) return created.status();
     plan = plans_.Insert(key, *std::move(created));
   }
-  return plan->Run(call->buffers);
+  return plan->Run(call->buffers, threads_);
 }
 
 }  // namespace teplug::cpu::provider

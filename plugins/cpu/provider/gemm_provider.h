@@ -1,6 +1,8 @@
 // IGemm v1 of the cpu provider: fp32, fp16 and bf16 host matrices on oneDNN's
-// matmul, with bias, GELU (tanh), pre_gelu_out and accumulate, transposes and
-// any positive strides; the semantics of the reference provider (gemm.h).
+// matmul (A and B also fp8 with per-tensor, MXFP8 or block scales, decoded
+// for the matmul), with bias, GELU (tanh), pre_gelu_out and accumulate,
+// transposes and any positive strides; the semantics of the reference
+// provider (gemm.h).
 // Primitives are built per op signature (GemmPlan) and kept in a bounded LRU
 // cache.
 #ifndef TEPLUG_PLUGINS_CPU_PROVIDER_GEMM_PROVIDER_H_

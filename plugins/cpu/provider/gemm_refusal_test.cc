@@ -4,6 +4,7 @@
 // reports malformed args as INVALID_ARGUMENT naming the field.
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,16 +65,80 @@ TEST_F(GemmRefusalTest, AcceptsTheValidCall) {
   EXPECT_EQ(Call().first, 0);
 }
 
-TEST_F(GemmRefusalTest, RefusesAnFp8OperandNamingItsDType) {
-  a_.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
-  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.a.dtype fp8_e4m3"));
+// An fp8 operand is served with its row-wise scales; without them (or with
+// scales of the wrong dtype or shape) the call is malformed, named; an fp8
+// operand or scale tensor that is not contiguous is not served.
+class Fp8OperandTest : public GemmRefusalTest {
+ protected:
+  Fp8OperandTest() {
+    a_.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
+    scale_.struct_size = sizeof(TeplugTensor);
+    scale_.data = scale_values_;
+    scale_.dtype = TEPLUG_DTYPE_FP32;
+    scale_.rank = 1;
+    scale_.shape[0] = 1;
+    quant_.struct_size = sizeof(TeplugQuantization);
+    quant_.mode = TEPLUG_SCALING_PER_TENSOR;
+    quant_.scale_inv = &scale_;
+    a_.tensor()->quant = &quant_;
+  }
+  float scale_values_[8] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+  TeplugTensor scale_{};
+  TeplugQuantization quant_{};
+};
+
+TEST_F(Fp8OperandTest, ServesAnFp8OperandWithItsScales) {
+  EXPECT_EQ(Refusal(), "");
+  EXPECT_EQ(Call().first, 0);
 }
 
-TEST_F(GemmRefusalTest, RefusesAQuantizedOperand) {
+TEST_F(Fp8OperandTest, MissingScalesAreInvalidArgumentNamingTheField) {
+  a_.tensor()->quant = nullptr;
+  auto [code, message] = Call();
+  EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.a is fp8_e4m3 but has no quant"));
+  a_.tensor()->quant = &quant_;
+  quant_.scale_inv = nullptr;
+  std::tie(code, message) = Call();
+  EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.a.quant->scale_inv is NULL"));
+  quant_.scale_inv = &scale_;
+  quant_.mode = TEPLUG_SCALING_NONE;
+  std::tie(code, message) = Call();
+  EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.a.quant->mode 0"));
+}
+
+TEST_F(Fp8OperandTest, ScalesOfTheWrongDTypeOrShapeAreInvalidArgument) {
+  quant_.mode = TEPLUG_SCALING_MXFP8_1D32;  // wants e8m0 [4, 1]
+  auto [code, message] = Call();
+  EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(message,
+              HasSubstr("TeplugGemmArgs.a.quant->scale_inv.dtype fp32: mxfp8_1d32 scales are e8m0"));
+  quant_.mode = TEPLUG_SCALING_BLOCK_1D128;  // wants fp32 [4, 1]
+  std::tie(code, message) = Call();
+  EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("shape [1] but block_1d128 scales of a [4, 6] operand are [4, 1]"));
+  scale_.rank = 2;
+  scale_.shape[0] = 4;
+  scale_.shape[1] = 1;
+  EXPECT_EQ(Call().first, 0);
+}
+
+TEST_F(Fp8OperandTest, NonContiguousFp8IsNotServedNamingIt) {
+  a_.tensor()->strides[0] = 7;
+  a_.tensor()->strides[1] = 1;
+  EXPECT_THAT(Refusal(), HasSubstr("reads quantized operands contiguous only"));
+}
+
+TEST_F(Fp8OperandTest, QuantOnAnUnquantizedOperandOrAnFp8DIsNotServed) {
   TeplugQuantization quant{};
   quant.struct_size = sizeof(quant);
   b_.tensor()->quant = &quant;
-  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.b.quant is set"));
+  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.b.quant is set on a fp32 tensor"));
+  b_.tensor()->quant = nullptr;
+  d_.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
+  EXPECT_THAT(Refusal(), HasSubstr("TeplugGemmArgs.d.dtype fp8_e4m3"));
 }
 
 TEST_F(GemmRefusalTest, RefusesAnFp8BiasAndPreGeluOutNamingThem) {
@@ -160,25 +225,30 @@ TEST_F(GemmRefusalTest, MalformedArgsAreInvalidArgumentNamingTheField) {
 }
 
 TEST_F(GemmRefusalTest, AnUnservedCallReachingTheOpIsUnsupportedWithTheReason) {
-  a_.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
+  d_.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
   auto [code, message] = Call();
   EXPECT_EQ(code, TEPLUG_UNSUPPORTED);
-  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.a.dtype fp8_e4m3"));
+  EXPECT_THAT(message, HasSubstr("TeplugGemmArgs.d.dtype fp8_e4m3"));
 }
 
-// The descriptor declares exactly what the numerics test exercises: three
-// float dtypes for A, B and D, the four epilogue bits, no scaling modes, host
-// devices only.
+// The descriptor declares exactly what the numerics tests exercise: three
+// float dtypes for A, B and D, fp8 A and B with every row-wise scaling mode
+// (gemm_fp8_numerics_test), the four epilogue bits, host devices only.
 TEST(CpuGemmCapsTest, DeclaresExactlyWhatIsServed) {
   const TeplugGemmCaps* caps = CpuGemmCaps();
   const uint64_t floats = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
                           TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
-  EXPECT_EQ(caps->a_dtypes, floats);
-  EXPECT_EQ(caps->b_dtypes, floats);
+  const uint64_t fp8 =
+      TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
+  EXPECT_EQ(caps->a_dtypes, floats | fp8);
+  EXPECT_EQ(caps->b_dtypes, floats | fp8);
   EXPECT_EQ(caps->d_dtypes, floats);
   EXPECT_EQ(caps->epilogues, TEPLUG_GEMM_CAP_BIAS | TEPLUG_GEMM_CAP_GELU |
                                  TEPLUG_GEMM_CAP_GELU_AUX | TEPLUG_GEMM_CAP_ACCUMULATE);
-  EXPECT_EQ(caps->scaling_modes, 0u);
+  EXPECT_EQ(caps->scaling_modes, TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) |
+                                     TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
+                                     TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) |
+                                     TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128));
   ASSERT_EQ(caps->num_devices, 1u);
   EXPECT_EQ(caps->devices[0].kind, TEPLUG_DEVICE_CPU);
   EXPECT_EQ(caps->max_dim, 0);

@@ -16,9 +16,14 @@ namespace {
 constexpr uint64_t kServedDTypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) |
                                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
                                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
+// What A and B may be beyond kServedDTypes: fp8 with row-wise scales.
+constexpr uint64_t kQuantizedDTypes =
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E5M2);
 
 // Extents or strides of a GEMM tensor (rank 2 or 1: no allocation).
 using Extents = absl::InlinedVector<int64_t, 2>;
+
+std::string Dims(const Extents& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
 
 // A checked TeplugTensor: the fields the GEMM uses, strides filled in.
 struct CheckedTensor {
@@ -26,14 +31,97 @@ struct CheckedTensor {
   void* data = nullptr;
   int32_t dtype = 0;
   Extents shape, strides;
+  int32_t scaling = 0;                 // fp8 operands: the TeplugScalingMode
+  const void* scale_inv = nullptr;     // fp8 operands: its data
 };
 
-std::string Dims(const Extents& v) { return absl::StrCat("[", absl::StrJoin(v, ", "), "]"); }
+int64_t CeilDiv(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+// The row-wise scales of an fp8 operand `t` (rows x cols as stored):
+// quant, its mode, and scale_inv of the dtype and shape the mode gives
+// (types.h), contiguous, in host memory.
+absl::Status CheckScales(const TeplugTensor& tensor, absl::string_view name, CheckedTensor* c) {
+  const TeplugQuantization* q = tensor.quant;
+  if (q == nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s is %s but has no quant: a quantized operand is read as code * quant->scale_inv",
+        name, sdk::DTypeName(c->dtype)));
+  }
+  if (q->struct_size < TEPLUG_STRUCT_SIZE(TeplugQuantization, scale_inv)) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.quant->struct_size %d is too small to hold scale_inv", name, q->struct_size));
+  }
+  if (q->mode <= TEPLUG_SCALING_NONE || q->mode >= TEPLUG_SCALING_COUNT_) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s.quant->mode %d: a quantized operand needs a scaling mode (per_tensor, mxfp8_1d32, "
+        "block_1d128 or block_2d128)",
+        name, q->mode));
+  }
+  if (q->scale_inv == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ".quant->scale_inv is NULL: a quantized operand is read as code * scale_inv"));
+  }
+  const std::string scale_name = absl::StrCat(name, ".quant->scale_inv");
+  absl::StatusOr<HostTensor> read = ReadHostTensor(q->scale_inv, scale_name);
+  if (!read.ok()) return read.status();
+  const int64_t rows = c->shape[0], cols = c->shape[1];
+  const bool mx = q->mode == TEPLUG_SCALING_MXFP8_1D32;
+  const int32_t want_dtype = mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+  if (read->fields.dtype != want_dtype) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s.dtype %s: %s scales are %s", scale_name,
+                        sdk::DTypeName(read->fields.dtype), sdk::ScalingName(q->mode),
+                        sdk::DTypeName(want_dtype)));
+  }
+  Extents want;
+  switch (q->mode) {
+    case TEPLUG_SCALING_PER_TENSOR:
+      want = {1};
+      break;
+    case TEPLUG_SCALING_MXFP8_1D32:
+      want = {rows, CeilDiv(cols, 32)};
+      break;
+    case TEPLUG_SCALING_BLOCK_1D128:
+      want = {rows, CeilDiv(cols, 128)};
+      break;
+    default:  // block_2d128
+      want = {CeilDiv(rows, 128), CeilDiv(cols, 128)};
+      break;
+  }
+  int64_t want_elements = 1;
+  for (int64_t e : want) want_elements *= e;
+  const bool shape_ok = q->mode == TEPLUG_SCALING_PER_TENSOR
+                            ? read->elements == 1
+                            : Extents(read->shape.begin(), read->shape.end()) == want;
+  if (!shape_ok) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: shape %s but %s scales of a [%d, %d] operand are %s", scale_name,
+        DimsString(read->shape), sdk::ScalingName(q->mode), rows, cols, Dims(want)));
+  }
+  // Contiguous: each stride the product of the extents after it (extents of
+  // 1 may have any stride).
+  int64_t dense = 1;
+  for (int i = static_cast<int>(read->shape.size()) - 1; i >= 0; --i) {
+    if (read->shape[i] != 1 && read->strides[i] != dense) {
+      return absl::UnimplementedError(absl::StrCat(
+          scale_name, ": strides ", DimsString(read->strides),
+          " are not contiguous; the cpu provider reads scales contiguous only"));
+    }
+    dense *= read->shape[i];
+  }
+  if (want_elements > 0 && read->fields.data == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(scale_name, ".data is NULL"));
+  }
+  c->scaling = q->mode;
+  c->scale_inv = read->fields.data;
+  return absl::OkStatus();
+}
 
 // `matrix`: the tensor must be rank 2 (every GEMM tensor but the bias, whose
 // shape [N] is checked by the caller).
+// `operand`: A or B, which may be fp8 with row-wise scales.
 absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, absl::string_view name,
-                                    bool matrix = true) {
+                                    bool matrix = true, bool operand = false) {
   absl::StatusOr<HostTensor> read = ReadHostTensor(tensor, name);
   if (!read.ok()) return read.status();
   const TeplugTensor& t = read->fields;
@@ -52,14 +140,23 @@ absl::StatusOr<CheckedTensor> Check(const TeplugTensor* tensor, absl::string_vie
     return absl::InvalidArgumentError(
         absl::StrFormat("%s.data is NULL but the tensor has %d elements", name, elements));
   }
-  if ((TEPLUG_DTYPE_BIT(c.dtype) & kServedDTypes) == 0) {
-    return absl::UnimplementedError(
-        absl::StrFormat("%s.dtype %s: the cpu provider serves fp32, fp16 and bf16 here", name,
-                        sdk::DTypeName(c.dtype)));
+  const bool quantized = operand && (TEPLUG_DTYPE_BIT(c.dtype) & kQuantizedDTypes) != 0;
+  if ((TEPLUG_DTYPE_BIT(c.dtype) & kServedDTypes) == 0 && !quantized) {
+    return absl::UnimplementedError(absl::StrFormat(
+        "%s.dtype %s: the cpu provider serves fp32, fp16 and bf16 here%s", name,
+        sdk::DTypeName(c.dtype), operand ? " (and fp8_e4m3, fp8_e5m2 with scales)" : ""));
   }
-  if (t.quant != nullptr) {
-    return absl::UnimplementedError(
-        absl::StrCat(name, ".quant is set: the cpu provider serves unquantized operands only"));
+  if (quantized) {
+    if (absl::Status st = CheckScales(t, name, &c); !st.ok()) return st;
+    if (c.strides[1] != 1 || c.strides[0] != c.shape[1]) {
+      return absl::UnimplementedError(absl::StrCat(
+          name, ": strides ", Dims(c.strides), " for shape ", Dims(c.shape),
+          ": the cpu provider reads quantized operands contiguous only"));
+    }
+  } else if (t.quant != nullptr) {
+    return absl::UnimplementedError(absl::StrCat(
+        name, ".quant is set on a ", sdk::DTypeName(c.dtype),
+        " tensor: the cpu provider serves quant on fp8 A and B only"));
   }
   for (int i = 0; i < t.rank; ++i) {
     if (c.strides[i] < 0) {
@@ -89,6 +186,7 @@ absl::Status RequireShape(const CheckedTensor& t, const Extents& expected, const
 StoredMatrix Stored(const CheckedTensor& t) {
   StoredMatrix s;
   s.dtype = t.dtype;
+  s.scaling = t.scaling;
   if (t.shape.size() == 1) {  // bias [N] as [1, N]
     s.rows = 1;
     s.cols = t.shape[0];
@@ -108,8 +206,21 @@ StoredMatrix Stored(const CheckedTensor& t) {
 }
 
 std::string MatrixText(const StoredMatrix& s) {
-  return absl::StrCat(sdk::DTypeName(s.dtype), "[", s.rows, "x", s.cols, ":", s.row_stride, ",",
-                      s.col_stride, "]");
+  return absl::StrCat(sdk::DTypeName(s.dtype), s.quantized() ? "/" : "",
+                      s.quantized() ? sdk::ScalingName(s.scaling) : "", "[", s.rows, "x", s.cols,
+                      ":", s.row_stride, ",", s.col_stride, "]");
+}
+
+int64_t ElementBytes(int32_t dtype) {
+  switch (dtype) {
+    case TEPLUG_DTYPE_FP32:
+      return 4;
+    case TEPLUG_DTYPE_FP16:
+    case TEPLUG_DTYPE_BF16:
+      return 2;
+    default:
+      return 1;  // fp8
+  }
 }
 
 // Whether the bytes two stored matrices span intersect (empty ones never do).
@@ -118,7 +229,7 @@ bool Overlap(const void* x, const StoredMatrix& xs, const void* y, const StoredM
     const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
     if (s.rows == 0 || s.cols == 0) return std::pair<uintptr_t, uintptr_t>(begin, begin);
     const int64_t last = (s.rows - 1) * s.row_stride + (s.cols - 1) * s.col_stride;
-    const int64_t element = s.dtype == TEPLUG_DTYPE_FP32 ? 4 : 2;
+    const int64_t element = ElementBytes(s.dtype);
     return std::pair<uintptr_t, uintptr_t>(begin, begin + (last + 1) * element);
   };
   const auto [x0, x1] = span(x, xs);
@@ -127,7 +238,7 @@ bool Overlap(const void* x, const StoredMatrix& xs, const void* y, const StoredM
 }
 
 bool SameLayout(const StoredMatrix& x, const StoredMatrix& y) {
-  return x.dtype == y.dtype && x.rows == y.rows && x.cols == y.cols &&
+  return x.dtype == y.dtype && x.scaling == y.scaling && x.rows == y.rows && x.cols == y.cols &&
          x.row_stride == y.row_stride && x.col_stride == y.col_stride;
 }
 
@@ -153,7 +264,8 @@ void AppendBytes(std::string* key, const T& value) {
 void AppendMatrix(std::string* key, const std::optional<StoredMatrix>& s) {
   AppendBytes(key, s.has_value());
   if (!s) return;
-  for (int64_t field : {int64_t{s->dtype}, s->rows, s->cols, s->row_stride, s->col_stride})
+  for (int64_t field : {int64_t{s->dtype}, int64_t{s->scaling}, s->rows, s->cols, s->row_stride,
+                        s->col_stride})
     AppendBytes(key, field);
 }
 
@@ -187,9 +299,9 @@ std::string GemmSignature::Describe() const {
 }
 
 absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {
-  absl::StatusOr<CheckedTensor> a = Check(args.a, "TeplugGemmArgs.a");
+  absl::StatusOr<CheckedTensor> a = Check(args.a, "TeplugGemmArgs.a", true, /*operand=*/true);
   if (!a.ok()) return a.status();
-  absl::StatusOr<CheckedTensor> b = Check(args.b, "TeplugGemmArgs.b");
+  absl::StatusOr<CheckedTensor> b = Check(args.b, "TeplugGemmArgs.b", true, /*operand=*/true);
   if (!b.ok()) return b.status();
   absl::StatusOr<CheckedTensor> d = Check(args.d, "TeplugGemmArgs.d");
   if (!d.ok()) return d.status();
@@ -248,6 +360,8 @@ absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args) {
   s.alpha = args.alpha;
   call.buffers.a = a->data;
   call.buffers.b = b->data;
+  call.buffers.a_scale_inv = a->scale_inv;
+  call.buffers.b_scale_inv = b->scale_inv;
   call.buffers.d = d->data;
   if (args.accumulate) {  // gemm.h: C is D and beta = 1; c and beta are ignored
     s.c_from_d = true;

@@ -29,10 +29,14 @@ struct StoredMatrix {
   int64_t cols = 0;
   int64_t row_stride = 0;
   int64_t col_stride = 0;
+  // For an fp8 operand (A or B), the TeplugScalingMode of its row-wise
+  // scales (gemm.h: real = code * scale_inv); 0 for every other matrix.
+  int32_t scaling = 0;
 
   // True for unit column stride and rows that do not overlap: the layouts a
   // oneDNN matmul reads and writes directly (others go through a copy).
   bool IsRowMajorDense() const;
+  bool quantized() const { return scaling != 0; }
 };
 
 struct GemmSignature {
@@ -67,6 +71,10 @@ struct GemmSignature {
 struct GemmBuffers {
   const void* a = nullptr;
   const void* b = nullptr;
+  // The row-wise scale_inv of a quantized A or B (fp32, or e8m0 for MXFP8),
+  // contiguous in the shape of its scaling mode (types.h); NULL otherwise.
+  const void* a_scale_inv = nullptr;
+  const void* b_scale_inv = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
   const void* bias = nullptr;
@@ -83,11 +91,15 @@ struct GemmCall {
 //   them (NULL a/b/d, short struct_size, rank other than 2, negative extents,
 //   strides mixing zero and non-zero, shapes that do not chain, an unknown
 //   epilogue, pre_gelu_out without GELU, NULL data of a non-empty tensor);
+//   an fp8 A or B without quant, scale_inv or a scaling mode, or with
+//   scale_inv of the wrong dtype or shape for its mode;
 //   Unimplemented for well-formed args this provider does not serve: a
 //   tensor on a device other than the host, a dtype other than fp32, fp16,
-//   bf16 (A, B, C, D, bias, pre_gelu_out), a quantized operand, a negative
-//   stride, k = 0, D or pre_gelu_out sharing memory with A, B, the bias or
-//   each other (C may share D's memory).
+//   bf16 (C, D, bias, pre_gelu_out; A and B may also be fp8_e4m3 or
+//   fp8_e5m2, per-tensor, MXFP8 or 1x128/128x128 block scaled), quant on an
+//   unquantized matrix, an fp8 operand or scale_inv that is not contiguous,
+//   a negative stride, k = 0, D or pre_gelu_out sharing memory with A, B,
+//   the bias or each other (C may share D's memory).
 absl::StatusOr<GemmCall> ReadGemmCall(const TeplugGemmArgs& args);
 
 }  // namespace teplug::cpu::provider

@@ -100,6 +100,13 @@ inline constexpr int kFp8Emax = kKind == Fp8Kind::kE4M3 ? 8 : 15;
 // fp8 -> fp32, exact (NaN codes decode to a quiet NaN with the code's sign).
 float Fp8ToFloat(Fp8Kind kind, uint8_t code);
 
+// e8m0 (OCP MX scale) -> fp32: 2^(e - 127), exact (2^-127 is an fp32
+// subnormal); 0xFF is NaN.
+inline float E8m0ToFloat(uint8_t e) {
+  if (e == 0xFF) return BitsFloat(0x7FC00000u);
+  return e == 0 ? BitsFloat(0x00400000u) : BitsFloat(static_cast<uint32_t>(e) << 23);
+}
+
 }  // namespace teplug::cpu::quantize
 
 #endif  // TEPLUG_PLUGINS_CPU_QUANTIZE_ELEMENT_CODEC_H_

@@ -212,11 +212,6 @@ float RoundToOdd(double v) {
   return BitsFloat(bits | 1u);
 }
 
-float E8m0ToFloat(uint8_t e) {
-  if (e == 0xFF) return NAN;
-  return e == 0 ? BitsFloat(0x00400000u) : BitsFloat(static_cast<uint32_t>(e) << 23);
-}
-
 }  // namespace
 
 float Fp8ToFloat(Fp8Kind kind, uint8_t code) {
