@@ -261,12 +261,15 @@ class CudnnAttention final : public sdk::AttentionImpl {
 
   // Without a GPU the driver's reason; but when the call's device names an
   // arch (teplug explain --arch 80) and libcudnn loads, the rule table's
-  // refusal for that arch comes first, so it can be read on any machine.
+  // refusal for that arch comes first, so it can be read on any machine;
+  // when cuDNN attention cannot load (no libcudnn, or built without the
+  // frontend headers) that reason instead, as no rule can be read.
   absl::Status WithoutGpu(const SdpaProblem& p, const TeplugAttentionParams& params, const std::string& no_gpu) {
     if (p.device_arch > 0) {
       const int32_t version = Loaded();
+      if (version == 0) return absl::UnavailableError(library_missing_);
       const AttentionQuery query = QueryOf(params, p.backward, p.dtype, p.dbias, p.device_arch, version);
-      if (version > 0) {
+      {
         if (std::string why = WhyCudnnRefuses(query); !why.empty()) {
           return absl::UnimplementedError(
               absl::StrCat("native attention: ", why, " (and there is no GPU here: ", no_gpu, ")"));

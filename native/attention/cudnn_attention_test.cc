@@ -133,6 +133,21 @@ TEST(CudnnAttention, WithoutAGpuADeviceThatNamesItsArchGetsTheTablesReason) {
             "version is insufficient for CUDA runtime version)");
 }
 
+// Without a GPU and without cuDNN attention (no libcudnn, or built without
+// the frontend headers), a device that names its arch gets that reason: no
+// rule of the table can be read without cuDNN's version.
+TEST(CudnnAttention, WithoutAGpuOrCudnnADeviceThatNamesItsArchGetsTheLibrarysReason) {
+  Fixture f(std::vector<CudaDeviceFacts>{});
+  f.runtime.Fail("GetDeviceCount", native::testing::kCudaErrorInsufficientDriver);
+  f.backend.load_error = "cuDNN attention is not built in: the cuDNN frontend headers were missing";
+  Call c(256);
+  c.Training(0.0f);
+  c.device.arch = 80;
+  EXPECT_EQ(f.Why(c.args),
+            "native attention: cuDNN attention is not built in: the cuDNN frontend headers were missing");
+  EXPECT_EQ(f.backend.count("LoadLibrary"), 1);
+}
+
 TEST(CudnnAttention, AMissingLibraryIsTheReasonAndLoadedOnce) {
   Fixture f;
   f.backend.load_error = "cuDNN not loadable: libcudnn.so.9: cannot open shared object file";
