@@ -90,14 +90,29 @@ std::optional<int64_t> Fit(int64_t v, const KeyBounds& b, bool spread) {
   return v;
 }
 
-// Fits every bounded key of `items` but those in `keep`.
+// Bounds inside both `x` and `y`.
+KeyBounds Both(const KeyBounds& x, const KeyBounds& y) {
+  KeyBounds b;
+  b.lo = std::max(x.lo, y.lo);
+  b.hi = std::min(x.hi, y.hi);
+  b.multiple = std::lcm(x.multiple, y.multiple);
+  b.unit = std::max(x.unit, y.unit);
+  b.bounded = x.bounded || y.bounded;
+  return b;
+}
+
+// Fits every bounded key of `items` but those in `keep`. Keys equal before
+// stay equal when a value inside both their bounds exists (a packed QKV
+// layout needs seq_q = seq_kv, whatever max_seqlen_q and max_seqlen_kv say).
 absl::Status FitItems(CaseItems* items, const std::vector<DeclaredLimit>& limits,
                       const std::set<std::string>& keep) {
   std::set<std::string> keys;
   for (const DeclaredLimit& l : limits) keys.insert(l.rule->keys.begin(), l.rule->keys.end());
+  std::vector<std::pair<std::string, int64_t>> before;
   for (const std::string& key : keys) {
     const std::optional<int64_t> v = items->Get(key);
     if (!v || keep.count(key)) continue;
+    before.emplace_back(key, *v);
     const KeyBounds b = BoundsOf(key, limits);
     const std::optional<int64_t> fitted = Fit(*v, b, true);
     if (!fitted) {
@@ -106,6 +121,18 @@ absl::Status FitItems(CaseItems* items, const std::vector<DeclaredLimit>& limits
           b.hi, ", a multiple of ", b.multiple, ")"));
     }
     items->Set(key, absl::StrCat(*fitted));
+  }
+  for (size_t i = 0; i < before.size(); ++i) {
+    for (size_t j = i + 1; j < before.size(); ++j) {
+      const auto& [x, x_was] = before[i];
+      const auto& [y, y_was] = before[j];
+      if (x_was != y_was || items->Get(x) == items->Get(y)) continue;
+      if (const std::optional<int64_t> v =
+              Fit(x_was, Both(BoundsOf(x, limits), BoundsOf(y, limits)), true)) {
+        items->Set(x, absl::StrCat(*v));
+        items->Set(y, absl::StrCat(*v));
+      }
+    }
   }
   return absl::OkStatus();
 }

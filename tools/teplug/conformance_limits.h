@@ -4,7 +4,9 @@
 // table of LimitRule, which --case keys each limit field bounds; from that
 // table alone this file
 //  - fits every planned case inside the declared limits (a plugin whose
-//    limits exclude the planner's default sizes is still tested),
+//    limits exclude the planner's default sizes is still tested; sizes equal
+//    in a case stay equal where both keys' limits allow, as packed QKV
+//    layouts need seq_q = seq_kv),
 //  - builds, per declared limit, an edge case (the largest value a maximum
 //    allows, the smallest a minimum or a multiple allows) that must pass the
 //    numerics, and an outside case (one key just past that one limit, every

@@ -46,11 +46,12 @@ std::map<std::string, std::string> Items(const std::string& text) {
 }
 
 // Limits no planner default satisfies: a maximum below the defaults, a
-// multiple none of them is, a minimum above them.
+// multiple none of them is, a minimum above them; maxima of seq_q and seq_kv
+// that differ (packed QKV layouts still need the two equal).
 const std::map<std::string, std::map<std::string, int64_t>> kTight = {
     {"gemm", {{"max_dim", 200}, {"alignment", 64}}},
     {"attention", {{"head_dim_min", 32}, {"head_dim_max", 96}, {"head_dim_multiple", 48}, {"max_seqlen_q", 5},
-                   {"max_seqlen_kv", 5}}},
+                   {"max_seqlen_kv", 7}}},
     {"norm", {{"hidden_min", 100}, {"hidden_max", 1000}, {"hidden_multiple", 48}}},
     {"collective", {{"max_world_size", 2}}},
 };
@@ -115,6 +116,19 @@ TEST(LimitsTest, HeadDimsGoToTheLargestMaximumAndTheSmallestMultiple) {
   EXPECT_EQ(Items(probes[1].edge)["head_dim"], "16");
   EXPECT_EQ(Items(probes[1].outside)["head_dim"], "17");
   EXPECT_EQ(Items(probes[1].outside)["seq_q"], "8");  // the rest untouched
+}
+
+// Keys equal before fitting stay equal when both bounds allow a value; keys
+// that differed are fitted each on its own.
+TEST(LimitsTest, EqualSequenceLengthsStayEqualUnderDifferentMaxima) {
+  const std::vector<DeclaredLimit> limits =
+      Limits(AttentionConformance(), {{"max_seqlen_q", 64}, {"max_seqlen_kv", 256}});
+  absl::StatusOr<std::string> packed = FitCase("layout=bs3hd,seq_q=300,seq_kv=300", limits);
+  ASSERT_TRUE(packed.ok());
+  EXPECT_EQ(*packed, "layout=bs3hd,seq_q=64,seq_kv=64");
+  absl::StatusOr<std::string> separate = FitCase("seq_q=100,seq_kv=300", limits);
+  ASSERT_TRUE(separate.ok());
+  EXPECT_EQ(*separate, "seq_q=64,seq_kv=256");
 }
 
 TEST(LimitsTest, DifferentHeadDimsStayDifferent) {
