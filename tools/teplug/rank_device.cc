@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "teplug/sdk/error.hpp"
@@ -25,7 +26,13 @@ OpInvoker OnHost(StagedRun run) {
 std::string UnservedReasons(const core::DecisionRecord& record, const std::string& device) {
   std::vector<std::string> reasons;
   for (const core::CandidateVerdict& c : record.candidates) {
-    reasons.push_back(absl::StrCat(c.implementation(), ": ", record.Reason(c)));
+    const std::string rule = record.Rule(c);
+    const std::string reason = record.Reason(c);
+    // A denial's reason is "denied"; the rule says by what (`config rule
+    // "no-fp8" (FILE:LINE)`), unless the reason already names it.
+    std::string text = absl::StrCat(c.implementation(), ": ", reason);
+    if (!rule.empty() && !absl::StrContains(reason, rule)) absl::StrAppend(&text, " by ", rule);
+    reasons.push_back(std::move(text));
   }
   if (reasons.empty()) reasons.push_back("no implementation of the interface is registered");
   return absl::StrCat("nothing serves it on ", device, ": ", absl::StrJoin(reasons, "; "));

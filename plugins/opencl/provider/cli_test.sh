@@ -167,7 +167,8 @@ for op in ["gemm qkv_proj (fp8 per_tensor)", "gemm out_proj (mxfp8)"]:
     assert op in staged, (op, sorted(staged))
     assert staged[op]["provider"].split("/")[0] in ("cpu", "reference"), (op, staged[op])
     assert "nothing serves it on opencl:0: " in staged[op]["why"], (op, staged[op])
-    assert "opencl/clblast: denied" in staged[op]["why"], (op, staged[op])
+    assert re.search(r'opencl/clblast: denied by config rule "no-fp8-gemm-on-opencl" '
+                     r'\(.*mixed_vendor.textproto:[0-9]+\)', staged[op]["why"]), (op, staged[op])
 # The gradients are all-reduced across both vendors through the host collective.
 for name in ["dw_o", "dw_qkv"]:
     for who in ["rank 0 cpu:0", "rank 1 opencl:0"]:
