@@ -3,8 +3,9 @@
 # builds and runs the consumer workspace (tests/consumer/run.sh).
 #
 #   tools/test.sh                          # every test, plain build
-#   tools/test.sh --sanitizers             # then again under asan and ubsan (whole
-#                                          # tree) and tsan (core, interfaces, tests, tools)
+#   tools/test.sh --sanitizers             # then again under asan+ubsan in one build
+#                                          # (whole tree) and tsan (core, interfaces,
+#                                          # tests, tools)
 #   tools/test.sh --fuzz SECONDS           # then each fuzz target for SECONDS (tools/fuzz.sh)
 #   tools/test.sh -- --config=opt          # arguments after -- go to every `bazel test`
 #
@@ -76,8 +77,8 @@ echo "$consumer_status" > "$results/consumer.rc"
 ((consumer_status == 0)) || failed_parts+=("consumer")
 
 if $sanitizers; then
-  bazel_run asan --config=asan //...
-  bazel_run ubsan --config=ubsan //...
+  # One build with both: the same reports as two, for one build and one test pass.
+  bazel_run asan_ubsan --config=asan_ubsan //...
   # Debian's Abseil, protobuf and OpenMPI are not built for TSan; the trees below
   # are the ones whose threads teplug owns (see .bazelrc's tsan section).
   bazel_run tsan --config=tsan //core/... //interfaces/... //tests/... //tools/...
