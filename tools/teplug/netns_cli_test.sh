@@ -50,6 +50,10 @@ start_rank() {
     status=$?
     # What arrived over its end of the veth pair (netlink sees this namespace).
     ip -s link show dev "$dev" | awk "/RX:/ { getline; print \$1 }" >"$dir/rx_bytes.$rank"
+    # Both ends of a veth pair go when either namespace does: stay until the
+    # other rank has read its own end (at most 30 s).
+    echo done >"$dir/done.$rank"
+    for _ in $(seq 600); do [[ -e "$dir/done.0" && -e "$dir/done.1" ]] && break; sleep 0.05; done
     exit $status' rank "$TMP" "$r" "$NET.$((r + 1))" "$dev" \
     env TEPLUG_GLOO_IFNAME="$dev" timeout 120 "$TEPLUG" run --ranks 2 --rank "$r" \
     --rendezvous "file:$DIR" "${SMALL[@]}" >"$TMP/rank$r.out" 2>"$TMP/rank$r.err" &
