@@ -207,12 +207,13 @@ absl::StatusOr<std::shared_ptr<const GemmPlan>> GemmPlan::Create(const GemmSigna
 
     step = "matmul";
     dnnl::primitive_attr attr = UserScratchpad();
-    if (plan->runtime_scale_) {
-      attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
-    } else if (s.alpha != 1.f) {
-      attr.set_output_scales(0, {s.alpha});
-    }
+    if (s.alpha != 1.f) attr.set_output_scales(0, {s.alpha});
     dnnl::post_ops post;
+    // The per-tensor scale_invs, read at each call: a binary multiply by a
+    // [1, 1] tensor first. (A runtime output scale would do the same, but
+    // oneDNN 2.6 serves it with gemm:jit and an fp32 scratchpad of all of D,
+    // 64 MiB at 4096 x 4096, instead of brgemm's 130 KiB.)
+    if (plan->runtime_scale_) post.append_binary(dnnl::algorithm::binary_mul, Dense(1, 1, dt::f32));
     if (s.has_c_term()) post.append_sum(s.beta);
     if (s.bias) post.append_binary(dnnl::algorithm::binary_add, plan->bias_md_);
     const bool gelu_in_matmul = s.gelu && !s.pre_gelu.has_value();
@@ -291,19 +292,19 @@ absl::Status GemmPlan::Run(const GemmBuffers& buffers, int threads) const {
                                             {DNNL_ARG_WEIGHTS, memory(matmul_b_md_, engine, b)},
                                             {DNNL_ARG_DST, memory(matmul_dst_md_, engine, dst)},
                                             {DNNL_ARG_SCRATCHPAD, pad}};
-    // alpha and the per-tensor scale_inv of each fp8 operand: the decoded
+    // The per-tensor scale_inv of each fp8 operand (post-op 0): the decoded
     // matrices hold its codes' values.
-    float output_scale = s.alpha;
+    float operand_scale = 1.f;
     if (s.a.scaling == TEPLUG_SCALING_PER_TENSOR)
-      output_scale *= *static_cast<const float*>(buffers.a_scale_inv);
+      operand_scale *= *static_cast<const float*>(buffers.a_scale_inv);
     if (s.b.scaling == TEPLUG_SCALING_PER_TENSOR)
-      output_scale *= *static_cast<const float*>(buffers.b_scale_inv);
+      operand_scale *= *static_cast<const float*>(buffers.b_scale_inv);
     if (runtime_scale_) {
-      args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES,
-                   memory({{1}, dt::f32, {1}}, engine, &output_scale));
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   memory(Dense(1, 1, dt::f32), engine, &operand_scale));
     }
     if (s.bias) {
-      const int bias_post_op = s.has_c_term() ? 1 : 0;
+      const int bias_post_op = (runtime_scale_ ? 1 : 0) + (s.has_c_term() ? 1 : 0);
       args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(bias_post_op) | DNNL_ARG_SRC_1,
                    memory(bias_md_, engine, bias));
     }

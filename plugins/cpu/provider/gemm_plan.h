@@ -8,17 +8,18 @@
 //      than 1), or, for an fp8 operand, its codes decoded into one
 //      (quantize/operand_decode.h). The compute dtype is bf16 when each
 //      operand is exact in bf16: bf16 itself, per-tensor fp8 (its codes; the
-//      scale_inv of each such operand joins alpha in the matmul's output
-//      scale, read at run time) or MXFP8 (code * 2^e); AMX / AVX-512 BF16
+//      scale_inv of each such operand is multiplied in by the matmul's first
+//      post-op, a [1, 1] tensor read at run time) or MXFP8 (code * 2^e); AMX /
+//      AVX-512 BF16
 //      kernels with fp32 accumulation. It is fp32 otherwise: fp16 values are
 //      exact in fp32 (oneDNN 2.6 has no fp16 CPU matmul), and a 1x128 or
 //      128x128 block-scaled value is code * an fp32 scale, rounded once to
 //      fp32 as bf16 could not hold it;
 //   2. prefill: the C term copied into the matmul's destination (nothing when
 //      the C term is D's old contents and D is the destination);
-//   3. the matmul, with alpha as output scale and post-ops sum(beta) for the
-//      C term, binary add of the bias [1, N], and gelu_tanh (unless
-//      pre_gelu_out is wanted);
+//   3. the matmul, with alpha as output scale and post-ops: the per-tensor
+//      fp8 scales (binary multiply), sum(beta) for the C term, binary add of
+//      the bias [1, N], and gelu_tanh (unless pre_gelu_out is wanted);
 //   4. when the destination is an fp32 result matrix rather than D (D fp16,
 //      an fp32 compute writing bf16, a strided D, pre_gelu_out wanted, a C
 //      dtype oneDNN cannot convert into D's, a C overlapping D without being
@@ -79,7 +80,7 @@ class GemmPlan {
   dnnl::memory::desc a_md_, b_md_, d_md_;        // the caller's layouts
   std::optional<Copy> a_copy_, b_copy_;          // step 1
   bool decode_a_ = false, decode_b_ = false;     // step 1 for fp8 operands
-  bool runtime_scale_ = false;  // the output scale, alpha * per-tensor scale_invs, read per call
+  bool runtime_scale_ = false;  // per-tensor scale_invs, multiplied in per call (post-op 0)
   std::optional<Copy> c_copy_;                   // step 2 (C or D into the result matrix)
   std::optional<Copy> bias_copy_;                // bias into fp32 [1, N]
   std::optional<dnnl::memory::desc> result_md_;  // fp32 [M, N] when D is not the destination
