@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "native/device/library_loader.h"
 
 namespace teplug::native::attention {
 namespace {
@@ -36,41 +36,29 @@ void PreloadCudart(const std::string& cudnn_path) {
 }  // namespace
 
 std::vector<std::string> CudnnCandidatePaths() {
-  std::vector<std::string> paths = {kSoname};
-  if (const char* cuda = std::getenv("CUDA_PATH"); cuda != nullptr && *cuda != '\0') {
-    paths.push_back(absl::StrCat(cuda, "/lib64/", kSoname));
-  }
-  paths.push_back(absl::StrCat("/usr/local/cuda/lib64/", kSoname));
+  std::vector<std::string> paths = CudaLibraryPaths(kSoname);
   paths.push_back(absl::StrCat("/usr/lib/x86_64-linux-gnu/", kSoname));
   return paths;
 }
 
 absl::StatusOr<CudnnLibrary> LoadCudnn(const std::vector<std::string>& paths) {
-  std::vector<std::string> failures;
-  for (const std::string& path : paths) {
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-    if (handle == nullptr) {
-      const char* e = dlerror();
-      failures.push_back(e != nullptr ? e : absl::StrCat(path, ": dlopen failed"));
-      continue;
-    }
-    using GetVersionFn = size_t (*)();
-    auto get_version = reinterpret_cast<GetVersionFn>(dlsym(handle, "cudnnGetVersion"));
-    if (get_version == nullptr) {
-      const char* e = dlerror();
-      return absl::NotFoundError(absl::StrCat("cuDNN at ", path, " has no cudnnGetVersion: ", e != nullptr ? e : ""));
-    }
-    char resolved[4096];
-    std::string where = path;
-    if (dlinfo(handle, RTLD_DI_ORIGIN, resolved) == 0) where = absl::StrCat(resolved, "/", kSoname);
-    PreloadCudart(where);
-    CudnnLibrary lib;
-    lib.handle = handle;
-    lib.version = static_cast<int32_t>(get_version());
-    lib.path = where;
-    return lib;
-  }
-  return absl::NotFoundError(absl::StrCat("cuDNN not loadable: ", absl::StrJoin(failures, "; ")));
+  absl::StatusOr<OpenedLibrary> opened = OpenFirstLibrary(paths, RTLD_GLOBAL, "cuDNN");
+  if (!opened.ok()) return opened.status();
+  void* handle = opened->handle;
+  const std::string& path = opened->path;
+  size_t (*get_version)() = nullptr;
+  std::string missing;
+  ResolveSymbol(handle, "cudnnGetVersion", &get_version, &missing);
+  if (!missing.empty()) return absl::NotFoundError(absl::StrCat("cuDNN at ", path, " lacks ", missing));
+  char resolved[4096];
+  std::string where = path;
+  if (dlinfo(handle, RTLD_DI_ORIGIN, resolved) == 0) where = absl::StrCat(resolved, "/", kSoname);
+  PreloadCudart(where);
+  CudnnLibrary lib;
+  lib.handle = handle;
+  lib.version = static_cast<int32_t>(get_version());
+  lib.path = where;
+  return lib;
 }
 
 }  // namespace teplug::native::attention

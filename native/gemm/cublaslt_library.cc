@@ -2,10 +2,9 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "native/device/library_loader.h"
 
 namespace teplug::native {
 namespace {
@@ -93,47 +92,19 @@ class LoadedCublasLt final : public CublasLtApi {
   Functions f_;
 };
 
-std::string DlError() {
-  const char* e = dlerror();
-  return e == nullptr ? "(no dlerror text)" : e;
-}
-
 }  // namespace
 
 std::vector<std::string> CublasLtCandidatePaths() {
-  const std::string soname = absl::StrCat("libcublasLt.so.", CUBLAS_VER_MAJOR);
-  std::vector<std::string> paths = {soname};
-  if (const char* cuda_path = std::getenv("CUDA_PATH");
-      cuda_path != nullptr && *cuda_path != '\0') {
-    paths.push_back(absl::StrCat(cuda_path, "/lib64/", soname));
-  }
-  paths.push_back("/usr/local/cuda/lib64/" + soname);
-  return paths;
+  return CudaLibraryPaths(absl::StrCat("libcublasLt.so.", CUBLAS_VER_MAJOR));
 }
 
 absl::StatusOr<std::unique_ptr<CublasLtApi>> LoadCublasLt(const std::vector<std::string>& paths) {
-  std::string tried;
-  void* library = nullptr;
-  for (const std::string& path : paths) {
-    // RTLD_NODELETE: cuBLASLt keeps process-wide state (its own C++
-    // runtime's allocations among them) that must not be unmapped under
-    // anything still pointing into it; dlclose then only drops our reference.
-    library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (library != nullptr) break;
-    absl::StrAppend(&tried, tried.empty() ? "" : "; ", DlError());
-  }
-  if (library == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("cuBLASLt not loadable: ", tried.empty() ? "no path to try" : tried));
-  }
+  absl::StatusOr<OpenedLibrary> opened = OpenFirstLibrary(paths, RTLD_LOCAL, "cuBLASLt");
+  if (!opened.ok()) return opened.status();
+  void* library = opened->handle;
   Functions f;
   std::string missing;
-#define TEPLUG_RESOLVE(name)                                               \
-  if (missing.empty()) {                                                   \
-    dlerror();                                                             \
-    f.name = reinterpret_cast<decltype(f.name)>(dlsym(library, #name));    \
-    if (f.name == nullptr) missing = absl::StrCat(#name, ": ", DlError()); \
-  }
+#define TEPLUG_RESOLVE(name) ResolveSymbol(library, #name, &f.name, &missing);
   TEPLUG_CUBLASLT_FUNCTIONS(TEPLUG_RESOLVE)
 #undef TEPLUG_RESOLVE
   if (!missing.empty()) {
