@@ -25,7 +25,7 @@
 #include "gtest/gtest.h"
 #include "native/collective/nccl_types.h"
 #include "native/collective/testing/fake_nccl.h"
-#include "native/collective/testing/memory_kv_store.h"
+#include "tests/testing/memory_kv_store.h"
 #include "native/device/testing/fake_cuda_runtime.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -163,7 +163,7 @@ class Fixture : public ::testing::Test {
   std::string library_error_;
   int loads_ = 0;
   std::unique_ptr<sdk::CollectiveImpl> impl_;
-  testing::MemoryKvStore kv_;
+  teplug::testing::MemoryKvStore kv_;
   TeplugKvStore kv_api_{};
   std::vector<TeplugDevice> devices_;
   std::vector<TeplugCommunicator*> comms_;

@@ -22,7 +22,7 @@
 #include "core/kernel/kernel.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "native/collective/testing/memory_kv_store.h"
+#include "tests/testing/memory_kv_store.h"
 #include "native/gemm/testing/gpu_presence.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -59,7 +59,7 @@ TEST(NcclThroughKernelTest, WithoutAGpuCommCreateSaysWhyInTheDriversWords) {
   auto kernel = MakeKernel();
   auto coll = kernel->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
   ASSERT_TRUE(coll);
-  testing::MemoryKvStore store;
+  teplug::testing::MemoryKvStore store;
   const TeplugKvStore kv = store.Api();
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
   rv.kv = &kv;
@@ -129,7 +129,7 @@ void RunEveryOp(int world) {
   auto kernel = MakeKernel();
   auto coll = kernel->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
   ASSERT_TRUE(coll);
-  testing::MemoryKvStore store;
+  teplug::testing::MemoryKvStore store;
   const TeplugKvStore kv = store.Api();
   const size_t n = 1000;
   std::vector<int64_t> counts(world);

@@ -3,11 +3,6 @@
 // all_reduce over 2 thread ranks matches a sum computed in the test, an op the
 // bound implementation cannot serve is an UNSUPPORTED error naming why, and a
 // handle the dispatcher did not create is refused instead of dereferenced.
-#include <chrono>
-#include <condition_variable>
-#include <cstring>
-#include <map>
-#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -18,45 +13,10 @@
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/struct_io.hpp"
+#include "tests/testing/memory_kv_store.h"
 
 namespace teplug {
 namespace {
-
-// An in-process key-value store for the ranks' rendezvous.
-class KvStore {
- public:
-  TeplugKvStore Api() {
-    TeplugKvStore kv = sdk::Versioned<TeplugKvStore>();
-    kv.ctx = this;
-    kv.put = [](void* ctx, const char* key, const void* value, size_t size) -> TeplugError* {
-      auto* self = static_cast<KvStore*>(ctx);
-      std::lock_guard<std::mutex> l(self->mu_);
-      self->values_[key] = std::string(static_cast<const char*>(value), size);
-      self->cv_.notify_all();
-      return nullptr;
-    };
-    kv.get = [](void* ctx, const char* key, void* buffer, size_t capacity, size_t* size,
-                int64_t timeout_ms) -> TeplugError* {
-      auto* self = static_cast<KvStore*>(ctx);
-      std::unique_lock<std::mutex> l(self->mu_);
-      if (!self->cv_.wait_for(l, std::chrono::milliseconds(timeout_ms),
-                              [&] { return self->values_.count(key) > 0; })) {
-        return teplug_error_create(TEPLUG_DEADLINE_EXCEEDED, "kv get timed out");
-      }
-      const std::string& v = self->values_[key];
-      *size = v.size();
-      if (v.size() > capacity) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv value too large");
-      std::memcpy(buffer, v.data(), v.size());
-      return nullptr;
-    };
-    return kv;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, std::string> values_;
-};
 
 TeplugTensor Vector(std::vector<float>* s, int32_t dtype = TEPLUG_DTYPE_FP32) {
   TeplugTensor t = sdk::Versioned<TeplugTensor>();
@@ -80,7 +40,7 @@ TEST(CollectiveThroughKernelTest, AllReduceOverTwoThreadRanksAndRefusals) {
   auto kernel = MakeKernel();
   auto coll = kernel->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
   ASSERT_TRUE(coll);
-  KvStore store;
+  teplug::testing::MemoryKvStore store;
   const TeplugKvStore kv = store.Api();
   constexpr int kWorld = 2;
   std::vector<std::vector<float>> inputs(kWorld), outputs(kWorld);

@@ -1,8 +1,8 @@
 // An in-process TeplugKvStore for tests whose ranks are threads: put stores,
 // get waits on a condition variable up to its timeout (DEADLINE_EXCEEDED
 // after) and follows the contract for values larger than the buffer.
-#ifndef TEPLUG_NATIVE_COLLECTIVE_TESTING_MEMORY_KV_STORE_H_
-#define TEPLUG_NATIVE_COLLECTIVE_TESTING_MEMORY_KV_STORE_H_
+#ifndef TEPLUG_TESTS_TESTING_MEMORY_KV_STORE_H_
+#define TEPLUG_TESTS_TESTING_MEMORY_KV_STORE_H_
 
 #include <condition_variable>
 #include <map>
@@ -12,7 +12,7 @@
 
 #include "teplug/collective.h"
 
-namespace teplug::native::collective::testing {
+namespace teplug::testing {
 
 class MemoryKvStore {
  public:
@@ -27,6 +27,6 @@ class MemoryKvStore {
   std::map<std::string, std::string> values_;
 };
 
-}  // namespace teplug::native::collective::testing
+}  // namespace teplug::testing
 
-#endif  // TEPLUG_NATIVE_COLLECTIVE_TESTING_MEMORY_KV_STORE_H_
+#endif  // TEPLUG_TESTS_TESTING_MEMORY_KV_STORE_H_

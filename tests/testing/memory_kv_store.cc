@@ -1,11 +1,11 @@
-#include "native/collective/testing/memory_kv_store.h"
+#include "tests/testing/memory_kv_store.h"
 
 #include <chrono>
 #include <cstring>
 
 #include "teplug/sdk/struct_io.hpp"
 
-namespace teplug::native::collective::testing {
+namespace teplug::testing {
 
 TeplugKvStore MemoryKvStore::Api() {
   TeplugKvStore kv = sdk::Versioned<TeplugKvStore>();
@@ -41,4 +41,4 @@ std::vector<std::string> MemoryKvStore::Keys() const {
   return out;
 }
 
-}  // namespace teplug::native::collective::testing
+}  // namespace teplug::testing
