@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -27,6 +26,7 @@
 
 #include "benchmark/benchmark.h"
 #include "core/kernel/kernel.h"
+#include "plugins/opencl/bench/paired_rounds.h"
 #include "plugins/reference/numerics/float_formats.h"
 #include "plugins/reference/provider/quantizer_provider.h"
 #include "teplug/quantizer.h"
@@ -154,25 +154,6 @@ void Reference(benchmark::State& state, const Case* c) {
       static_cast<double>(InputBytes(*c)) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
-core::Kernel* TeplugKernel() {
-  static core::Kernel* kernel = [] {
-    core::KernelOptions options;
-    options.use_environment = false;
-    options.load_builtins = false;
-    options.plugin_paths = {g_plugin};
-    options.config_text = "log_level: \"warn\"\n";
-    options.config_source_name = "quantize_bench.textproto";
-    auto k = core::Kernel::Create(std::move(options));
-    if (!k.ok()) {
-      std::fprintf(stderr, "quantize_bench: no kernel: %s\n",
-                   std::string(k.status().message()).c_str());
-      return static_cast<core::Kernel*>(nullptr);
-    }
-    return k->release();
-  }();
-  return kernel;
-}
-
 // The message of `e` (destroyed), or "" when it is NULL.
 std::string Message(TeplugError* e) {
   if (e == nullptr) return "";
@@ -182,7 +163,7 @@ std::string Message(TeplugError* e) {
 }
 
 void Teplug(benchmark::State& state, const Case* c) {
-  core::Kernel* kernel = TeplugKernel();
+  core::Kernel* kernel = BenchKernel(g_plugin, /*builtins=*/false, "quantize_bench");
   if (kernel == nullptr) return state.SkipWithError("no kernel");
   sdk::Ref<TeplugDeviceV1> devices = kernel->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
   TeplugDevice device = sdk::Versioned<TeplugDevice>();
@@ -221,48 +202,17 @@ void Teplug(benchmark::State& state, const Case* c) {
   ctx->Close();
 }
 
-// Keeps each run's wall time per iteration, by benchmark name.
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, std::vector<double>> times;
-};
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
 }  // namespace
 }  // namespace teplug::opencl::bench
 
 int main(int argc, char** argv) {
   using namespace teplug::opencl::bench;  // NOLINT(build/namespaces): this file's names
-  bool smoke = false;
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--smoke") {
-      smoke = true;
-    } else if (arg.rfind("--plugin=", 0) == 0) {
-      g_plugin = arg.substr(9);
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  if (g_plugin.empty()) {
-    std::fprintf(stderr, "quantize_bench: --plugin=PATH/libteplug_opencl.so is required\n");
-    return 2;
-  }
-  int rest_argc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rest_argc, rest.data());
+  BenchFlags flags;
+  if (!ParseBenchFlags(argc, argv, "quantize_bench", &flags)) return 2;
+  g_plugin = flags.plugin;
+  const bool smoke = flags.smoke;
+  int rest_argc = static_cast<int>(flags.rest.size());
+  benchmark::Initialize(&rest_argc, flags.rest.data());
   std::vector<Case> cases;
   for (int32_t mode : {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32}) {
     const int32_t input = mode == TEPLUG_SCALING_PER_TENSOR ? TEPLUG_DTYPE_FP32 : TEPLUG_DTYPE_BF16;
@@ -276,21 +226,9 @@ int main(int argc, char** argv) {
   const int rounds = smoke ? 1 : 5;
   for (int round = 0; round < rounds; ++round) {
     for (const Case& c : cases) {
-      auto add = [&](const char* variant, void (*fn)(benchmark::State&, const Case*)) {
-        benchmark::RegisterBenchmark(
-            (std::string(variant) + "/" + CaseName(c) + "/round" + std::to_string(round)).c_str(),
-            fn, &c)
-            ->UseRealTime()
-            ->Unit(benchmark::kMillisecond)
-            ->MinTime(smoke ? 0.001 : 0.5);
-      };
-      if (round % 2 == 0) {
-        add("reference", Reference);
-        add("teplug", Teplug);
-      } else {
-        add("teplug", Teplug);
-        add("reference", Reference);
-      }
+      RegisterPair(round, CaseName(c), smoke ? 0.001 : 0.5,
+                   {"reference", [&c](benchmark::State& st) { Reference(st, &c); }},
+                   {"teplug", [&c](benchmark::State& st) { Teplug(st, &c); }});
     }
   }
   KeepTimes reporter;
@@ -299,24 +237,19 @@ int main(int argc, char** argv) {
               rounds);
   int missing = 0;
   for (const Case& c : cases) {
-    std::vector<double> ref, tep;
-    const std::string tail = "/" + CaseName(c) + "/round";
-    for (const auto& [name, times] : reporter.times) {
-      if (name.rfind("reference" + tail, 0) == 0) ref.insert(ref.end(), times.begin(), times.end());
-      if (name.rfind("teplug" + tail, 0) == 0) tep.insert(tep.end(), times.begin(), times.end());
-    }
+    const std::vector<double> ref = reporter.Rounds("reference", CaseName(c)),
+                              tep = reporter.Rounds("teplug", CaseName(c));
     if (ref.empty() || tep.empty()) {
       std::printf("  %-32s  not measured\n", CaseName(c).c_str());
       ++missing;
       continue;
     }
-    std::vector<double> paired;
-    for (size_t r = 0; r < std::min(ref.size(), tep.size()); ++r) paired.push_back(ref[r] / tep[r]);
     const double rm = Median(ref), tm = Median(tep);
     std::printf(
         "  %-32s  reference %9.3f ms  teplug %8.3f ms (%6.2f GB/s in)  ratio of medians %.2f  "
         "median of paired ratios %.2f\n",
-        CaseName(c).c_str(), rm, tm, InputBytes(c) / tm / 1e6, rm / tm, Median(paired));
+        CaseName(c).c_str(), rm, tm, InputBytes(c) / tm / 1e6, rm / tm,
+        MedianOfPairedRatios(ref, tep));
   }
   benchmark::Shutdown();
   return missing == 0 ? 0 : 1;
