@@ -23,13 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "plugins/cpu/bench/paired_rounds.h"
 #include "plugins/cpu/provider/attention_provider.h"
 #include "plugins/cpu/provider/gemm_provider.h"
 #include "plugins/cpu/provider/thread_budget.h"
@@ -231,39 +231,6 @@ void Reference(benchmark::State& state, Operands* ops) {
       AttentionFlops(ops->kase) * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, std::vector<double>> times;
-};
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
-// Times of variant `kind` for case `c`, in round order.
-std::vector<double> TimesOf(const KeepTimes& r, const std::string& kind, const Case& c) {
-  std::vector<double> out;
-  const std::string prefix = kind + "/" + CaseName(c) + "/round";
-  for (const auto& [name, times] : r.times) {
-    if (name.rfind(prefix, 0) == 0) out.insert(out.end(), times.begin(), times.end());
-  }
-  return out;
-}
-
-std::vector<double> PairedRatios(const std::vector<double>& num, const std::vector<double>& den) {
-  std::vector<double> out;
-  for (size_t r = 0; r < std::min(num.size(), den.size()); ++r) out.push_back(num[r] / den[r]);
-  return out;
-}
 
 }  // namespace
 }  // namespace teplug::cpu::bench
@@ -318,9 +285,9 @@ int main(int argc, char** argv) {
       rounds);
   int missing = 0;
   for (const Case& c : cases) {
-    const std::vector<double> gemm = TimesOf(reporter, "gemm", c),
-                              attention = TimesOf(reporter, "attention", c),
-                              reference = TimesOf(reporter, "reference", c);
+    const std::vector<double> gemm = reporter.Rounds("gemm", CaseName(c)),
+                              attention = reporter.Rounds("attention", CaseName(c)),
+                              reference = reporter.Rounds("reference", CaseName(c));
     if (gemm.empty() || attention.empty() || (c.with_reference && reference.empty())) {
       std::printf("  %-36s  not measured\n", CaseName(c).c_str());
       ++missing;

@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "plugins/cpu/bench/paired_rounds.h"
 #include "core/kernel/kernel.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "teplug/gemm.h"
@@ -222,24 +222,6 @@ void Teplug(benchmark::State& state, Operands* o) {
   state.SetLabel(served);
 }
 
-// Keeps each run's wall time per iteration, by benchmark name.
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, std::vector<double>> times;
-};
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
 
 }  // namespace
 }  // namespace teplug::cpu::bench
@@ -304,25 +286,17 @@ int main(int argc, char** argv) {
               kTarget);
   int missing = 0;
   for (const Shape& s : shapes) {
-    std::vector<double> direct, teplug;
-    for (const auto& [name, times] : reporter.times) {
-      const std::string rest_of_name = "/" + CaseName(s) + "/round";
-      if (name.rfind("direct" + rest_of_name, 0) == 0)
-        direct.insert(direct.end(), times.begin(), times.end());
-      if (name.rfind("teplug" + rest_of_name, 0) == 0)
-        teplug.insert(teplug.end(), times.begin(), times.end());
-    }
+    const std::vector<double> direct = reporter.Rounds("direct", CaseName(s)),
+                              teplug = reporter.Rounds("teplug", CaseName(s));
     if (direct.empty() || teplug.empty()) {
       std::printf("  %-20s  not measured\n", CaseName(s).c_str());
       ++missing;
       continue;
     }
-    // Both lists are in round order (the map sorts the names): round r's two
-    // runs were adjacent in time, so their ratio sees the same machine load.
-    std::vector<double> paired;
-    for (size_t r = 0; r < std::min(direct.size(), teplug.size()); ++r)
-      paired.push_back(direct[r] / teplug[r]);
-    const double d = Median(direct), t = Median(teplug), ratio = Median(paired);
+    // Round r's two runs were adjacent in time, so their ratio sees the same
+    // machine load.
+    const double d = Median(direct), t = Median(teplug),
+                 ratio = Median(PairedRatios(direct, teplug));
     std::printf(
         "  %-20s  direct %9.3f ms (%7.1f GFLOP/s)  teplug %9.3f ms  (%+.1f us/call)  "
         "ratio of medians %.3f  median of paired ratios %.3f: %s\n",

@@ -18,13 +18,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "plugins/cpu/bench/paired_rounds.h"
 #include "core/kernel/kernel.h"
 #include "teplug/quantizer.h"
 #include "teplug/sdk/iids.hpp"
@@ -148,24 +148,6 @@ void Quantize(benchmark::State& state, Buffers* b) {
   state.SetLabel(chosen->implementation->QualifiedName());
 }
 
-// Keeps each run's wall time per iteration, by benchmark name.
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (!run.error_occurred) times[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-    }
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, std::vector<double>> times;
-};
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
 
 }  // namespace
 }  // namespace teplug::cpu::bench
@@ -227,21 +209,15 @@ int main(int argc, char** argv) {
               kTarget);
   int missing = 0;
   for (const Case& c : cases) {
-    std::vector<double> copy, quantize;
-    for (const auto& [name, times] : reporter.times) {
-      const std::string rest_of_name = std::string("/") + c.name + "/round";
-      if (name.rfind("memcpy" + rest_of_name, 0) == 0) copy.insert(copy.end(), times.begin(), times.end());
-      if (name.rfind("quantize" + rest_of_name, 0) == 0)
-        quantize.insert(quantize.end(), times.begin(), times.end());
-    }
+    const std::vector<double> copy = reporter.Rounds("memcpy", c.name),
+                              quantize = reporter.Rounds("quantize", c.name);
     if (copy.empty() || quantize.empty()) {
       std::printf("  %-26s  not measured\n", c.name);
       ++missing;
       continue;
     }
-    std::vector<double> paired;
-    for (size_t r = 0; r < std::min(copy.size(), quantize.size()); ++r) paired.push_back(copy[r] / quantize[r]);
-    const double m = Median(copy), q = Median(quantize), ratio = Median(paired);
+    const double m = Median(copy), q = Median(quantize),
+                 ratio = Median(PairedRatios(copy, quantize));
     const double gb = static_cast<double>(MovedBytes(c)) / 1e9;
     std::printf("  %-26s  %6.1f MB moved  memcpy %8.3f ms (%5.2f GB/s)  quantize %8.3f ms (%5.2f GB/s)  "
                 "ratio of medians %.3f  median of paired ratios %.3f: %s\n",
