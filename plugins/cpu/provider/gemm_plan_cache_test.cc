@@ -113,6 +113,36 @@ TEST(GemmSignatureKeyTest, EveryPropertyThatShapesThePrimitivesChangesTheKey) {
   }
 }
 
+// An fp8 operand's scaling mode shapes the decode and the matmul, so it is in
+// the key; its per-tensor scale_inv is data read at each call, so it is not.
+TEST(GemmSignatureKeyTest, TheScalingModeOfAnFp8OperandIsInTheKeyItsScaleValueIsNot) {
+  float scale[8] = {0.5f};
+  uint8_t e8m0[8] = {127, 127, 127, 127, 127, 127, 127, 127};
+  TeplugTensor scale_inv{};
+  scale_inv.struct_size = sizeof(TeplugTensor);
+  TeplugQuantization quant{};
+  quant.struct_size = sizeof(TeplugQuantization);
+  quant.scale_inv = &scale_inv;
+  auto fp8_key = [&](int32_t mode) {
+    KeyedCall k;
+    k.a.tensor()->dtype = TEPLUG_DTYPE_FP8_E4M3;
+    k.a.tensor()->quant = &quant;
+    quant.mode = mode;
+    const bool mx = mode == TEPLUG_SCALING_MXFP8_1D32;
+    scale_inv.data = mx ? static_cast<void*>(e8m0) : static_cast<void*>(scale);
+    scale_inv.dtype = mx ? TEPLUG_DTYPE_E8M0 : TEPLUG_DTYPE_FP32;
+    scale_inv.rank = 2;
+    scale_inv.shape[0] = mx ? 8 : 1;  // A is [8, 6]: one 32-column block per row
+    scale_inv.shape[1] = 1;
+    return k.Key();
+  };
+  const std::string per_tensor = fp8_key(TEPLUG_SCALING_PER_TENSOR);
+  EXPECT_NE(per_tensor, fp8_key(TEPLUG_SCALING_MXFP8_1D32));
+  EXPECT_NE(per_tensor, KeyedCall().Key());
+  scale[0] = 4.0f;
+  EXPECT_EQ(per_tensor, fp8_key(TEPLUG_SCALING_PER_TENSOR));
+}
+
 TEST(GemmSignatureKeyTest, ShapesChangeTheKey) {
   TestMatrix a1(TEPLUG_DTYPE_FP32, 4, 6), a2(TEPLUG_DTYPE_FP32, 5, 6), b(TEPLUG_DTYPE_FP32, 6, 3),
       d1(TEPLUG_DTYPE_FP32, 4, 3), d2(TEPLUG_DTYPE_FP32, 5, 3);
