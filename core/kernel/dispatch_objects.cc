@@ -100,7 +100,13 @@ void ServedByRecorder::Record(const Implementation& impl) {
 }
 
 TeplugObject* MakeDispatchObject(std::shared_ptr<const KernelCore> core, const InterfaceModule& module) {
-  auto* d = new DispatchObject{module.DispatchTable(), {1}, &module, std::move(core)};
+  auto* d = new DispatchObject{module.DispatchTable(), {1}, &module, std::move(core), nullptr};
+  return reinterpret_cast<TeplugObject*>(d);
+}
+
+TeplugObject* MakePreparedObject(std::shared_ptr<const KernelCore> core, const InterfaceModule& module,
+                                 std::unique_ptr<const PreparedOp> prepared) {
+  auto* d = new DispatchObject{module.DispatchTable(), {1}, &module, std::move(core), std::move(prepared)};
   return reinterpret_cast<TeplugObject*>(d);
 }
 

@@ -21,10 +21,16 @@ struct DispatchObject {
   std::atomic<uint32_t> refs;
   const InterfaceModule* module;
   std::shared_ptr<const KernelCore> core;
+  // Set on an object prepared for one op (Kernel::Prepare): calls of that
+  // op use its decision; the other ops dispatch by key.
+  std::unique_ptr<const PreparedOp> prepared;
 };
 
 // A new dispatching object for `module` with one reference.
 TeplugObject* MakeDispatchObject(std::shared_ptr<const KernelCore> core, const InterfaceModule& module);
+// The same, prepared for one op of `module`.
+TeplugObject* MakePreparedObject(std::shared_ptr<const KernelCore> core, const InterfaceModule& module,
+                                 std::unique_ptr<const PreparedOp> prepared);
 
 namespace dispatch {
 
@@ -51,12 +57,17 @@ TeplugError* WorkspaceMax(const void* self, const OpSpec& op, const void* args, 
 template <class Object, class Args, auto kMethod, const OpSpec& kOp>
 TeplugError* Op(Object* self, const Args* args) {
   const DispatchObject* d = Self(self);
-  return d->core->Dispatch<kOp>(*d->module, args, [&](const Implementation& impl) {
+  auto call = [args](const Implementation& impl) {
     auto* o = reinterpret_cast<Object*>(impl.object.get());
     TeplugError* e = (o->vtbl->*kMethod)(o, args);
     if (ABSL_PREDICT_FALSE(ServedByRecorder::Active()) && e == nullptr) ServedByRecorder::Record(impl);
     return e;
-  });
+  };
+  const PreparedOp* prepared = d->prepared.get();
+  if (prepared != nullptr && prepared->op() == kOp.op) {
+    return d->core->DispatchPrepared<kOp>(*d->module, *prepared, args, call);
+  }
+  return d->core->Dispatch<kOp>(*d->module, args, call);
 }
 
 // workspace_size(self, args, bytes) of an interface with one sized op.

@@ -61,6 +61,32 @@ bool ProbeFromEnvironment(const EnvLookup& env, const Logger& logger) {
   return false;
 }
 
+struct ModuleOp {
+  const InterfaceModule* module;
+  const OpSpec* spec;
+};
+// The interface and op a caller names, or INVALID_ARGUMENT saying which is unknown.
+absl::StatusOr<ModuleOp> FindModuleOp(const TeplugIID& iid, int32_t op) {
+  const InterfaceModule* module = ModuleOfIid(iid);
+  if (module == nullptr) return absl::InvalidArgumentError("unknown interface id");
+  const OpSpec* spec = module->FindOp(op);
+  if (spec == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("op ", op, " is not an op of ", module->display_name()));
+  }
+  return ModuleOp{module, spec};
+}
+
+// TEPLUG_CHECK_PREPARED=1 checks every call of a prepared op; unset, empty
+// or 0 leaves it to the options; anything else is a warning.
+bool CheckPreparedFromEnvironment(const EnvLookup& env, const Logger& logger) {
+  std::optional<std::string> value = env("TEPLUG_CHECK_PREPARED");
+  if (!value || value->empty() || *value == "0") return false;
+  if (*value == "1") return true;
+  logger.Log(LogLevel::kWarn, absl::StrCat("TEPLUG_CHECK_PREPARED=", EscapeUntrustedText(*value),
+                                           " is neither 1 nor 0; prepared calls are checked as the options say"));
+  return false;
+}
+
 LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config::ConfigSnapshot& cfg,
                      const Logger& logger) {
   LoadPolicy p;
@@ -175,6 +201,7 @@ absl::StatusOr<std::unique_ptr<Kernel>> Kernel::Create(KernelOptions options) {
   state->config = config::ConfigSnapshot::Create(state->device_names->Canonical(*std::move(cfg)), 1);
   ApplyLogLevel(options, env, *state->config, logger.get());
   const LoadPolicy policy = PolicyFor(options, env, *state->config, *logger);
+  options.check_prepared_calls = options.check_prepared_calls || CheckPreparedFromEnvironment(env, *logger);
   auto taken = [&](absl::string_view name) { return state->ProviderSource(name); };
 
   if (options.load_builtins) {
@@ -233,16 +260,22 @@ std::optional<int32_t> Kernel::OpNumber(const TeplugIID& iid, absl::string_view 
   return op->op;
 }
 
+absl::StatusOr<sdk::Ref<TeplugObject>> Kernel::PrepareObject(const TeplugIID& iid, int32_t op,
+                                                              const void* args) const {
+  absl::StatusOr<ModuleOp> m = FindModuleOp(iid, op);
+  if (!m.ok()) return m.status();
+  absl::StatusOr<std::unique_ptr<PreparedOp>> prepared =
+      core_->Prepare(*m->module, *m->spec, args, core_->options().check_prepared_calls);
+  if (!prepared.ok()) return prepared.status();
+  return sdk::Ref<TeplugObject>::Adopt(MakePreparedObject(core_, *m->module, *std::move(prepared)));
+}
+
 absl::StatusOr<Decision> Kernel::Decide(const TeplugIID& iid, int32_t op, const void* args,
                                         absl::string_view provider) const {
-  const InterfaceModule* module = ModuleOfIid(iid);
-  if (module == nullptr) return absl::InvalidArgumentError("unknown interface id");
-  const OpSpec* spec = module->FindOp(op);
-  if (spec == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat("op ", op, " is not an op of ", module->display_name()));
-  }
+  absl::StatusOr<ModuleOp> m = FindModuleOp(iid, op);
+  if (!m.ok()) return m.status();
   auto guard = core_->state().Read();
-  return core_->DecideNow(*guard, *module, *spec, args, provider);
+  return core_->DecideNow(*guard, *m->module, *m->spec, args, provider);
 }
 
 absl::StatusOr<DecisionRecord> Kernel::Explain(const TeplugIID& iid, int32_t op, const void* args,

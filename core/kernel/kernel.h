@@ -6,9 +6,12 @@
 //
 // QueryInterface returns a dispatching object implementing the interface: it
 // selects an implementation per call (decisions cached per op signature),
-// falls back on UNSUPPORTED/UNAVAILABLE unless strict, and says why. Select
-// returns the chosen implementation itself, for hot loops, and can name a
-// provider ("native") to reach it even when another would win.
+// falls back on UNSUPPORTED/UNAVAILABLE unless strict, and says why. Prepare
+// returns a dispatching object that has already decided one op for one
+// signature, for hot loops that repeat it: its calls skip the per-call key
+// and keep fallback, strict mode and the error handling. Select returns the
+// chosen implementation itself, without any of that, and can name a provider
+// ("native") to reach it even when another would win.
 #ifndef TEPLUG_CORE_KERNEL_KERNEL_H_
 #define TEPLUG_CORE_KERNEL_KERNEL_H_
 
@@ -61,6 +64,11 @@ struct KernelOptions {
   bool probe_plugins = false;
   // How long a probe may take; unset: the config's probe_timeout_ms, else 10 s.
   std::optional<absl::Duration> probe_timeout;
+  // Every call of a prepared op (Prepare) checks that it has the facts the
+  // op was prepared for, and is refused with INVALID_ARGUMENT when it has
+  // not: a debugging aid that costs the per-call key the preparation saves.
+  // Also on with TEPLUG_CHECK_PREPARED=1.
+  bool check_prepared_calls = false;
 };
 
 // The chosen implementation of one op, with the reason.
@@ -163,6 +171,27 @@ class Kernel {
     return sdk::Ref<T>::Adopt(reinterpret_cast<T*>(QueryInterface(iid).release()));
   }
 
+  // A dispatching object for `iid` (add_ref'd) prepared for op `op` with
+  // the facts of `args`: the decision is made now (and cached like a call's),
+  // and the object's calls of that op use it without building their key, so
+  // they cost little more than a call through Select's implementation. Its
+  // other ops dispatch per call. It follows plugin loads and config reloads
+  // (the first call after one decides again). Every call of the prepared op
+  // must have the facts `args` had: dtypes, ranks, keyed shapes, layout and
+  // parameters, explicit strides, quantization, the alignment class of each
+  // pointer, the workspace and the device (the decision-cache key,
+  // interfaces/README.md); data addresses, values, per-call scalars and
+  // streams may change. A call with other facts is not detected unless
+  // check_prepared_calls is set: it goes to the prepared choice. Errors as
+  // Select's; FAILED_PRECONDITION for an op decided elsewhere than per call
+  // (collectives, device opening).
+  absl::StatusOr<sdk::Ref<TeplugObject>> PrepareObject(const TeplugIID& iid, int32_t op, const void* args) const;
+  template <class T>
+  absl::StatusOr<sdk::Ref<T>> Prepare(const TeplugIID& iid, int32_t op, const void* args) const {
+    absl::StatusOr<sdk::Ref<TeplugObject>> o = PrepareObject(iid, op, args);
+    if (!o.ok()) return o.status();
+    return sdk::Ref<T>::Adopt(reinterpret_cast<T*>(o->release()));
+  }
   // The number of the op named `op_name` ("forward", "comm_create") in the
   // interface `iid`, or nullopt. Op numbers are local to their interface.
   static std::optional<int32_t> OpNumber(const TeplugIID& iid, absl::string_view op_name);

@@ -21,6 +21,7 @@ std::unique_ptr<KernelState> KernelState::CopyWithoutCache() const {
   s->report = report;
   s->config_warnings = config_warnings;
   s->device_names = device_names;
+  s->generation = generation + 1;
   return s;
 }
 
@@ -93,6 +94,65 @@ const CachedDecision* KernelCore::DecideAndCache(const KernelState& state, const
   }
   *uncached = std::move(entry);
   return uncached->get();
+}
+
+absl::StatusOr<std::unique_ptr<PreparedOp>> KernelCore::Prepare(const InterfaceModule& module, const OpSpec& op,
+                                                                const void* args, bool check_calls) const {
+  auto guard = state_.Read();
+  OpSignature key;
+  if (!op.build_key(args, &key)) {
+    // Malformed args say what is wrong; well-formed ones are of an op that
+    // is decided elsewhere than per call.
+    absl::StatusOr<OpDescription> desc = op.describe(module, op, args, *guard->device_names);
+    if (!desc.ok()) return desc.status();
+    return absl::FailedPreconditionError(absl::StrCat(
+        module.display_name(), " ", op.name, " cannot be prepared: it is not decided per call (",
+        desc->summary, "); use the dispatching object"));
+  }
+  const CachedDecision* c = guard->cache.Find(key);
+  std::unique_ptr<CachedDecision> uncached;
+  if (c == nullptr) {
+    TeplugError* err = nullptr;
+    c = DecideAndCache(*guard, module, op, args, &key, &uncached, &err);
+    if (c == nullptr) {
+      absl::Status s = absl::InvalidArgumentError(err->message);
+      err->destroy(err);
+      return s;
+    }
+  }
+  const Decision& d = c->decision;
+  if (d.ranked.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat("teplug: no provider can serve ", d.op_summary(), "\n", d.record().Format()));
+  }
+  auto prepared = std::make_unique<PreparedOp>(op.op, key, d.op_summary(), check_calls);
+  prepared->Bind(guard->generation, c, std::move(uncached));
+  return prepared;
+}
+
+void KernelCore::Rebind(const PreparedOp& prepared) const {
+  auto guard = state_.Read();
+  const CachedDecision* c = guard->cache.Find(prepared.key());
+  if (c != nullptr && !c->decision.ranked.empty()) prepared.Bind(guard->generation, c);
+}
+
+TeplugError* KernelCore::CheckPreparedCall(const InterfaceModule& module, const OpSpec& op,
+                                           const PreparedOp& prepared, const void* args) const {
+  OpSignature key;
+  if (op.build_key(args, &key) && key == prepared.key()) return nullptr;
+  auto guard = state_.Read();
+  absl::StatusOr<OpDescription> desc = op.describe(module, op, args, *guard->device_names);
+  std::string msg = absl::StrCat(
+      "teplug: a dispatching object prepared for ", prepared.summary(), " was called with ",
+      desc.ok() ? desc->summary : absl::StrCat("malformed args: ", desc.status().message()),
+      desc.ok() && desc->summary == prepared.summary()
+          ? " (they differ in a keyed fact the summary does not show: a pointer's alignment, explicit strides, "
+            "quantization or the workspace)"
+          : "",
+      desc.ok() ? "; a prepared object serves only calls with the facts it was prepared for "
+                  "(use the dispatching object, or prepare one per signature)"
+                : "");
+  return teplug_error_create(TEPLUG_INVALID_ARGUMENT, msg.c_str());
 }
 
 void KernelCore::LogServedOnce(const Decision& d) const {

@@ -19,6 +19,7 @@
 #include "core/kernel/decision_cache.h"
 #include "core/kernel/device_names.h"
 #include "core/kernel/kernel.h"
+#include "core/kernel/prepared_op.h"
 #include "core/loader/load_report.h"
 #include "core/log/logger.h"
 #include "core/ops/interface_module.h"
@@ -44,10 +45,13 @@ struct KernelState {
   // never null, replaced (not changed) when a provider adds names.
   std::shared_ptr<const DeviceNames> device_names = std::make_shared<const DeviceNames>();
   mutable DecisionCache cache;
+  // Counts published states (the first is 0); a prepared op's binding names
+  // the state its decision was made in by this number.
+  uint64_t generation = 0;
 
   // Empty lists for `num_interfaces` interfaces.
   explicit KernelState(size_t num_interfaces);
-  // A copy of everything but the cache (which starts empty).
+  // A copy of everything but the cache (which starts empty), one generation on.
   std::unique_ptr<KernelState> CopyWithoutCache() const;
   // The registered provider named `name`, or null.
   const Provider* FindProvider(absl::string_view name) const;
@@ -70,6 +74,22 @@ class KernelCore {
   // `kOp` is a compile-time op spec so that its key builder is inlined here.
   template <const OpSpec& kOp, class Call>
   TeplugError* Dispatch(const InterfaceModule& module, const void* args, Call&& call) const;
+
+  // Dispatch for a dispatching object prepared for one op (Kernel::Prepare):
+  // the same fallback, strict mode and error handling as Dispatch, with the
+  // decision taken from `prepared` instead of the cache while the state it
+  // was made in is current. With check_calls, a call whose key differs from
+  // the prepared one is refused with INVALID_ARGUMENT.
+  template <const OpSpec& kOp, class Call>
+  TeplugError* DispatchPrepared(const InterfaceModule& module, const PreparedOp& prepared, const void* args,
+                                Call&& call) const;
+
+  // Decides `op` for `args` (cached like a call) and returns it prepared:
+  // INVALID_ARGUMENT for malformed args, FAILED_PRECONDITION for an op not
+  // decided per call (collectives, device opening), NOT_FOUND with the
+  // decision record when nothing can serve it.
+  absl::StatusOr<std::unique_ptr<PreparedOp>> Prepare(const InterfaceModule& module, const OpSpec& op,
+                                                      const void* args, bool check_calls) const;
 
   // Runs `fn(const Decision&)` on the cached decision for the op (deciding
   // on a miss) while the state is held; returns fn's error, or an
@@ -129,6 +149,17 @@ class KernelCore {
   // for the signature (`c.MarkBroken`), so later calls skip it.
   TeplugError* OnCallError(const CachedDecision& c, size_t index, TeplugError* e, bool threw) const;
   TeplugError* NoProvider(const Decision& d) const;
+  // A prepared op's slow paths, out of line: binds the current state's
+  // cached decision for its key, if there is one; the refusal of a call
+  // whose key differs from the prepared one (check_calls).
+  void Rebind(const PreparedOp& prepared) const;
+  // A prepared op's call after the state changed: dispatched by key, then
+  // the decision the new state cached is bound.
+  template <const OpSpec& kOp, class Call>
+  TeplugError* DispatchRebinding(const InterfaceModule& module, const PreparedOp& prepared, const void* args,
+                                 Call& call) const;
+  TeplugError* CheckPreparedCall(const InterfaceModule& module, const OpSpec& op, const PreparedOp& prepared,
+                                 const void* args) const;
   // The call found no candidate it may use that is not marked broken for
   // the signature (every one is, or strict mode and the first choice is).
   TeplugError* BrokenCandidates(const CachedDecision& c) const;
@@ -139,7 +170,8 @@ class KernelCore {
 };
 
 template <const OpSpec& kOp, class Call>
-TeplugError* KernelCore::Dispatch(const InterfaceModule& module, const void* args, Call&& call) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline TeplugError* KernelCore::Dispatch(const InterfaceModule& module, const void* args,
+                                                                      Call&& call) const {
   auto guard = state_.Read();
   OpSignature sig;
   constexpr auto kBuildKey = kOp.build_key;
@@ -154,6 +186,42 @@ TeplugError* KernelCore::Dispatch(const InterfaceModule& module, const void* arg
     if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
   }
   return DispatchMiss(*guard, module, kOp, args, keyed ? &sig : nullptr, hit, first_error, first_threw, call);
+}
+
+template <const OpSpec& kOp, class Call>
+TeplugError* KernelCore::DispatchPrepared(const InterfaceModule& module, const PreparedOp& prepared, const void* args,
+                                          Call&& call) const {
+  if (ABSL_PREDICT_FALSE(prepared.check_calls())) {
+    if (TeplugError* e = CheckPreparedCall(module, kOp, prepared, args)) return e;
+  }
+  // No args at all never reach a plugin: the keyed path says what is wrong.
+  if (ABSL_PREDICT_FALSE(args == nullptr)) return DispatchRebinding<kOp>(module, prepared, args, call);
+  {
+    auto guard = state_.Read();
+    const PreparedOp::Binding* b = prepared.binding();
+    if (ABSL_PREDICT_TRUE(b->generation == guard->generation)) {
+      // Prepare bound only a decision with a candidate.
+      const CachedDecision* hit = b->decision;
+      TeplugError* first_error = nullptr;
+      bool first_threw = false;
+      if (ABSL_PREDICT_TRUE(hit->broken.load(std::memory_order_relaxed) == 0)) {
+        const Implementation& impl = *hit->decision.ranked[0];
+        first_error = CallPlugin({impl.QualifiedName(), kOp.name}, [&] { return call(impl); }, &first_threw);
+        if (ABSL_PREDICT_TRUE(first_error == nullptr)) return nullptr;
+      }
+      return DispatchMiss(*guard, module, kOp, args, &prepared.key(), hit, first_error, first_threw, call);
+    }
+  }
+  return DispatchRebinding<kOp>(module, prepared, args, call);
+}
+
+template <const OpSpec& kOp, class Call>
+ABSL_ATTRIBUTE_NOINLINE TeplugError* KernelCore::DispatchRebinding(const InterfaceModule& module,
+                                                                   const PreparedOp& prepared, const void* args,
+                                                                   Call& call) const {
+  TeplugError* e = Dispatch<kOp>(module, args, call);
+  Rebind(prepared);
+  return e;
 }
 
 template <class Call>

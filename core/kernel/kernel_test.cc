@@ -580,6 +580,20 @@ TEST(KernelCApiTest, CreateQueryExplainReportReloadDestroy) {
   ASSERT_NE(selected, nullptr);
   selected->vtbl->release(selected);
 
+  TeplugObject* prepared = nullptr;
+  ASSERT_TRUE(
+      sdk::OwnedError(teplug_kernel_prepare(kernel, &sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args(), &prepared)).ok());
+  ASSERT_NE(prepared, nullptr);
+  auto* prepared_gemm = reinterpret_cast<TeplugGemmV1*>(prepared);
+  c.ClearOutput();
+  ASSERT_TRUE(sdk::OwnedError(prepared_gemm->vtbl->gemm(prepared_gemm, c.args())).ok());
+  EXPECT_EQ(c.OutputMarker(), kFast);
+  TeplugObject* none_prepared = nullptr;
+  sdk::OwnedError not_an_op(teplug_kernel_prepare(kernel, &sdk::kIidGemmV1, 77, c.args(), &none_prepared));
+  EXPECT_EQ(not_an_op.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(not_an_op.message(), "op 77 is not an op of IGemm/1");
+  EXPECT_EQ(none_prepared, nullptr);
+
   ASSERT_TRUE(sdk::OwnedError(teplug_kernel_load_report(kernel, nullptr, 0, &len)).ok());
   EXPECT_GT(len, 0u);
   sdk::OwnedError bad(teplug_kernel_reload_config(kernel, "no_such_field: 1", "r.textproto"));
@@ -592,6 +606,11 @@ TEST(KernelCApiTest, CreateQueryExplainReportReloadDestroy) {
   ASSERT_TRUE(sdk::OwnedError(gemm->vtbl->gemm(gemm, after.args())).ok());
   EXPECT_EQ(after.OutputMarker(), kFast);
   obj->vtbl->release(obj);
+  // So does a prepared one.
+  c.ClearOutput();
+  ASSERT_TRUE(sdk::OwnedError(prepared_gemm->vtbl->gemm(prepared_gemm, c.args())).ok());
+  EXPECT_EQ(c.OutputMarker(), kFast);
+  prepared->vtbl->release(prepared);
 
   TeplugKernel* none = nullptr;
   TeplugKernelOptions bad_opts = o;

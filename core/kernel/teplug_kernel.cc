@@ -116,6 +116,17 @@ TeplugError* teplug_kernel_select(TeplugKernel* kernel, const TeplugIID* iid, in
   });
 }
 
+TeplugError* teplug_kernel_prepare(TeplugKernel* kernel, const TeplugIID* iid, int32_t op, const void* args,
+                                   TeplugObject** out) {
+  return teplug::sdk::Guard([&] {
+    if (out == nullptr || iid == nullptr) throw teplug::sdk::InvalidArgument("teplug_kernel_prepare: NULL out or iid");
+    *out = nullptr;
+    auto prepared = Get(kernel).PrepareObject(*iid, op, args);
+    ThrowIfError(prepared.status());
+    *out = prepared->release();
+  });
+}
+
 TeplugError* teplug_kernel_explain(TeplugKernel* kernel, const TeplugIID* iid, int32_t op, const void* args,
                                    const char* provider, char* buffer, size_t capacity, size_t* length) {
   return teplug::sdk::Guard([&] {

@@ -52,6 +52,15 @@ TeplugObject* teplug_kernel_query_interface(TeplugKernel* kernel, const TeplugII
 TeplugError* teplug_kernel_select(TeplugKernel* kernel, const TeplugIID* iid, int32_t op, const void* args,
                                   const char* provider, TeplugObject** out);
 
+/* A dispatching object for `iid` (add_ref'd into *out) prepared for op `op`
+ * with the facts of `args`: its calls of that op use the decision made now
+ * instead of deciding per call, for loops that repeat one op with one
+ * signature (teplug::core::Kernel::Prepare says which facts must stay the
+ * same; TEPLUG_CHECK_PREPARED=1 checks every call). TEPLUG_NOT_FOUND with
+ * the decision record when nothing can serve it. */
+TeplugError* teplug_kernel_prepare(TeplugKernel* kernel, const TeplugIID* iid, int32_t op, const void* args,
+                                   TeplugObject** out);
+
 /* Text outputs: write at most `capacity` bytes including the NUL into
  * `buffer` (which may be NULL when capacity is 0) and the full length
  * (excluding the NUL) into *length, so a caller can size a second call. */

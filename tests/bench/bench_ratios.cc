@@ -14,6 +14,16 @@ std::string Verdict(bool met, double value, double limit, const char* unit) {
                          100.0 * (value / limit - 1.0));
 }
 
+// A call through a dispatching object against the direct call.
+RatioLine DispatchLine(const char* name, double call, double direct) {
+  const double ratio = call / direct;
+  const bool met = ratio <= kMaxDispatchOverDirect;
+  return {absl::StrFormat("%s/direct = %.3fx (%.2f ns vs %.2f ns, %.1f ns more; target <= %.2fx): %s", name, ratio,
+                          call * 1e9, direct * 1e9, (call - direct) * 1e9, kMaxDispatchOverDirect,
+                          Verdict(met, ratio, kMaxDispatchOverDirect, "x")),
+          met};
+}
+
 }  // namespace
 
 std::vector<RatioLine> ComputeRatios(const BenchTimes& t) {
@@ -27,14 +37,7 @@ std::vector<RatioLine> ComputeRatios(const BenchTimes& t) {
                                  Verdict(selected_met, selected_ratio, kMaxSelectedOverDirect, "x")),
                  selected_met});
 
-  const double dispatch_ratio = t.dispatch_call / t.direct_call;
-  const bool dispatch_met = dispatch_ratio <= kMaxDispatchOverDirect;
-  out.push_back(
-      {absl::StrFormat("dispatch/direct = %.3fx (%.2f ns vs %.2f ns, %.1f ns more; target <= %.2fx): %s",
-                       dispatch_ratio, t.dispatch_call * 1e9, t.direct_call * 1e9,
-                       (t.dispatch_call - t.direct_call) * 1e9, kMaxDispatchOverDirect,
-                       Verdict(dispatch_met, dispatch_ratio, kMaxDispatchOverDirect, "x")),
-       dispatch_met});
+  out.push_back(DispatchLine("dispatch", t.dispatch_call, t.direct_call));
 
   const double select_us = t.cold_select_64 * 1e6;
   const bool select_met = select_us < kMaxColdSelect64Us;
@@ -52,6 +55,7 @@ std::vector<RatioLine> ComputeRatios(const BenchTimes& t) {
            load_ms, t.create_50 * 1e3, t.create_empty * 1e3, kMaxLoad50Ms,
            Verdict(load_met, load_ms, kMaxLoad50Ms, " ms")),
        load_met});
+  out.push_back(DispatchLine("prepared", t.prepared_call, t.direct_call));
   return out;
 }
 

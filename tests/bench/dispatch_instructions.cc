@@ -42,6 +42,9 @@ __attribute__((noinline)) int DirectCalls(TeplugAttentionV1* a, const TeplugAtte
 __attribute__((noinline)) int SelectedCalls(TeplugAttentionV1* a, const TeplugAttentionFwdArgs* args, int calls) {
   return CallMany(a, args, calls);
 }
+__attribute__((noinline)) int PreparedCalls(TeplugAttentionV1* a, const TeplugAttentionFwdArgs* args, int calls) {
+  return CallMany(a, args, calls);
+}
 __attribute__((noinline)) int DispatchedCalls(TeplugAttentionV1* a, const TeplugAttentionFwdArgs* args, int calls) {
   return CallMany(a, args, calls);
 }
@@ -81,11 +84,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto dispatching = (*kernel)->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+  auto prepared =
+      (*kernel)->Prepare<TeplugAttentionV1>(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, call.args());
+  if (!prepared.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(prepared.status().message()).c_str());
+    return 1;
+  }
   // Fill the decision cache before anything is counted.
   int failed = bench::WarmUp(dispatching.get(), call.args());
   failed += bench::DirectCalls(direct, call.args(), calls);
   failed += bench::SelectedCalls(selection->as<TeplugAttentionV1>(), call.args(), calls);
   failed += bench::DispatchedCalls(dispatching.get(), call.args(), calls);
+  failed += bench::PreparedCalls(prepared->get(), call.args(), calls);
   if (failed != 0) {
     std::fprintf(stderr, "%d calls failed\n", failed);
     return 1;

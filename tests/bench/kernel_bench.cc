@@ -7,13 +7,15 @@
 //                          returned (target: within 1.05x of direct)
 //   BM_DispatchCachedCall  the same through the dispatching object, decision
 //                          cached (target: within 2x of direct)
+//   BM_PreparedCall        the same through a dispatching object prepared for
+//                          the op (Kernel::Prepare; target: within 2x of direct)
 //   BM_ColdSelect64        Kernel::Select among 64 registered implementations;
 //                          Select never uses the decision cache (target < 5 us)
 //   BM_CreateKernel50 - BM_CreateKernelEmpty
 //                          loading 50 small plugins (target < 100 ms)
 // The plugins' ops do nothing (noop_provider.cc), so what is timed is
 // overhead. main() runs the benchmarks with a reporter that keeps each one's
-// time, then prints the four comparisons (bench_ratios.h).
+// time, then prints the five comparisons (bench_ratios.h).
 //
 //   bazel run -c opt //tests/bench:kernel_bench
 //   bazel run -c opt //tests/bench:kernel_bench -- --benchmark_repetitions=5
@@ -138,6 +140,20 @@ BENCHMARK(BM_DispatchCachedCall);
 // time per call should not grow.
 BENCHMARK(BM_DispatchCachedCall)->Threads(2)->UseRealTime();
 
+void BM_PreparedCall(benchmark::State& state) {
+  std::unique_ptr<Kernel> kernel = CreateOrSkip(state, {BenchPlugin("bench_noop")});
+  if (kernel == nullptr) return;
+  const TeplugAttentionFwdArgs* args = ForwardCall().args();
+  absl::StatusOr<sdk::Ref<TeplugAttentionV1>> attention =
+      kernel->Prepare<TeplugAttentionV1>(sdk::kIidAttentionV1, TEPLUG_OP_ATTENTION_FORWARD, args);
+  if (!attention.ok()) return state.SkipWithError(std::string(attention.status().message()).c_str());
+  for (auto _ : state) {
+    TeplugError* e = (*attention)->vtbl->forward(attention->get(), args);
+    if (Failed(state, e)) break;
+  }
+}
+BENCHMARK(BM_PreparedCall);
+
 void BM_ColdSelect64(benchmark::State& state) {
   std::unique_ptr<Kernel> kernel = CreateOrSkip(state, {BenchPlugin("bench_many")});
   if (kernel == nullptr) return;
@@ -252,10 +268,12 @@ int Main(int argc, char** argv) {
   t.direct_call = reporter.Median("BM_DirectCall");
   t.selected_call = reporter.Median("BM_SelectedCall");
   t.dispatch_call = reporter.Median("BM_DispatchCachedCall");
+  t.prepared_call = reporter.Median("BM_PreparedCall");
   t.cold_select_64 = reporter.Median("BM_ColdSelect64");
   t.create_empty = reporter.Median("BM_CreateKernelEmpty");
   t.create_50 = reporter.Median("BM_CreateKernel50");
-  if (t.direct_call == 0 || t.selected_call == 0 || t.dispatch_call == 0 || t.cold_select_64 == 0 ||
+  if (t.direct_call == 0 || t.selected_call == 0 || t.dispatch_call == 0 || t.prepared_call == 0 ||
+      t.cold_select_64 == 0 ||
       t.create_empty == 0 || t.create_50 == 0) {
     std::fprintf(
         stderr,

@@ -13,10 +13,10 @@ if ! "$bench" --benchmark_min_time=0.001 --benchmark_color=false >"$out" 2>&1; t
 fi
 cat "$out"
 for expected in \
-  "BM_DirectCall" "BM_SelectedCall" "BM_DispatchCachedCall" "BM_DispatchCachedCall/real_time/threads:2" \
+  "BM_DirectCall" "BM_SelectedCall" "BM_DispatchCachedCall" "BM_DispatchCachedCall/real_time/threads:2" "BM_PreparedCall" \
   "BM_ColdSelect64" "BM_CreateKernelEmpty" "BM_CreateKernel50" \
   "BM_Part1_ReadGuard" "BM_Part1_ReadGuardSymmetric" "BM_Part2_BuildSignature" "BM_Part3_CacheHit" \
-  "selected/direct = " "dispatch/direct = " "cold selection among 64 = " "load 50 plugins = "; do
+  "selected/direct = " "dispatch/direct = " "cold selection among 64 = " "load 50 plugins = " "prepared/direct = "; do
   if ! grep -qF -- "$expected" "$out"; then
     echo "FAIL: the output has no \"$expected\"" >&2
     exit 1

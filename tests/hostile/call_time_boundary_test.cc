@@ -1,6 +1,7 @@
 // Plugins that load cleanly and then misbehave when called (call_time_plugin.cc),
 // ranked first, with the "wide" fake provider behind them: through the
-// kernel's dispatching objects every call returns either success from the
+// kernel's dispatching objects (keyed per call, and prepared for the call)
+// every call returns either success from the
 // fallback or a host-made error the caller can read and destroy, strict mode
 // returns the error, and the process survives.
 #include <climits>
@@ -54,11 +55,29 @@ Said Consume(TeplugError* e) {
   return s;
 }
 
-Said CallGemm(const Kernel& k, GemmCall& c) {
+// The two dispatching objects a call can go through: the one QueryInterface
+// returns (keyed per call) and one prepared for the call (Kernel::Prepare),
+// whose calls skip the key and must keep the same boundary.
+enum class Path { kDispatched, kPrepared };
+
+Said CallGemm(const Kernel& k, GemmCall& c, Path path = Path::kDispatched) {
+  if (path == Path::kPrepared) {
+    absl::StatusOr<sdk::Ref<TeplugGemmV1>> gemm = k.Prepare<TeplugGemmV1>(sdk::kIidGemmV1, TEPLUG_OP_GEMM, c.args());
+    EXPECT_TRUE(gemm.ok()) << gemm.status();
+    if (!gemm.ok()) return Said{true, TEPLUG_INTERNAL, std::string(gemm.status().message())};
+    return Consume((*gemm)->vtbl->gemm(gemm->get(), c.args()));
+  }
   auto gemm = k.Query<TeplugGemmV1>(sdk::kIidGemmV1);
   EXPECT_TRUE(gemm);
   return Consume(gemm->vtbl->gemm(gemm.get(), c.args()));
 }
+
+// Tests of GEMM calls, run through both paths.
+class CallTimeGemmTest : public ::testing::TestWithParam<Path> {};
+INSTANTIATE_TEST_SUITE_P(Paths, CallTimeGemmTest, ::testing::Values(Path::kDispatched, Path::kPrepared),
+                         [](const ::testing::TestParamInfo<Path>& i) {
+                           return i.param == Path::kPrepared ? "Prepared" : "Dispatched";
+                         });
 
 // The first line of a message (the rest is the decision record).
 std::string FirstLine(const std::string& m) { return m.substr(0, m.find('\n')); }
@@ -82,7 +101,7 @@ const Case kFallbackCases[] = {
     {"throw_non_std", TEPLUG_INTERNAL, "C++ exception escaped call_throw_non_std/gemm gemm: (not a std::exception)"},
 };
 
-TEST(CallTimeBoundaryTest, MalformedErrorsAndExceptionsFallBackWithOneWarning) {
+TEST_P(CallTimeGemmTest, MalformedErrorsAndExceptionsFallBackWithOneWarning) {
   for (const Case& c : kFallbackCases) {
     SCOPED_TRACE(c.name);
     LogCapture log;
@@ -90,7 +109,7 @@ TEST(CallTimeBoundaryTest, MalformedErrorsAndExceptionsFallBackWithOneWarning) {
     ASSERT_TRUE(k);
     for (int i = 0; i < 3; ++i) {
       GemmCall g;
-      Said s = CallGemm(*k, g);
+      Said s = CallGemm(*k, g, GetParam());
       EXPECT_FALSE(s.error) << s.message;
       EXPECT_EQ(g.OutputMarker(), kWide) << "served by the fallback";
     }
@@ -101,14 +120,14 @@ TEST(CallTimeBoundaryTest, MalformedErrorsAndExceptionsFallBackWithOneWarning) {
   }
 }
 
-TEST(CallTimeBoundaryTest, StrictModeReturnsAHostMadeError) {
+TEST_P(CallTimeGemmTest, StrictModeReturnsAHostMadeError) {
   for (const Case& c : kFallbackCases) {
     SCOPED_TRACE(c.name);
     LogCapture log;
     auto k = MakeKernel({CallTimePlugin(c.name), FakePlugin("wide")}, &log, /*strict=*/true);
     ASSERT_TRUE(k);
     GemmCall g;
-    Said s = CallGemm(*k, g);
+    Said s = CallGemm(*k, g, GetParam());
     ASSERT_TRUE(s.error);
     EXPECT_EQ(s.code, c.code);
     EXPECT_EQ(FirstLine(s.message), c.expected);
@@ -117,14 +136,14 @@ TEST(CallTimeBoundaryTest, StrictModeReturnsAHostMadeError) {
   }
 }
 
-TEST(CallTimeBoundaryTest, WithoutAFallbackTheCallerGetsTheHostMadeError) {
+TEST_P(CallTimeGemmTest, WithoutAFallbackTheCallerGetsTheHostMadeError) {
   for (const Case& c : kFallbackCases) {
     SCOPED_TRACE(c.name);
     LogCapture log;
     auto k = MakeKernel({CallTimePlugin(c.name)}, &log);
     ASSERT_TRUE(k);
     GemmCall g;
-    Said s = CallGemm(*k, g);
+    Said s = CallGemm(*k, g, GetParam());
     ASSERT_TRUE(s.error);
     EXPECT_EQ(s.code, c.code);
     EXPECT_EQ(FirstLine(s.message), c.expected);
@@ -135,7 +154,7 @@ TEST(CallTimeBoundaryTest, WithoutAFallbackTheCallerGetsTheHostMadeError) {
 // An implementation that let an exception escape is skipped for that
 // signature from then on: the next call does not reach it (it would throw
 // again and the error would be its exception), with or without strict mode.
-TEST(CallTimeBoundaryTest, AnImplementationThatThrewIsSkippedForTheSignature) {
+TEST_P(CallTimeGemmTest, AnImplementationThatThrewIsSkippedForTheSignature) {
   for (bool strict : {false, true}) {
     SCOPED_TRACE(strict ? "strict" : "not strict");
     LogCapture log;
@@ -144,13 +163,13 @@ TEST(CallTimeBoundaryTest, AnImplementationThatThrewIsSkippedForTheSignature) {
     // One set of buffers for every call: the signature keys the buffers'
     // alignment, so this is one signature for sure.
     GemmCall g;
-    Said s = CallGemm(*k, g);
+    Said s = CallGemm(*k, g, GetParam());
     ASSERT_TRUE(s.error);
     EXPECT_EQ(FirstLine(s.message), "C++ exception escaped call_throw_gemm/gemm gemm: gemm exploded");
     EXPECT_NE(s.message.find("call_throw_gemm/gemm is skipped for this signature from now on"), std::string::npos)
         << s.message;
     for (int i = 0; i < 2; ++i) {
-      Said later = CallGemm(*k, g);
+      Said later = CallGemm(*k, g, GetParam());
       ASSERT_TRUE(later.error);
       EXPECT_EQ(later.code, TEPLUG_INTERNAL);
       EXPECT_EQ(later.message.find("gemm exploded"), std::string::npos) << "called again: " << later.message;
@@ -163,20 +182,21 @@ TEST(CallTimeBoundaryTest, AnImplementationThatThrewIsSkippedForTheSignature) {
     }
     // Another signature is decided (and called) afresh.
     GemmCall other(/*alpha=*/1.f, /*m=*/5);
-    EXPECT_EQ(FirstLine(CallGemm(*k, other).message), "C++ exception escaped call_throw_gemm/gemm gemm: gemm exploded");
+    EXPECT_EQ(FirstLine(CallGemm(*k, other, GetParam()).message),
+              "C++ exception escaped call_throw_gemm/gemm gemm: gemm exploded");
   }
 }
 
 // In strict mode the first choice serves or nothing does, even when a
 // fallback exists and the first choice is skipped as broken.
-TEST(CallTimeBoundaryTest, StrictModeDoesNotFallBackPastASkippedImplementation) {
+TEST_P(CallTimeGemmTest, StrictModeDoesNotFallBackPastASkippedImplementation) {
   LogCapture log;
   auto k = MakeKernel({CallTimePlugin("throw_gemm"), FakePlugin("wide")}, &log, /*strict=*/true);
   ASSERT_TRUE(k);
   GemmCall g;  // one set of buffers: one signature
-  ASSERT_TRUE(CallGemm(*k, g).error);
+  ASSERT_TRUE(CallGemm(*k, g, GetParam()).error);
   g.ClearOutput();
-  Said later = CallGemm(*k, g);
+  Said later = CallGemm(*k, g, GetParam());
   ASSERT_TRUE(later.error);
   EXPECT_NE(later.message.find("is skipped for it"), std::string::npos) << later.message;
   EXPECT_NE(g.OutputMarker(), kWide) << "no fallback in strict mode";
@@ -204,12 +224,12 @@ TEST(CallTimeBoundaryTest, ThrowingReleaseIsReportedNotFatal) {
 // A returned code the host does not know reads as INTERNAL, which (like any
 // returned error other than UNSUPPORTED/UNAVAILABLE) is the op's answer: no
 // fallback.
-TEST(CallTimeBoundaryTest, UnknownCodeIsInternalNamingTheNumber) {
+TEST_P(CallTimeGemmTest, UnknownCodeIsInternalNamingTheNumber) {
   LogCapture log;
   auto k = MakeKernel({CallTimePlugin("bad_code"), FakePlugin("wide")}, &log);
   ASSERT_TRUE(k);
   GemmCall g;
-  Said s = CallGemm(*k, g);
+  Said s = CallGemm(*k, g, GetParam());
   ASSERT_TRUE(s.error);
   EXPECT_EQ(s.code, TEPLUG_INTERNAL);
   EXPECT_EQ(s.message,
@@ -218,13 +238,13 @@ TEST(CallTimeBoundaryTest, UnknownCodeIsInternalNamingTheNumber) {
 }
 
 // A supports() that throws is a refusal with the exception as its reason.
-TEST(CallTimeBoundaryTest, ThrowingSupportsIsARefusalWithItsReason) {
+TEST_P(CallTimeGemmTest, ThrowingSupportsIsARefusalWithItsReason) {
   for (bool strict : {false, true}) {
     LogCapture log;
     auto k = MakeKernel({CallTimePlugin("throw_supports"), FakePlugin("wide")}, &log, strict);
     ASSERT_TRUE(k);
     GemmCall g;
-    Said s = CallGemm(*k, g);
+    Said s = CallGemm(*k, g, GetParam());
     EXPECT_FALSE(s.error) << s.message;
     EXPECT_EQ(g.OutputMarker(), kWide);
     absl::StatusOr<DecisionRecord> r = k->Explain(sdk::kIidGemmV1, TEPLUG_OP_GEMM, g.args());
@@ -281,13 +301,13 @@ TEST(CallTimeBoundaryTest, ThrowingWorkspaceSizeIsSkippedUnlessStrict) {
 // A plugin that kept its entry's `host` and logs through it at call time
 // reaches the host's logger with the path it was given, not the loader's
 // dead stack frame.
-TEST(CallTimeBoundaryTest, AKeptHostApiStaysSafeToUse) {
+TEST_P(CallTimeGemmTest, AKeptHostApiStaysSafeToUse) {
   LogCapture log;
   const std::string plugin = CallTimePlugin("kept_host");
   auto k = MakeKernel({plugin}, &log);
   ASSERT_TRUE(k);
   GemmCall c;
-  EXPECT_FALSE(CallGemm(*k, c).error);
+  EXPECT_FALSE(CallGemm(*k, c, GetParam()).error);
   char resolved[PATH_MAX];
   ASSERT_NE(realpath(plugin.c_str(), resolved), nullptr);
   EXPECT_EQ(log.Count(std::string("WARN: plugin call_kept_host: ") + resolved), 1) << log.All();

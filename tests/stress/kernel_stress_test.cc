@@ -2,7 +2,8 @@
 // threads while plugins load and the config reloads.
 //
 // Eight worker threads call gemm and attention forward through dispatching
-// objects, call Select (with and without a provider name) and Explain, while
+// objects (and gemm through one prepared at start-up, Kernel::Prepare, which
+// must follow every reload), call Select (with and without a provider name) and Explain, while
 // one thread loads plugins (new ones, and already loaded ones that must be
 // refused) and another reloads the config, alternating between a rule that
 // denies "fast" and one that prefers "twin", with invalid configs mixed in.
@@ -169,11 +170,18 @@ class Worker {
         attention_96_(96, 8, 2, 500 + id) {
     gemm_object_ = kernel_->Query<TeplugGemmV1>(sdk::kIidGemmV1);
     attention_object_ = kernel_->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+    absl::StatusOr<sdk::Ref<TeplugGemmV1>> prepared =
+        kernel_->Prepare<TeplugGemmV1>(sdk::kIidGemmV1, TEPLUG_OP_GEMM, gemm_.args());
+    if (prepared.ok()) {
+      gemm_prepared_ = *std::move(prepared);
+    } else {
+      problems_->Add(absl::StrCat("worker ", id_, ": Prepare(gemm) failed: ", prepared.status().ToString()));
+    }
   }
 
   // One operation of the mix.
   void Step(int64_t iteration) {
-    switch ((iteration + id_) % 9) {
+    switch ((iteration + id_) % 10) {
       case 0:
         DispatchGemm(gemm_, LegalForFastCall, "gemm");
         break;
@@ -200,6 +208,14 @@ class Worker {
         break;
       case 8:
         QueryFresh();
+        break;
+      case 9:
+        if (gemm_prepared_) {
+          Dispatch(
+              gemm_,
+              [&](const TeplugGemmArgs* a) { return gemm_prepared_->vtbl->gemm(gemm_prepared_.get(), a); },
+              LegalForFastCall, "gemm through the prepared object");
+        }
         break;
     }
   }
@@ -386,6 +402,7 @@ class Worker {
   AttentionForwardCall attention_, attention_96_;
   sdk::Ref<TeplugGemmV1> gemm_object_;
   sdk::Ref<TeplugAttentionV1> attention_object_;
+  sdk::Ref<TeplugGemmV1> gemm_prepared_;  // prepared for gemm_'s facts
   int64_t served_ = 0;
 };
 
