@@ -160,9 +160,12 @@ ConfigSnapshot::ConfigSnapshot(ValidatedConfig config, uint64_t generation, cons
   const Config& proto = config_.proto;
   // Validation accepts only the logger's level names; unset means warn.
   log_level_ = ::teplug::core::ParseLogLevel(proto.log_level()).value_or(LogLevel::kWarn);
+  auto options = std::make_shared<ProviderOptions>();
   for (const Provider& provider : proto.providers()) {
-    provider_enabled_[provider.name()] = provider.enabled();
+    if (provider.has_enabled()) provider_enabled_[provider.name()] = provider.enabled();
+    for (const ProviderOption& option : provider.options()) (*options)[provider.name()][option.key()] = option.value();
   }
+  provider_options_ = std::move(options);
   for (const Priority& priority : proto.priorities()) {
     priorities_[priority.provider()][priority.interface()] = priority.priority();
   }

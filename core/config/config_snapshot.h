@@ -8,6 +8,7 @@
 #define TEPLUG_CORE_CONFIG_CONFIG_SNAPSHOT_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -139,6 +140,12 @@ class ConfigSnapshot {
   // enabled.
   bool ProviderEnabled(absl::string_view name) const;
 
+  // The options the config gives providers (providers { options }), by
+  // provider name then key; shared, so a loader can hold them without the
+  // snapshot. Never null.
+  using ProviderOptions = std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>;
+  const std::shared_ptr<const ProviderOptions>& provider_options() const { return provider_options_; }
+
   // The configured priority of `provider` on `interface_name`: a priorities
   // entry naming that interface beats one without an interface; nullopt when
   // neither exists (the provider's own priority applies).
@@ -164,6 +171,7 @@ class ConfigSnapshot {
   LogLevel log_level_ = LogLevel::kWarn;
   std::vector<CompiledRule> rules_;
   absl::flat_hash_map<std::string, bool> provider_enabled_;
+  std::shared_ptr<const ProviderOptions> provider_options_;
   // Keyed by provider, then interface ("" = all interfaces).
   absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int>>
       priorities_;

@@ -54,10 +54,34 @@ class Checker : public LocatedChecker {
         NoteOrReportRepeat(first_index, provider.name(), i, "providers",
                            absl::StrCat(path, ".name"), "provider");
       }
-      if (!provider.has_enabled()) {
-        Report(path, "set enabled: true or enabled: false");
+      if (!provider.has_enabled() && provider.options_size() == 0) {
+        Report(path, "set enabled: true or enabled: false (or options)");
       }
+      CheckProviderOptions(provider, path);
     }
+  }
+
+  void CheckProviderOptions(const Provider& provider, const std::string& path) {
+    absl::flat_hash_map<absl::string_view, int> first_index;
+    for (int j = 0; j < provider.options_size(); ++j) {
+      const ProviderOption& option = provider.options(j);
+      const std::string option_path = Indexed(absl::StrCat(path, ".options"), j);
+      if (!ValidOptionKey(option.key())) {
+        Report(absl::StrCat(option_path, ".key"),
+               absl::StrCat("option key \"", option.key(), "\" must be 1-63 characters of [a-z0-9_.-]"));
+        continue;
+      }
+      NoteOrReportRepeat(first_index, option.key(), j, absl::StrCat(path, ".options"),
+                         absl::StrCat(option_path, ".key"), "option");
+    }
+  }
+
+  static bool ValidOptionKey(absl::string_view key) {
+    if (key.empty() || key.size() > 63) return false;
+    for (char c : key) {
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
+    }
+    return true;
   }
 
   void CheckPriorities(const Config& config) {

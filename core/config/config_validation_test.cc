@@ -114,6 +114,23 @@ TEST(ConfigValidationTest, TopLevelEntriesAreChecked) {
           "(first at 9:1)"));
 }
 
+TEST(ConfigValidationTest, ProviderOptionsAreChecked) {
+  EXPECT_THAT(Problems("providers { name: \"cpu\" options { key: \"threads\" value: \"4\" } }"), ElementsAre())
+      << "options alone need no enabled";
+  EXPECT_THAT(Problems("providers { name: \"cpu\" }"),
+              ElementsAre("t:1:1: providers[0]: set enabled: true or enabled: false (or options)"));
+  EXPECT_THAT(Problems("providers { name: \"cpu\"\n"
+                       "  options { key: \"threads\" value: \"4\" }\n"
+                       "  options { key: \"threads\" value: \"2\" }\n"
+                       "  options { key: \"Threads!\" value: \"2\" }\n"
+                       "  options { value: \"2\" } }"),
+              ElementsAre("t:3:13: providers[0].options[1].key: option \"threads\" is listed twice (first at 2:3)",
+                          "t:4:13: providers[0].options[2].key: option key \"Threads!\" must be 1-63 characters of "
+                          "[a-z0-9_.-]",
+                          "t:5:3: providers[0].options[3].key: option key \"\" must be 1-63 characters of "
+                          "[a-z0-9_.-]"));
+}
+
 TEST(ConfigValidationTest, ProbeTimeoutBoundaries) {
   EXPECT_THAT(Problems("probe: true probe_timeout_ms: 1"), ElementsAre());
   EXPECT_THAT(Problems("probe_timeout_ms: 600000"), ElementsAre());

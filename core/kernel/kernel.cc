@@ -99,6 +99,7 @@ LoadPolicy PolicyFor(const KernelOptions& o, const EnvLookup& env, const config:
   } else if (std::optional<int32_t> ms = cfg.probe_timeout_ms()) {
     p.probe_timeout = absl::Milliseconds(*ms);
   }
+  p.provider_options = cfg.provider_options();
   return p;
 }
 
@@ -334,6 +335,26 @@ absl::Status Kernel::LoadPlugin(const std::string& path) {
 }
 
 namespace {
+// One warning per loaded provider whose options `after` changes from
+// `before`: a provider reads its options when it loads, so a reload does not
+// reach it, and the operator must hear that rather than assume it did.
+std::vector<std::string> ChangedOptionWarnings(const KernelState& state, const config::ConfigSnapshot& before,
+                                               const config::ConfigSnapshot& after) {
+  static const ProviderOptions::mapped_type kNone;
+  auto options_of = [](const config::ConfigSnapshot& c, const std::string& provider) -> const auto& {
+    auto it = c.provider_options()->find(provider);
+    return it == c.provider_options()->end() ? kNone : it->second;
+  };
+  std::vector<std::string> out;
+  for (const auto& p : state.providers) {
+    if (options_of(before, p->name) == options_of(after, p->name)) continue;
+    out.push_back(absl::StrCat(after.source_name(), ": the options of provider \"", p->name,
+                               "\" changed; a provider reads its options when it loads, so ", p->name,
+                               " keeps the ones it loaded with until the process restarts"));
+  }
+  return out;
+}
+
 absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> cfg) {
   if (!cfg.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("teplug: invalid config (the running config is unchanged):\n",
@@ -348,6 +369,9 @@ absl::Status Install(KernelCore& core, absl::StatusOr<config::ValidatedConfig> c
     next->config_warnings = ProviderNameWarnings(*next->config, *next);
     AddUnknownDeviceNameWarnings(next.get());
     warnings = next->config_warnings;
+    for (std::string& w : ChangedOptionWarnings(current, *current.config, *next->config)) {
+      warnings.push_back(std::move(w));
+    }
     snapshot = next->config;
     return next;
   });

@@ -406,6 +406,31 @@ TEST(KernelTest, ConfigWarningsAreLoggedAtStartAndOnReload) {
   EXPECT_NE(warnings[0].find("this rule can never match"), std::string::npos) << warnings[0];
 }
 
+// A loaded provider took its options when it loaded: a reload that changes
+// them says that it does not reach the provider, once per reload and
+// provider; unchanged options and providers that are not loaded say nothing.
+TEST(KernelTest, AReloadThatChangesALoadedProvidersOptionsSaysItDoesNotReachIt) {
+  LogCapture log;
+  auto k = MakeKernel({FakePlugin("fast")}, "providers { name: \"fast\" options { key: \"x\" value: \"1\" } }\n",
+                      &log);
+  ASSERT_TRUE(k);
+  const std::string changed =
+      "the options of provider \"fast\" changed; a provider reads its options when it loads, so fast keeps the "
+      "ones it loaded with until the process restarts";
+  ASSERT_TRUE(k->ReloadConfigText("providers { name: \"fast\" options { key: \"x\" value: \"1\" } }\n"
+                                  "providers { name: \"ghost\" options { key: \"x\" value: \"1\" } }\n",
+                                  "same.textproto")
+                  .ok());
+  EXPECT_EQ(log.Count(changed), 0) << log.All();
+  ASSERT_TRUE(
+      k->ReloadConfigText("providers { name: \"fast\" options { key: \"x\" value: \"2\" } }\n", "two.textproto")
+          .ok());
+  EXPECT_EQ(log.Count("two.textproto: " + changed), 1) << log.All();
+  ASSERT_TRUE(k->ReloadConfigText("log_level: \"warn\"\n", "none.textproto").ok());
+  EXPECT_EQ(log.Count("none.textproto: " + changed), 1) << "removing the options is a change too\n" << log.All();
+  EXPECT_EQ(log.Count("ghost\" changed"), 0) << log.All();
+}
+
 TEST(KernelTest, InvalidConfigFailsCreationWithEveryProblem) {
   KernelOptions o = IsolatedOptions({}, "rules { name: \"a\" deny: \"x\" }\nrules { name: \"a\" deny: \"y\" }\n"
                                         "log_level: \"loud\"\n");

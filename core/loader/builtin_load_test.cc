@@ -8,8 +8,15 @@
 // declares no names) still loads, a 1.1 plugin's names are read, a plugin
 // whose range reaches past the host's newest minor loads, and one that needs
 // a newer minor or another major is refused naming both ranges.
+//
+// TeplugHostApi.get_option during an entry: a provider reads the options the
+// config gives it by name (the SDK's Registrar::Option and the raw call),
+// within the caller's capacity and with the full length; a call before the
+// provider is named, with NULL arguments or after the entry returned is
+// refused with a reason.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -267,6 +274,96 @@ TEST(BuiltinLoadTest, ReportKeepsTheReasonWhateverTheNameHolds) {
   EXPECT_EQ(e.reason, "its entry function is NULL");
   EXPECT_FALSE(e.loaded);
   EXPECT_EQ(e.origin, "built-in odd");
+}
+
+// What the entry under test saw.
+struct Seen {
+  std::optional<std::string> greeting, absent;
+  int32_t before_name = TEPLUG_OK, null_key = TEPLUG_OK;
+  std::string before_name_message;
+  std::string small;    // the value read with a 4-byte buffer
+  size_t small_length = 0;
+  const TeplugHostApi* kept = nullptr;
+};
+Seen g_seen;
+
+int32_t ErrorCode(TeplugError* e, std::string* message = nullptr) {
+  if (e == nullptr) return TEPLUG_OK;
+  const int32_t code = e->code;
+  if (message != nullptr) *message = e->message;
+  e->destroy(e);
+  return code;
+}
+
+TeplugError* OptionsEntry(const TeplugHostApi* host, TeplugPluginInfo* info) {
+  g_seen = Seen{};
+  g_seen.kept = host;
+  if (!TEPLUG_HAS_FIELD(host, TeplugHostApi, options_ctx) || host->get_option == nullptr) {
+    return teplug_error_create(TEPLUG_ABI_MISMATCH, "the host has no get_option");
+  }
+  size_t length = 0;
+  g_seen.before_name = ErrorCode(host->get_option(host->options_ctx, "greeting", nullptr, 0, &length),
+                              &g_seen.before_name_message);
+  g_seen.null_key = ErrorCode(host->get_option(host->options_ctx, nullptr, nullptr, 0, &length));
+  return sdk::RunPluginEntry(host, info, "optioned", "tests", "1", TEPLUG_ABI_VERSION_MAJOR_FIRST,
+                             TEPLUG_ABI_VERSION_CURRENT, [host](sdk::Registrar& r) {
+                               g_seen.greeting = r.Option("greeting");
+                               g_seen.absent = r.Option("absent");
+                               char small[4] = {'x', 'x', 'x', 'x'};
+                               ErrorCode(host->get_option(host->options_ctx, "greeting", small, sizeof small,
+                                                       &g_seen.small_length));
+                               g_seen.small = small;
+                               RegisterOne(r);
+                             });
+}
+
+LoadPolicy WithOptions(ProviderOptions options) {
+  LoadPolicy policy;
+  policy.provider_options = std::make_shared<const ProviderOptions>(std::move(options));
+  return policy;
+}
+
+TEST(BuiltinLoadTest, GetOptionAnswersTheProvidersOwnOptionsByName) {
+  ProviderOptions options;
+  options["optioned"]["greeting"] = "hello, world";
+  options["other"]["absent"] = "not for optioned";
+  std::vector<std::string> warnings;
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadBuiltin({"optioned", &OptionsEntry}, WithOptions(options), ProviderNameTaken(), Capture(&warnings));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(g_seen.greeting, "hello, world");
+  EXPECT_EQ(g_seen.absent, std::nullopt) << "another provider's option is not this one's";
+  EXPECT_EQ(g_seen.small, "hel") << "at most capacity bytes, NUL included";
+  EXPECT_EQ(g_seen.small_length, 12u) << "the full length, to size a second call";
+}
+
+TEST(BuiltinLoadTest, GetOptionRefusesWhatItCannotAnswerWithAReason) {
+  ProviderOptions options;
+  options["optioned"]["greeting"] = "hi";
+  std::vector<std::string> warnings;
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadBuiltin({"optioned", &OptionsEntry}, WithOptions(options), ProviderNameTaken(), Capture(&warnings));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(g_seen.before_name, TEPLUG_FAILED_PRECONDITION);
+  EXPECT_EQ(g_seen.before_name_message,
+            "get_option: set TeplugPluginInfo.name first (options are given to a provider by its name)");
+  EXPECT_EQ(g_seen.null_key, TEPLUG_INVALID_ARGUMENT);
+  // The host API block outlives the entry (a plugin may keep it): a late
+  // call is refused, not answered from a dead frame.
+  size_t length = 0;
+  std::string message;
+  EXPECT_EQ(ErrorCode(g_seen.kept->get_option(g_seen.kept->options_ctx, "greeting", nullptr, 0, &length), &message),
+            TEPLUG_FAILED_PRECONDITION);
+  EXPECT_EQ(message, "get_option: called after the entry returned; a provider reads its options while it loads");
+}
+
+TEST(BuiltinLoadTest, WithoutOptionsGetOptionFindsNothing) {
+  std::vector<std::string> warnings;
+  absl::StatusOr<LoadedProvider> loaded =
+      LoadBuiltin({"optioned", &OptionsEntry}, LoadPolicy{}, ProviderNameTaken(), Capture(&warnings));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(g_seen.greeting, std::nullopt);
+  EXPECT_EQ(g_seen.small_length, 0u);
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ absl::StatusOr<std::string> InfoString(const char* field, const char* value, siz
 struct KeptHostApi {
   TeplugHostApi api;
   std::string plugin_path;
-  KeptHostApi* next;  // the block opened before this one
+  OptionContext options;  // api.options_ctx
+  KeptHostApi* next;      // the block opened before this one
 };
 
 // The last block opened; each links to the one before, so all stay
@@ -66,9 +67,12 @@ struct KeptHostApi {
 // pre-flight probe's forked child opens one too.
 std::atomic<KeptHostApi*> g_last_host_api{nullptr};
 
-KeptHostApi* OpenKeptHostApi(const std::string& plugin_path) {
-  auto* block = new KeptHostApi{sdk::Versioned<TeplugHostApi>(), plugin_path, nullptr};
+KeptHostApi* OpenKeptHostApi(const std::string& plugin_path, std::shared_ptr<const ProviderOptions> options,
+                             const TeplugPluginInfo* info) {
+  auto* block = new KeptHostApi{sdk::Versioned<TeplugHostApi>(), plugin_path, {std::move(options), info}, nullptr};
   block->api.plugin_path = block->plugin_path.c_str();
+  block->api.get_option = &OptionContext::GetOption;
+  block->api.options_ctx = &block->options;
   block->next = g_last_host_api.load(std::memory_order_relaxed);
   while (!g_last_host_api.compare_exchange_weak(block->next, block, std::memory_order_release,
                                                 std::memory_order_relaxed)) {
@@ -167,7 +171,8 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   TeplugPluginInfo& info = info_with_room.info;
   info = sdk::Versioned<TeplugPluginInfo>();
   StagingRegistrar registrar(&info, policy.host_abi_min, policy.host_abi_max);
-  TeplugHostApi& api = OpenKeptHostApi(subject.plugin_path)->api;
+  KeptHostApi* kept = OpenKeptHostApi(subject.plugin_path, policy.provider_options, &info);
+  TeplugHostApi& api = kept->api;
   api.abi_min = policy.host_abi_min;
   api.abi_max = policy.host_abi_max;
   api.log_ctx = subject.log_context->c_context();
@@ -179,6 +184,7 @@ absl::StatusOr<LoadedProvider> RunEntryTransaction(const EntrySubject& subject,
   sdk::OwnedError entry_error;
   std::optional<std::string> thrown = CallEntry(subject.entry, &api, &info, &entry_error);
   registrar.Close();
+  kept->options.Close();
   if (thrown.has_value()) return absl::InternalError(*thrown);
   if (!entry_error.ok()) {
     // "teplug_plugin_entry returned <code>: <message>" (TakePluginError).

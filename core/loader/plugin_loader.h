@@ -37,6 +37,7 @@
 #include "core/builtin/builtin_providers.h"
 #include "core/loader/discovery.h"
 #include "core/loader/load_report.h"
+#include "core/loader/provider_options.h"
 #include "core/log/logger.h"
 #include "core/registry/implementation.h"
 #include "teplug/abi_base.h"
@@ -55,6 +56,9 @@ struct LoadPolicy {
   bool probe = false;
   // How long a probe child may take before it is killed and the plugin refused.
   absl::Duration probe_timeout = absl::Seconds(10);
+  // The options the config gives providers, answered by get_option during
+  // the entry (null: none).
+  std::shared_ptr<const ProviderOptions> provider_options;
 };
 
 struct LoadedProvider {

@@ -32,7 +32,8 @@ extern "C" {
  * field and method comment names the version it appeared in):
  *  - 1.0: everything not listed below.
  *  - 1.1: TeplugPluginInfo.device_kind_name_count, vendor_name_count,
- *         device_kind_names and vendor_names (plugin.h). */
+ *         device_kind_names and vendor_names; TeplugHostApi.get_option and
+ *         options_ctx (plugin.h). */
 #define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 1)
 /* The first version of the current major. A plugin that writes and reads the
  * fields of later minors only when struct_size holds them (as the SDK does)

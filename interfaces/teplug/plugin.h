@@ -121,7 +121,7 @@ struct TeplugRegistrar {
 };
 TEPLUG_DECLARE_LAST_FIELD(TeplugRegistrar, register_implementation);
 
-/* The host API (48 bytes in v1.0), host-owned, VALID ONLY DURING THE ENTRY
+/* The host API (64 bytes in v1.1, 48 in v1.0), host-owned, VALID ONLY DURING THE ENTRY
  * CALL: do not keep `host` itself; copy `log` and `log_ctx` to log later
  * (from any thread, while the plugin is loaded). A kept `registrar` pointer
  * stays safe to call but refuses every registration once the entry has
@@ -152,8 +152,28 @@ typedef struct TeplugHostApi {
    * any data files the plugin ships), or "built-in". Valid during the entry
    * call only. */
   const char* plugin_path;
+  /* v1.1. The operator's value for option `key` of this provider: the
+   * config's `providers { name: "<info->name>" options { key: "<key>" value:
+   * "<value>" } }`, for settings a provider takes when it loads (a thread
+   * budget, a library path). Call it during the entry with `options_ctx`,
+   * after setting info->name (the options are the provider's, by name).
+   * Writes at most `capacity` bytes of the value, NUL included, into
+   * `buffer` (which may be NULL when capacity is 0) and the value's full
+   * length (without the NUL) into *length, so a caller can size a second
+   * call. Returns NULL, or an error the plugin destroys:
+   * TEPLUG_NOT_FOUND when the config sets no such option for the provider;
+   * TEPLUG_INVALID_ARGUMENT for a NULL key or length; TEPLUG_FAILED_PRECONDITION
+   * when info->name is not set yet or the entry has returned. A provider gets
+   * its options when it loads: a config reload that changes the options of
+   * a loaded provider is applied to it only when it next loads (teplug's
+   * core logs a warning saying so). Read these two fields only when
+   * TEPLUG_HAS_FIELD(host, TeplugHostApi, options_ctx); a 1.0 host has no
+   * options. */
+  TeplugError* (*get_option)(void* options_ctx, const char* key, char* buffer, size_t capacity,
+                             size_t* length);
+  void* options_ctx;
 } TeplugHostApi;
-TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, plugin_path);
+TEPLUG_DECLARE_LAST_FIELD(TeplugHostApi, options_ctx);
 
 /* A name for a vendor-defined number: a device kind (>= TEPLUG_DEVICE_VENDOR_BASE)
  * or a TeplugDevice.vendor_id. `name` is what config files (`device_kinds`,

@@ -204,7 +204,7 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_SIZE(TeplugRegistrar, 16);
   EXPECT_OFFSET(TeplugRegistrar, struct_size, 0);
   EXPECT_OFFSET(TeplugRegistrar, register_implementation, 8);
-  EXPECT_SIZE(TeplugHostApi, 48);
+  EXPECT_SIZE(TeplugHostApi, 64);  // 48 in v1.0
   EXPECT_OFFSET(TeplugHostApi, struct_size, 0);
   EXPECT_OFFSET(TeplugHostApi, abi_min, 8);
   EXPECT_OFFSET(TeplugHostApi, abi_max, 12);
@@ -212,6 +212,8 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugHostApi, log, 24);
   EXPECT_OFFSET(TeplugHostApi, registrar, 32);
   EXPECT_OFFSET(TeplugHostApi, plugin_path, 40);
+  EXPECT_OFFSET(TeplugHostApi, get_option, 48);  // v1.1
+  EXPECT_OFFSET(TeplugHostApi, options_ctx, 56);
   EXPECT_SIZE(TeplugPluginInfo, 64);
   EXPECT_OFFSET(TeplugPluginInfo, struct_size, 0);
   EXPECT_OFFSET(TeplugPluginInfo, name, 8);

@@ -13,7 +13,9 @@
 #ifndef TEPLUG_SDK_PLUGIN_HPP_
 #define TEPLUG_SDK_PLUGIN_HPP_
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "teplug/plugin.h"
@@ -57,6 +59,24 @@ class Registrar {
     info_->vendor_names = vendors;
     info_->vendor_name_count = vendor_count;
     return true;
+  }
+
+  // The operator's value for this provider's option `key` (the config's
+  // `providers { name: "<provider>" options { key: "<key>" value: "..." } }`),
+  // or nullopt when the config sets none or the host has no options (a 1.0
+  // host). Call it from the entry (RunPluginEntry has set info->name).
+  // Throws the host's error for anything but "not set".
+  std::optional<std::string> Option(const char* key) const {
+    if (!TEPLUG_HAS_FIELD(host_, TeplugHostApi, options_ctx) || host_->get_option == nullptr) return std::nullopt;
+    size_t length = 0;
+    OwnedError e(host_->get_option(host_->options_ctx, key, nullptr, 0, &length));
+    if (e.code() == TEPLUG_NOT_FOUND) return std::nullopt;
+    e.ThrowIfError();
+    std::string value(length + 1, '\0');
+    OwnedError again(host_->get_option(host_->options_ctx, key, value.data(), value.size(), &length));
+    again.ThrowIfError();
+    value.resize(std::min(length, value.size() - 1));
+    return value;
   }
 
   // Stages one implementation. Takes over the caller's reference on `object`

@@ -19,9 +19,9 @@ namespace teplug::cpu::provider {
 namespace {
 
 void RegisterCpuImplementations(sdk::Registrar& r) {
-  // A malformed budget refuses the provider, naming the variable and value,
-  // rather than silently running on every core.
-  const absl::StatusOr<int> threads = ParseCpuThreads(std::getenv(kCpuThreadsVariable));
+  // A malformed budget refuses the provider, naming where it came from and
+  // the value, rather than silently running on every core.
+  const absl::StatusOr<int> threads = CpuThreadBudget(std::getenv(kCpuThreadsVariable), r.Option(kCpuThreadsOption));
   if (!threads.ok()) throw sdk::InvalidArgument(std::string(threads.status().message()));
   r.Register(sdk::kIidGemmV1,
              sdk::MakeGemm(std::make_unique<CpuGemm>(kGemmPlanCacheCapacity, *threads)),

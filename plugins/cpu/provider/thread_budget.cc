@@ -21,6 +21,17 @@ absl::StatusOr<int> ParseCpuThreads(const char* value) {
   return threads;
 }
 
+absl::StatusOr<int> CpuThreadBudget(const char* variable, const std::optional<std::string>& option) {
+  if (variable != nullptr && variable[0] != '\0') return ParseCpuThreads(variable);
+  if (!option.has_value()) return 0;
+  absl::StatusOr<int> threads = ParseCpuThreads(option->c_str());
+  if (threads.ok() && *threads > 0) return threads;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "config option ", kCpuThreadsOption, "=\"", *option,
+      "\" of provider cpu is not a thread count: give an integer from 1 to 4096, or remove the option to use "
+      "every core"));
+}
+
 ScopedOmpThreads::ScopedOmpThreads(int threads) {
   if (threads <= 0) return;
   previous_ = omp_get_max_threads();

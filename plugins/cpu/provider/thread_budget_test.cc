@@ -32,6 +32,25 @@ TEST(ParseCpuThreadsTest, AnythingElseNamesTheVariableAndTheValue) {
   }
 }
 
+TEST(CpuThreadBudgetTest, TheVariableWinsOverTheConfigOption) {
+  EXPECT_EQ(*CpuThreadBudget("3", std::string("5")), 3);
+  EXPECT_EQ(*CpuThreadBudget(nullptr, std::string("5")), 5);
+  EXPECT_EQ(*CpuThreadBudget("", std::string("5")), 5) << "an empty variable is unset";
+  EXPECT_EQ(*CpuThreadBudget(nullptr, std::nullopt), 0);
+}
+
+TEST(CpuThreadBudgetTest, ABadOptionNamesTheOptionAndTheValue) {
+  for (const char* bad : {"", "0", "many", "9999"}) {
+    const absl::StatusOr<int> parsed = CpuThreadBudget(nullptr, std::string(bad));
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(parsed.status().message(),
+                HasSubstr(std::string("config option threads=\"") + bad + "\" of provider cpu is not a thread count"));
+  }
+  EXPECT_THAT(CpuThreadBudget("x", std::string("2")).status().message(), HasSubstr("TEPLUG_CPU_THREADS=\"x\""))
+      << "a bad variable is reported, not hidden by a good option";
+}
+
 TEST(ScopedOmpThreadsTest, SetsTheCountInsideAndRestoresItAfter) {
   const int before = omp_get_max_threads();
   const int budget = before + 3;
