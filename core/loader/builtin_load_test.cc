@@ -15,6 +15,7 @@
 // provider is named, with NULL arguments or after the entry returned is
 // refused with a reason.
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -309,10 +310,10 @@ TeplugError* OptionsEntry(const TeplugHostApi* host, TeplugPluginInfo* info) {
                              TEPLUG_ABI_VERSION_CURRENT, [host](sdk::Registrar& r) {
                                g_seen.greeting = r.Option("greeting");
                                g_seen.absent = r.Option("absent");
-                               char small[4] = {'x', 'x', 'x', 'x'};
+                               char small[4] = "xxx";  // left alone when the option is not found
                                ErrorCode(host->get_option(host->options_ctx, "greeting", small, sizeof small,
-                                                       &g_seen.small_length));
-                               g_seen.small = small;
+                                                          &g_seen.small_length));
+                               g_seen.small = std::string(small, strnlen(small, sizeof small));
                                RegisterOne(r);
                              });
 }
@@ -364,6 +365,7 @@ TEST(BuiltinLoadTest, WithoutOptionsGetOptionFindsNothing) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(g_seen.greeting, std::nullopt);
   EXPECT_EQ(g_seen.small_length, 0u);
+  EXPECT_EQ(g_seen.small, "xxx") << "nothing written when nothing is found";
 }
 
 }  // namespace
