@@ -70,6 +70,7 @@ Decision Decide(const SelectRequest& req) {
   const size_t n = req.candidates->size();
   std::vector<CandidateVerdict> arrived(n);
   std::vector<uint32_t> survivors;  // positions in `arrived`
+  survivors.reserve(n);
   // Candidates are grouped by provider: look the provider up in the config
   // once per group.
   const Provider* last_provider = nullptr;
