@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "plugins/cpu/bench/paired_rounds.h"
+#include "tools/bench/paired_rounds.h"
 #include "plugins/cpu/provider/attention_provider.h"
 #include "plugins/cpu/provider/gemm_provider.h"
 #include "plugins/cpu/provider/thread_budget.h"
@@ -38,6 +38,10 @@
 
 namespace teplug::cpu::bench {
 namespace {
+
+using ::teplug::bench::KeepTimes;
+using ::teplug::bench::Median;
+using ::teplug::bench::PairedRatios;
 
 struct Case {
   int32_t dtype;

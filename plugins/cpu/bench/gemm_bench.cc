@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "plugins/cpu/bench/paired_rounds.h"
+#include "tools/bench/paired_rounds.h"
 #include "core/kernel/kernel.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "teplug/gemm.h"
@@ -38,6 +38,10 @@
 
 namespace teplug::cpu::bench {
 namespace {
+
+using ::teplug::bench::KeepTimes;
+using ::teplug::bench::Median;
+using ::teplug::bench::PairedRatios;
 
 using dnnl::memory;
 

@@ -24,13 +24,17 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "plugins/cpu/bench/paired_rounds.h"
+#include "tools/bench/paired_rounds.h"
 #include "core/kernel/kernel.h"
 #include "teplug/quantizer.h"
 #include "teplug/sdk/iids.hpp"
 
 namespace teplug::cpu::bench {
 namespace {
+
+using ::teplug::bench::KeepTimes;
+using ::teplug::bench::Median;
+using ::teplug::bench::PairedRatios;
 
 struct Case {
   const char* name;

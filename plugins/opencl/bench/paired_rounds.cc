@@ -80,33 +80,4 @@ void RegisterPair(int round, const std::string& case_name, double min_time, cons
   }
 }
 
-void KeepTimes::ReportRuns(const std::vector<Run>& runs) {
-  for (const Run& run : runs) {
-    if (!run.error_occurred) times_[run.benchmark_name()].push_back(run.GetAdjustedRealTime());
-  }
-  ConsoleReporter::ReportRuns(runs);
-}
-
-std::vector<double> KeepTimes::Rounds(const std::string& variant,
-                                      const std::string& case_name) const {
-  std::vector<double> out;
-  const std::string prefix = variant + "/" + case_name + "/round";
-  for (const auto& [name, times] : times_)
-    if (name.rfind(prefix, 0) == 0) out.insert(out.end(), times.begin(), times.end());
-  return out;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
-
-double MedianOfPairedRatios(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> paired;
-  for (size_t r = 0; r < std::min(a.size(), b.size()); ++r) paired.push_back(a[r] / b[r]);
-  return Median(paired);
-}
-
 }  // namespace teplug::opencl::bench

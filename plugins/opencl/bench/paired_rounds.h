@@ -1,18 +1,18 @@
 // What the opencl benchmarks share: their flags, the interleaved registration
 // of two variants per round (the first variant leads in even rounds, the
 // second in odd ones, so load drifts hit both alike), a reporter that keeps
-// each run's time, and medians over rounds. Benchmarks are named
-// "<variant>/<case>/round<N>".
+// each run's time, and medians over rounds (tools/bench/paired_rounds.h).
+// Benchmarks are named "<variant>/<case>/round<N>".
 #ifndef TEPLUG_PLUGINS_OPENCL_BENCH_PAIRED_ROUNDS_H_
 #define TEPLUG_PLUGINS_OPENCL_BENCH_PAIRED_ROUNDS_H_
 
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "core/kernel/kernel.h"
+#include "tools/bench/paired_rounds.h"
 #include "teplug/status.h"
 
 namespace teplug::opencl::bench {
@@ -47,21 +47,10 @@ struct Variant {
 void RegisterPair(int round, const std::string& case_name, double min_time, const Variant& a,
                   const Variant& b);
 
-// Keeps each run's wall time per iteration, by benchmark name.
-class KeepTimes : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override;
-  // Times of `variant` on `case_name`, in round order.
-  std::vector<double> Rounds(const std::string& variant, const std::string& case_name) const;
-
- private:
-  std::map<std::string, std::vector<double>> times_;
-};
-
-double Median(std::vector<double> v);
-
-// The median over rounds of a[r] / b[r] (rounds paired in order).
-double MedianOfPairedRatios(const std::vector<double>& a, const std::vector<double>& b);
+// The reporter and medians every provider's benchmarks use.
+using ::teplug::bench::KeepTimes;
+using ::teplug::bench::Median;
+using ::teplug::bench::MedianOfPairedRatios;
 
 }  // namespace teplug::opencl::bench
 

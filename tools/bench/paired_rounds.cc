@@ -1,8 +1,8 @@
-#include "plugins/cpu/bench/paired_rounds.h"
+#include "tools/bench/paired_rounds.h"
 
 #include <algorithm>
 
-namespace teplug::cpu::bench {
+namespace teplug::bench {
 
 void KeepTimes::ReportRuns(const std::vector<Run>& runs) {
   for (const Run& run : runs) {
@@ -35,4 +35,8 @@ std::vector<double> PairedRatios(const std::vector<double>& num, const std::vect
   return out;
 }
 
-}  // namespace teplug::cpu::bench
+double MedianOfPairedRatios(const std::vector<double>& num, const std::vector<double>& den) {
+  return Median(PairedRatios(num, den));
+}
+
+}  // namespace teplug::bench
