@@ -71,17 +71,24 @@ Decision Decide(const SelectRequest& req) {
   std::vector<CandidateVerdict> arrived(n);
   std::vector<uint32_t> survivors;  // positions in `arrived`
   survivors.reserve(n);
-  // Candidates are grouped by provider: look the provider up in the config
-  // once per group.
+  // Candidates are grouped by provider: everything that depends only on the
+  // provider (its config overrides and enablement, and the matched rules'
+  // deny, allow and prefer lists) is looked up once per group.
   const Provider* last_provider = nullptr;
   bool provider_enabled = true;
   std::optional<int> override_priority;
+  const config::CompiledRule* denied_by = nullptr;
+  const config::CompiledRule* not_allowed_by = nullptr;
+  std::optional<int> prefer_rank;
   for (const auto& impl : *req.candidates) {
     const std::string& pname = impl->provider->name;
     if (impl->provider.get() != last_provider) {
       last_provider = impl->provider.get();
       override_priority = cfg.PriorityOverride(pname, iface);
       provider_enabled = cfg.ProviderEnabled(pname);
+      denied_by = verdicts.DeniedBy(pname);
+      not_allowed_by = verdicts.NotAllowedBy(pname);
+      prefer_rank = verdicts.PreferenceRank(pname);
     }
     const size_t index = static_cast<size_t>(&impl - req.candidates->data());
     CandidateVerdict& v = arrived[index];
@@ -122,20 +129,20 @@ Decision Decide(const SelectRequest& req) {
         continue;
       }
     }
-    if (const config::CompiledRule* r = verdicts.DeniedBy(pname)) {
-      reject(Stage::kConfig, Why::kDenied, r);
+    if (denied_by != nullptr) {
+      reject(Stage::kConfig, Why::kDenied, denied_by);
       continue;
     }
-    if (const config::CompiledRule* r = verdicts.NotAllowedBy(pname)) {
+    if (not_allowed_by != nullptr) {
       // A provider requested by name is exempt from allow lists (never from
       // deny lists or a disabled provider): the record says so.
       if (req.provider.empty()) {
-        reject(Stage::kConfig, Why::kNotAllowed, r);
+        reject(Stage::kConfig, Why::kNotAllowed, not_allowed_by);
         continue;
       }
-      v.allow_exempted_by = r;
+      v.allow_exempted_by = not_allowed_by;
     }
-    v.prefer_rank = verdicts.PreferenceRank(pname);
+    v.prefer_rank = prefer_rank;
     v.stage = Stage::kRanking;
     survivors.push_back(static_cast<uint32_t>(index));
   }
