@@ -370,6 +370,28 @@ TEST(CapabilityCheckBoundariesTest, WorldSizeLimitIsInclusive) {
   }
 }
 
+TEST(CapabilityCheckBoundariesTest, OneHostServesOneOrUnknownHostsOnly) {
+  TeplugCollectiveCaps caps = sdk::Versioned<TeplugCollectiveCaps>();
+  caps.dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32);
+  caps.ops = TEPLUG_OP_BIT(TEPLUG_OP_BARRIER);
+  Capability cap;
+  cap.module = &CollectiveModule();
+  cap.devices = kAnyDevice;
+  OpDescription op;
+  op.module = &CollectiveModule();
+  op.spec = CollectiveModule().FindOp("comm_create");
+  op.world_size = 8;
+  for (auto [features, hosts, verdict] :
+       {std::tuple{TEPLUG_COLLECTIVE_CAP_ONE_HOST, 0, ""}, {TEPLUG_COLLECTIVE_CAP_ONE_HOST, 1, ""},
+        {TEPLUG_COLLECTIVE_CAP_ONE_HOST, 2, "ranks on 2 hosts; serves ranks on one host only (features one_host)"},
+        {0u, 2, ""}, {0u, 64, ""}}) {
+    caps.features = features;
+    cap.Set(caps);
+    op.hosts = hosts;
+    EXPECT_EQ(Verdict(cap, op), verdict) << "features " << features << " hosts " << hosts;
+  }
+}
+
 // ----------------------------------------------------- one refusal at a time
 
 TEST(CapabilityCheckRefusalsTest, AttentionDTypesAreCheckedForQKAndV) {

@@ -334,6 +334,16 @@ TEST_F(CapabilityTest, BadRangesAreRefused) {
   TeplugCollectiveCaps c = Collective();
   c.max_world_size = -2;
   EXPECT_THAT(Error(CollectiveModule(), c), HasSubstr("max_world_size is -2"));
+  c = Collective();
+  c.features = 2;  // only TEPLUG_COLLECTIVE_CAP_ONE_HOST is defined
+  EXPECT_THAT(Error(CollectiveModule(), c), HasSubstr("TeplugCollectiveCaps.features"));
+  // A v1.0 descriptor (48 bytes) reads features as 0: ranks anywhere.
+  c = Collective();
+  c.features = TEPLUG_COLLECTIVE_CAP_ONE_HOST;
+  c.struct_size = TEPLUG_STRUCT_SIZE(TeplugCollectiveCaps, max_world_size);
+  auto v10 = ReadCapability(CollectiveModule(), &c);
+  ASSERT_TRUE(v10.ok()) << v10.status();
+  EXPECT_EQ(v10->As<TeplugCollectiveCaps>().features, 0u);
 }
 
 }  // namespace

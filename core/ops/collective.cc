@@ -3,8 +3,11 @@
 // object, which binds each communicator to the implementation that created it.
 #include "core/ops/collective.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <memory>
 
@@ -12,6 +15,8 @@
 #include "core/boundary/plugin_call.h"
 #include "core/kernel/dispatch_objects.h"
 #include "core/ops/capability_reader.h"
+#include "core/kernel/host_identity.h"
+#include "core/ops/collective_hosts.h"
 #include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/select/ask_supports.h"
@@ -44,6 +49,10 @@ constexpr Field kCommCreateFields[] = {
 };
 constexpr size_t kArgsV1 = TEPLUG_STRUCT_SIZE(Args, stream);
 constexpr size_t kCreateV1 = TEPLUG_STRUCT_SIZE(Create, device);
+constexpr size_t kCreateHosts = TEPLUG_STRUCT_SIZE(Create, num_hosts);
+// How long the host count waits for every rank when the rendezvous sets no
+// timeout (the reference and Gloo collectives' own default).
+constexpr int64_t kDefaultRendezvousMs = 60000;
 
 bool Reduces(int32_t op) { return op == TEPLUG_OP_ALL_REDUCE || op == TEPLUG_OP_REDUCE_SCATTER; }
 
@@ -79,7 +88,13 @@ absl::StatusOr<OpDescription> DescribeCommCreate(const InterfaceModule& module, 
   }
   d.world_size = a.world_size;
   d.facts.AddInteger("world_size", a.world_size);
-  FinishDescription(absl::StrCat("rank ", a.rank, " of ", a.world_size), spelling, &d);
+  const int32_t hosts = a.struct_size >= kCreateHosts ? a.num_hosts : 0;
+  if (hosts < 0) return absl::InvalidArgumentError(absl::StrCat("TeplugCommCreateArgs.num_hosts ", hosts, " < 0"));
+  d.hosts = hosts;
+  d.facts.AddInteger("hosts", hosts);
+  FinishDescription(absl::StrCat("rank ", a.rank, " of ", a.world_size,
+                                 hosts == 0 ? "" : absl::StrCat(" (", hosts, hosts == 1 ? " host)" : " hosts)")),
+                    spelling, &d);
   return d;
 }
 
@@ -105,6 +120,13 @@ std::optional<Refusal> CheckCommCreate(const Capability& cap, const OpDescriptio
   if (c.max_world_size > 0 && op.world_size > c.max_world_size) {
     return ValueRefusal(Refusal::Kind::kAbove, "world size", op.world_size, c.max_world_size);
   }
+  if ((c.features & TEPLUG_COLLECTIVE_CAP_ONE_HOST) != 0 && op.hosts > 1) {
+    Refusal r = ValueRefusal(Refusal::Kind::kCustom, "hosts", op.hosts);
+    r.format = [](const Refusal& x) {
+      return absl::StrCat("ranks on ", x.value, " hosts; serves ranks on one host only (features one_host)");
+    };
+    return r;
+  }
   return std::nullopt;
 }
 
@@ -115,7 +137,8 @@ absl::Status Validate(const Caps& c) {
   for (absl::Status st : {CheckDtypes(s, "dtypes", c.dtypes, true), CheckBits(s, "ops", c.ops, kOpsMask, true),
                           // A reducing op without any reduction operator could never be served.
                           CheckBits(s, "reductions", c.reductions, MaskBelow(TEPLUG_REDUCE_COUNT_), reduces),
-                          CheckNonNegative(s, "max_world_size", c.max_world_size)}) {
+                          CheckNonNegative(s, "max_world_size", c.max_world_size),
+                          CheckBits(s, "features", c.features, TEPLUG_COLLECTIVE_CAP_ONE_HOST, false)}) {
     if (!st.ok()) return st;
   }
   return absl::OkStatus();
@@ -172,9 +195,49 @@ TeplugCollectiveV1* Impl(const BoundCommunicator* b) {
   return reinterpret_cast<TeplugCollectiveV1*>(b->impl->object.get());
 }
 
-TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* args, TeplugCommunicator** out) {
+// The caller's args with the host count filled in (num_hosts), when they are
+// well-formed enough to count: a key-value rendezvous, rank and world size in
+// range. Otherwise *filled is the caller's struct, unchanged, and selection
+// reports what is wrong (or the implementation does). The count blocks until
+// every rank published its host, so it runs before the kernel state is held.
+TeplugError* FillHostCount(const TeplugCommCreateArgs* args, const Logger& logger, Create* filled) {
+  *filled = Create{};
+  if (args == nullptr || args->struct_size < kCreateV1) return nullptr;
+  std::memcpy(filled, args, std::min(args->struct_size, sizeof(Create)));
+  filled->struct_size = sizeof(Create);
+  if (args->struct_size < kCreateHosts) filled->num_hosts = 0;
+  if (filled->num_hosts != 0 || filled->world_size < 1 || filled->rank < 0 || filled->rank >= filled->world_size) {
+    return nullptr;
+  }
+  if (filled->world_size == 1) {
+    filled->num_hosts = 1;
+    return nullptr;
+  }
+  const TeplugRendezvous* rdv = filled->rendezvous;
+  if (rdv == nullptr || rdv->struct_size < TEPLUG_STRUCT_SIZE(TeplugRendezvous, timeout_ms) || rdv->kv == nullptr ||
+      rdv->kv->struct_size < TEPLUG_STRUCT_SIZE(TeplugKvStore, get) || rdv->kv->put == nullptr ||
+      rdv->kv->get == nullptr) {
+    return nullptr;  // a bootstrap blob (or a malformed rendezvous): the count stays unknown
+  }
+  const std::string host = LocalHostIdFromEnvironment();
+  int32_t hosts = 0;
+  if (TeplugError* e = CountHosts(*rdv, filled->rank, filled->world_size, host, kDefaultRendezvousMs, &hosts)) {
+    return e;
+  }
+  filled->num_hosts = hosts;
+  logger.Log(LogLevel::kDebug, absl::StrCat("comm_create rank ", filled->rank, " of ", filled->world_size,
+                                            ": ranks on ", hosts, hosts == 1 ? " host" : " hosts",
+                                            " (this one: ", host, ")"));
+  return nullptr;
+}
+
+TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* caller_args,
+                        TeplugCommunicator** out) {
   if (out == nullptr) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "comm_create: out is NULL");
   const KernelCore& core = dispatch::Core(self);
+  Create filled;
+  if (TeplugError* e = FillHostCount(caller_args, core.logger(), &filled)) return e;
+  const TeplugCommCreateArgs* args = filled.struct_size != 0 ? &filled : caller_args;
   auto guard = core.state().Read();
   absl::StatusOr<Decision> d = core.DecideNow(*guard, CollectiveModule(), kCommCreateOp, args, "");
   if (!d.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(d.status().message()).c_str());
@@ -280,11 +343,15 @@ const char* CollectiveOpBitName(int32_t bit) {
   }
   return nullptr;
 }
+// TeplugCollectiveCaps.features bits.
+const char* CollectiveFeatureName(int32_t bit) { return bit == 0 ? "one_host" : nullptr; }
 constexpr CapsField kCollectiveCapsFields[] = {
     DTypesCapsField("dtypes", offsetof(Caps, dtypes)),
     BitsCapsField("ops", offsetof(Caps, ops), TEPLUG_OP_COUNT_, &CollectiveOpBitName),
     BitsCapsField("reductions", offsetof(Caps, reductions), TEPLUG_REDUCE_COUNT_, &sdk::ReduceName),
     LimitCapsField("max_world_size", offsetof(Caps, max_world_size), "unbounded"),
+    BitsCapsField("features", offsetof(Caps, features), 1, &CollectiveFeatureName),
+    ReservedCapsField("reserved0", offsetof(Caps, reserved0)),
 };
 static_assert(CoversDescriptor<Caps>(kCollectiveCapsFields),
               "kCollectiveCapsFields must name every field of TeplugCollectiveCaps");
@@ -302,6 +369,7 @@ class Collective final : public InterfaceModule {
     const Caps& c = cap.As<Caps>();
     std::string out = absl::StrCat(__builtin_popcount(c.ops), " ops; dtypes ", DTypeSet(c.dtypes));
     if (c.max_world_size > 0) absl::StrAppend(&out, "; world <= ", c.max_world_size);
+    if (c.features & TEPLUG_COLLECTIVE_CAP_ONE_HOST) absl::StrAppend(&out, "; ranks on one host");
     return out;
   }
   absl::Span<const CapsField> CapabilityFieldTable() const override { return kCollectiveCapsFields; }
@@ -328,6 +396,7 @@ class Collective final : public InterfaceModule {
  protected:
   void AddDerivedFacts(config::InterfaceVocabulary* v) const override {
     AddIntegerFact(v, "world_size", "comm_create: the number of ranks in the communicator");
+    AddIntegerFact(v, "hosts", "comm_create: the number of hosts the ranks are on (0: unknown)");
     for (const OpSpec* op : kOps) {
       if (op == &kCommCreateOp) continue;
       v->undecided_ops.push_back({op->name, "collectives are decided once per communicator, at comm_create, and every "

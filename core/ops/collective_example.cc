@@ -19,13 +19,15 @@ absl::StatusOr<std::vector<ExampleParam>> CollectiveExampleParams(const Interfac
   }
   const config::InterfaceVocabulary v = module.Vocabulary();
   return std::vector<ExampleParam>{
-      Documented(FactParam(v, "world_size", "2", 1, 1 << 20), "ranks in the communicator")};
+      Documented(FactParam(v, "world_size", "2", 1, 1 << 20), "ranks in the communicator"),
+      Documented(FactParam(v, "hosts", "1", 0, 1 << 20), "hosts the ranks are on (0: unknown)")};
 }
 
 void BuildCollectiveExample(const OpSpec&, const ExampleValues& v, ExampleOp* e) {
   auto* c = e->NewStruct<TeplugCommCreateArgs>();
   c->rank = 0;
   c->world_size = static_cast<int32_t>(v.Integer("world_size"));
+  c->num_hosts = static_cast<int32_t>(v.Integer("hosts"));
   c->device = &e->device;
   e->args = c;
 }

@@ -87,6 +87,7 @@ struct OpDescription {
   std::string vendor;          // "nvidia", "0x1234", or ""
   std::string summary;         // "gemm gemm fp32[64,32] x fp32[32,16] -> fp32[64,16] M=64 N=16 K=32 on cpu:0"
   int64_t world_size = 0;      // comm_create: the communicator's size
+  int64_t hosts = 0;           // comm_create: the hosts its ranks are on (0: unknown)
 
   int32_t op() const;
   // The facts config rules are evaluated on (views into this object).

@@ -33,8 +33,10 @@ extern "C" {
  *  - 1.0: everything not listed below.
  *  - 1.1: TeplugPluginInfo.device_kind_name_count, vendor_name_count,
  *         device_kind_names and vendor_names; TeplugHostApi.get_option and
- *         options_ctx (plugin.h). */
-#define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 1)
+ *         options_ctx (plugin.h).
+ *  - 1.2: TeplugCommCreateArgs.num_hosts, TeplugCollectiveCaps.features and
+ *         TEPLUG_COLLECTIVE_CAP_ONE_HOST (collective.h). */
+#define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 2)
 /* The first version of the current major. A plugin that writes and reads the
  * fields of later minors only when struct_size holds them (as the SDK does)
  * declares [TEPLUG_ABI_VERSION_MAJOR_FIRST, TEPLUG_ABI_VERSION_CURRENT] and

@@ -101,7 +101,7 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugRendezvous, timeout_ms);
 /* An implementation-owned communicator handle. */
 typedef struct TeplugCommunicator TeplugCommunicator;
 
-/* comm_create's arguments (32 bytes in v1.0). */
+/* comm_create's arguments (40 bytes in v1.2, 32 in v1.0). */
 typedef struct TeplugCommCreateArgs {
   /* v1.0. The writer's sizeof(TeplugCommCreateArgs). */
   size_t struct_size;
@@ -114,8 +114,17 @@ typedef struct TeplugCommCreateArgs {
   /* v1.0. Where this rank's buffers live; the device selection matches.
    * NULL: host. */
   const TeplugDevice* device;
+  /* v1.2. How many hosts the ranks are on; a host is one running OS kernel
+   * with one /dev/shm, so ranks on one host can share memory. 0: unknown.
+   * teplug's core fills an unknown count before it selects (every rank
+   * publishes its host through `rendezvous->kv` under "<kv_prefix>/teplug/
+   * host/<rank>"; a bootstrap rendezvous leaves it unknown, a world of 1 is 1 host)
+   * and passes the count to the implementation it selects. */
+  int32_t num_hosts;
+  /* v1.2. Zero. */
+  int32_t reserved0;
 } TeplugCommCreateArgs;
-TEPLUG_DECLARE_LAST_FIELD(TeplugCommCreateArgs, device);
+TEPLUG_DECLARE_LAST_FIELD(TeplugCommCreateArgs, reserved0);
 
 /* Every op's args (64 bytes in v1.0). Element counts are the tensors'
  * element counts; send and recv dtypes must match. What each op reads:
@@ -157,9 +166,15 @@ typedef struct TeplugCollectiveArgs {
 } TeplugCollectiveArgs;
 TEPLUG_DECLARE_LAST_FIELD(TeplugCollectiveArgs, stream);
 
-/* What a collective implementation serves (48 bytes in v1.0): plugin-owned,
- * static. dtypes and ops must not be 0; reductions must not be 0 when a
- * reducing op is listed. */
+/* TeplugCollectiveCaps.features bits (v1.2). */
+/* Serves only communicators whose ranks are on one host (e.g. a shared-memory
+ * transport): refused when TeplugCommCreateArgs.num_hosts > 1, served when
+ * the count is 1 or unknown. */
+#define TEPLUG_COLLECTIVE_CAP_ONE_HOST (UINT32_C(1) << 0)
+
+/* What a collective implementation serves (56 bytes in v1.2, 48 in v1.0):
+ * plugin-owned, static. dtypes and ops must not be 0; reductions must not be
+ * 0 when a reducing op is listed. */
 typedef struct TeplugCollectiveCaps {
   /* v1.0. The plugin's sizeof(TeplugCollectiveCaps). */
   size_t struct_size;
@@ -175,8 +190,12 @@ typedef struct TeplugCollectiveCaps {
   uint32_t reductions;
   /* v1.0. Largest world_size. 0: unbounded. */
   int64_t max_world_size;
+  /* v1.2. TEPLUG_COLLECTIVE_CAP_* bits. 0: ranks may be anywhere. */
+  uint32_t features;
+  /* v1.2. Zero. */
+  uint32_t reserved0;
 } TeplugCollectiveCaps;
-TEPLUG_DECLARE_LAST_FIELD(TeplugCollectiveCaps, max_world_size);
+TEPLUG_DECLARE_LAST_FIELD(TeplugCollectiveCaps, reserved0);
 
 /* The ICollective v1 function table (80 bytes in v1.0). Every member but
  * `supports` is required. */

@@ -121,12 +121,14 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugRendezvous, kv, 24);
   EXPECT_OFFSET(TeplugRendezvous, kv_prefix, 32);
   EXPECT_OFFSET(TeplugRendezvous, timeout_ms, 40);
-  EXPECT_SIZE(TeplugCommCreateArgs, 32);
+  EXPECT_SIZE(TeplugCommCreateArgs, 40);
   EXPECT_OFFSET(TeplugCommCreateArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugCommCreateArgs, rank, 8);
   EXPECT_OFFSET(TeplugCommCreateArgs, world_size, 12);
   EXPECT_OFFSET(TeplugCommCreateArgs, rendezvous, 16);
   EXPECT_OFFSET(TeplugCommCreateArgs, device, 24);
+  EXPECT_OFFSET(TeplugCommCreateArgs, num_hosts, 32);  // v1.2
+  EXPECT_OFFSET(TeplugCommCreateArgs, reserved0, 36);  // v1.2
   EXPECT_SIZE(TeplugCollectiveArgs, 64);
   EXPECT_OFFSET(TeplugCollectiveArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugCollectiveArgs, comm, 8);
@@ -138,7 +140,7 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugCollectiveArgs, peer, 48);
   EXPECT_OFFSET(TeplugCollectiveArgs, reserved0, 52);
   EXPECT_OFFSET(TeplugCollectiveArgs, stream, 56);
-  EXPECT_SIZE(TeplugCollectiveCaps, 48);
+  EXPECT_SIZE(TeplugCollectiveCaps, 56);
   EXPECT_OFFSET(TeplugCollectiveCaps, struct_size, 0);
   EXPECT_OFFSET(TeplugCollectiveCaps, devices, 8);
   EXPECT_OFFSET(TeplugCollectiveCaps, num_devices, 16);
@@ -146,6 +148,8 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugCollectiveCaps, ops, 32);
   EXPECT_OFFSET(TeplugCollectiveCaps, reductions, 36);
   EXPECT_OFFSET(TeplugCollectiveCaps, max_world_size, 40);
+  EXPECT_OFFSET(TeplugCollectiveCaps, features, 48);   // v1.2
+  EXPECT_OFFSET(TeplugCollectiveCaps, reserved0, 52);  // v1.2
   EXPECT_SIZE(TeplugCollectiveV1Vtbl, 80);
   EXPECT_OFFSET(TeplugCollectiveV1Vtbl, base, 0);
   EXPECT_OFFSET(TeplugCollectiveV1Vtbl, supports, 32);
@@ -423,8 +427,9 @@ TEST(AbiLayoutTest, EnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_SCALING_BLOCK_2D128, 4);
   EXPECT_EQ(TEPLUG_OP_BARRIER, 12);
   EXPECT_EQ(TEPLUG_REDUCE_AVG, 4);
+  EXPECT_EQ(TEPLUG_COLLECTIVE_CAP_ONE_HOST, 1u);
   EXPECT_EQ(TEPLUG_FAILED_PRECONDITION, 9);
-  EXPECT_EQ(TEPLUG_ABI_VERSION_CURRENT, 0x00010001u);
+  EXPECT_EQ(TEPLUG_ABI_VERSION_CURRENT, 0x00010002u);
   EXPECT_EQ(TEPLUG_ABI_VERSION_MAJOR_FIRST, 0x00010000u);
 }
 

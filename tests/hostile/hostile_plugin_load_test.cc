@@ -83,7 +83,7 @@ TEST_P(HostilePluginTest, IsRefusedCleanly) {
   EXPECT_EQ("plugin " + path + " (TEPLUG_PLUGINS) refused: " + entry.reason, message);
 }
 
-const char kHost[] = "[1.0, 1.1]";
+const char kHost[] = "[1.0, 1.2]";
 using Code = absl::StatusCode;
 
 // Every refusal this test expects; RefusedPluginsAllHaveACase keeps it equal
@@ -228,7 +228,7 @@ const HostileCase kRefusals[] = {
                 Code::kInvalidArgument},
     HostileCase{"hostile_inverted_abi",
                 {"register_implementation called before TeplugPluginInfo names an ABI range "
-                 "overlapping the host's [1.0, 1.1] (info says [1.5, 1.1])"},
+                 "overlapping the host's [1.0, 1.2] (info says [1.5, 1.2])"},
                 false,
                 Code::kFailedPrecondition},
     HostileCase{"hostile_reentrant",

@@ -1,14 +1,19 @@
 // Collectives through the kernel's dispatching object: the communicator binds
-// the implementation chosen at comm_create (here the built-in reference), an
-// all_reduce over 2 thread ranks matches a sum computed in the test, an op the
-// bound implementation cannot serve is an UNSUPPORTED error naming why, and a
-// handle the dispatcher did not create is refused instead of dereferenced.
+// the implementation chosen at comm_create (the built-in reference for ranks
+// on one host, the cpu provider's Gloo for ranks on several, with the
+// reference's refusal in the record), an all_reduce over thread ranks matches
+// a sum computed in the test, an op the bound implementation cannot serve is
+// an UNSUPPORTED error naming why, a rank that never arrives is named in
+// comm_create's error, and a handle the dispatcher did not create is refused
+// instead of dereferenced.
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "core/kernel/kernel.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -17,6 +22,8 @@
 
 namespace teplug {
 namespace {
+
+using ::testing::HasSubstr;
 
 TeplugTensor Vector(std::vector<float>* s, int32_t dtype = TEPLUG_DTYPE_FP32) {
   TeplugTensor t = sdk::Versioned<TeplugTensor>();
@@ -115,6 +122,139 @@ TEST(CollectiveThroughKernelTest, AHandleTheDispatcherDidNotCreateIsRefused) {
   args.comm = fake;
   e = sdk::OwnedError(coll->vtbl->run(coll.get(), TEPLUG_OP_BARRIER, &args));
   EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+}
+
+struct RankResult {
+  std::string error;
+  std::string served_by;
+  std::vector<float> out;
+};
+
+// Every rank (a thread) creates a communicator with `num_hosts` (0: let the
+// kernel count), all-reduces random floats and reports who served it.
+std::vector<RankResult> AllReduce(core::Kernel& kernel, int world, int32_t num_hosts, const char* prefix,
+                                  std::vector<std::vector<float>>* inputs) {
+  auto coll = kernel.Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  teplug::testing::MemoryKvStore store;
+  const TeplugKvStore kv = store.Api();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  inputs->assign(world, std::vector<float>(29));
+  for (auto& in : *inputs) {
+    for (float& x : in) x = dist(rng);
+  }
+  std::vector<RankResult> results(world);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < world; ++r) {
+    ranks.emplace_back([&, r] {
+      RankResult& res = results[r];
+      TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
+      rv.kv = &kv;
+      rv.kv_prefix = prefix;
+      rv.timeout_ms = 20000;
+      TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
+      create.rank = r;
+      create.world_size = world;
+      create.rendezvous = &rv;
+      create.num_hosts = num_hosts;
+      TeplugCommunicator* comm = nullptr;
+      sdk::OwnedError e(coll->vtbl->comm_create(coll.get(), &create, &comm));
+      if (!e.ok()) {
+        res.error = "comm_create: " + e.message();
+        return;
+      }
+      res.out.assign((*inputs)[r].size(), 0.f);
+      TeplugTensor send = Vector(&(*inputs)[r]), recv = Vector(&res.out);
+      TeplugCollectiveArgs args = sdk::Versioned<TeplugCollectiveArgs>();
+      args.comm = comm;
+      args.send = &send;
+      args.recv = &recv;
+      {
+        core::ServedByRecorder served;
+        e = sdk::OwnedError(coll->vtbl->run(coll.get(), TEPLUG_OP_ALL_REDUCE, &args));
+        res.served_by = served.last();
+      }
+      if (!e.ok()) res.error = "all_reduce: " + e.message();
+      e = sdk::OwnedError(coll->vtbl->comm_destroy(coll.get(), comm));
+      if (!e.ok()) res.error += " comm_destroy: " + e.message();
+    });
+  }
+  for (auto& t : ranks) t.join();
+  return results;
+}
+
+void ExpectSums(const std::vector<RankResult>& results, const std::vector<std::vector<float>>& inputs) {
+  for (size_t r = 0; r < results.size(); ++r) {
+    ASSERT_EQ(results[r].out.size(), inputs[0].size()) << "rank " << r;
+    for (size_t i = 0; i < inputs[0].size(); ++i) {
+      double sum = 0;
+      for (const auto& in : inputs) sum += in[i];
+      EXPECT_NEAR(results[r].out[i], sum, 1e-5) << "rank " << r << " element " << i;
+    }
+  }
+}
+
+// Ranks the kernel counts on one host get the reference's shared memory;
+// ranks on two hosts get Gloo, since the reference serves one host only.
+TEST(CollectiveThroughKernelTest, TheHostCountChoosesBetweenSharedMemoryAndGloo) {
+  auto kernel = MakeKernel();
+  for (auto [world, num_hosts, provider] : {std::tuple{3, 0, "reference/"}, {2, 2, "cpu/"}}) {
+    std::vector<std::vector<float>> inputs;
+    const auto results = AllReduce(*kernel, world, num_hosts, num_hosts == 0 ? "counted" : "two_hosts", &inputs);
+    for (int r = 0; r < world; ++r) {
+      ASSERT_EQ(results[r].error, "") << "rank " << r;
+      EXPECT_THAT(results[r].served_by, ::testing::StartsWith(provider)) << "rank " << r;
+    }
+    ExpectSums(results, inputs);
+  }
+}
+
+TEST(CollectiveThroughKernelTest, TheRecordSaysWhySharedMemoryWasRefused) {
+  auto kernel = MakeKernel();
+  const int32_t comm_create = *core::Kernel::OpNumber(sdk::kIidCollectiveV1, "comm_create");
+  TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
+  create.world_size = 4;
+  for (int32_t hosts : {0, 1, 2}) {
+    create.num_hosts = hosts;
+    auto record = kernel->Explain(sdk::kIidCollectiveV1, comm_create, &create);
+    ASSERT_TRUE(record.ok()) << record.status();
+    const std::string text = record->Format();
+    ASSERT_TRUE(record->served()) << text;
+    if (hosts == 2) {
+      EXPECT_THAT(record->chosen()->implementation(), ::testing::StartsWith("cpu/")) << text;
+      EXPECT_THAT(text, HasSubstr("ranks on 2 hosts; serves ranks on one host only (features one_host)"));
+      EXPECT_THAT(record->op_summary, HasSubstr("rank 0 of 4 (2 hosts) on cpu:0"));
+    } else {
+      EXPECT_THAT(record->chosen()->implementation(), ::testing::StartsWith("reference/")) << text;
+      EXPECT_THAT(text, ::testing::Not(HasSubstr("one host only"))) << text;
+      EXPECT_THAT(record->op_summary, HasSubstr(hosts == 0 ? "rank 0 of 4 on cpu:0" : "rank 0 of 4 (1 host) on cpu:0"));
+    }
+  }
+  create.num_hosts = -1;
+  auto bad = kernel->Explain(sdk::kIidCollectiveV1, comm_create, &create);
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("TeplugCommCreateArgs.num_hosts -1 < 0"));
+}
+
+TEST(CollectiveThroughKernelTest, ARankThatNeverArrivesIsNamed) {
+  auto kernel = MakeKernel();
+  auto coll = kernel->Query<TeplugCollectiveV1>(sdk::kIidCollectiveV1);
+  teplug::testing::MemoryKvStore store;
+  const TeplugKvStore kv = store.Api();
+  TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
+  rv.kv = &kv;
+  rv.kv_prefix = "lonely";
+  rv.timeout_ms = 200;
+  TeplugCommCreateArgs create = sdk::Versioned<TeplugCommCreateArgs>();
+  create.rank = 1;
+  create.world_size = 4;
+  create.rendezvous = &rv;
+  TeplugCommunicator* comm = nullptr;
+  sdk::OwnedError e(coll->vtbl->comm_create(coll.get(), &create, &comm));
+  EXPECT_EQ(e.code(), TEPLUG_DEADLINE_EXCEEDED) << e.message();
+  EXPECT_THAT(e.message(), HasSubstr("comm_create rank 1 of 4: ranks 0, 2, 3 did not publish their hosts"));
+  EXPECT_THAT(e.message(), HasSubstr("\"lonely/teplug/host/0\""));
+  EXPECT_THAT(e.message(), HasSubstr("within 200 ms"));
+  EXPECT_EQ(comm, nullptr);
 }
 
 }  // namespace

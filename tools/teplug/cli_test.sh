@@ -313,8 +313,15 @@ PY
   # a per-call op is a usage error that says so.
   run_teplug explain collective --world-size 4 --no-discovery
   expect_status 0
-  expect_in "$OUT" "ICollective/1 collective comm_create rank 0 of 4 on cpu:0"
+  expect_in "$OUT" "ICollective/1 collective comm_create rank 0 of 4 (1 host) on cpu:0"
   expect_in "$OUT" "reference/collective  chosen"
+  # Ranks on two hosts: the reference's shared memory serves one host only,
+  # and this build has no collective that crosses hosts.
+  run_teplug explain collective --world-size 4 --hosts 2 --no-discovery
+  expect_status 1
+  expect_in "$OUT" "ICollective/1 collective comm_create rank 0 of 4 (2 hosts) on cpu:0"
+  expect_in "$OUT" "reference/collective  rejected          0  [capability] ranks on 2 hosts; serves ranks on one host only (features one_host)"
+  expect_in "$OUT" "=> no provider can serve this op"
   run_teplug explain norm --norm-type rmsnorm --rows 8 --hidden-size 4096 --dtype bf16 --output-dtype fp8_e4m3 \
     --scaling-mode mxfp8_1d32 --zero-centered-gamma --no-discovery
   expect_status 0

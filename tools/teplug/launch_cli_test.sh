@@ -6,7 +6,8 @@
 # the thread budget; two ranks started by hand (--rank) meet in a directory;
 # a rank that fails is named and the launch ends; a finished rendezvous
 # directory is refused; tcp: rendezvous says why it is not offered; under
-# mpirun (when OpenMPI is installed) ranks come from its environment.
+# mpirun (when OpenMPI is installed) ranks come from its environment; ranks
+# that are on two hosts (TEPLUG_HOST_ID) get Gloo without a rule.
 set -u
 TEPLUG="$1"
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG TEPLUG_CPU_THREADS \
@@ -140,6 +141,26 @@ expect_status 1
 expect_in "$OUT" "FAILED: the job stopped: rank 0:"
 expect_in "$OUT" "rank 1: dw_o: no collective provider"
 expect_in "$DIR/rank-1.log" "no collective provider"
+
+# Ranks on two hosts, as the kernel sees them (TEPLUG_HOST_ID makes each
+# process a host of its own), and no config rule: the reference's
+# shared-memory collective serves one host only, so Gloo serves, the row
+# says why, and the all-reduces are checked against the sum in double only.
+DIR="$TMP/two-hosts"
+LAST="TEPLUG_HOST_ID=a|b teplug run --ranks 2 --rank 0|1 --rendezvous file:DIR"
+TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-b "$TEPLUG" run --ranks 2 --rank 1 --rendezvous "file:$DIR" \
+  "${SMALL[@]}" >"$TMP/rank1.out" 2>"$TMP/rank1.err" &
+RANK1=$!
+TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-a timeout 120 "$TEPLUG" run --ranks 2 --rank 0 \
+  --rendezvous "file:$DIR" "${SMALL[@]}" >"$OUT" 2>"$ERR"
+STATUS=$?
+wait $RANK1
+RANK1_STATUS=$?
+expect_status 0
+[[ "$RANK1_STATUS" == 0 ]] || fail "$LAST: rank 1 exit status $RANK1_STATUS"
+expect_match "$OUT" "all_reduce sum dw_qkv \(fp32, 2 ranks\).*cpu/gloo.*priority -100.*\(ranks on 2 hosts\)"
+expect_in "$OUT" "ranks on 2 hosts: the reference's collective serves one host only"
+expect_in "$OUT" "all within tolerance"
 
 # Refusals name what is wrong.
 LAST="teplug run --launch processes --rendezvous tcp:localhost:29500"

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
+#include "core/kernel/host_identity.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
@@ -170,8 +171,14 @@ class BlockRunner {
   absl::Status AttentionForward(LayerState* l);
   absl::Status AttentionBackward(const LayerState& l, const HostTensor& d_o, HostTensor* dqkv);
   absl::Status AllReduce(const std::string& label, const HostTensor& grad, const std::string& key);
+  // The hosts the ranks are on, counted at the first all-reduce (every rank
+  // makes it, in the same order) from each rank's host id as the kernel
+  // computes it, and passed to every comm_create: the decision explained for
+  // the row is then the one comm_create makes.
+  absl::StatusOr<int32_t> Hosts();
   TeplugAttentionParams Params() const;
 
+  int32_t hosts_ = 0;  // Hosts(), once counted
   const core::Kernel& kernel_;
   const BlockShape& s_;
   const Compare compare_;
@@ -423,8 +430,24 @@ absl::Status BlockRunner::AttentionBackward(const LayerState& l, const HostTenso
   return Finish(Obj(attention_.get()), c, std::move(r), check);
 }
 
+absl::StatusOr<int32_t> BlockRunner::Hosts() {
+  if (hosts_ > 0) return hosts_;
+  if (group_->world_size() == 1) return hosts_ = 1;
+  // Each id as a double (the exchange's type): 52 bits of its FNV-1a hash.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : core::LocalHostIdFromEnvironment()) hash = (hash ^ c) * 0x100000001b3ull;
+  absl::StatusOr<std::vector<std::vector<double>>> all =
+      group_->Exchange(rank_, {static_cast<double>(hash >> 12)});
+  if (!all.ok()) return all.status();
+  std::set<double> distinct;
+  for (const auto& v : *all) distinct.insert(v.at(0));
+  return hosts_ = static_cast<int32_t>(distinct.size());
+}
+
 absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& grad,
                                     const std::string& key) {
+  absl::StatusOr<int32_t> hosts = Hosts();
+  if (!hosts.ok()) return hosts.status();
   // The communicator: created through the dispatching object, which binds it
   // to the selected implementation; the decision is explained the same way.
   TeplugRendezvous rv = sdk::Versioned<TeplugRendezvous>();
@@ -436,6 +459,7 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   create.rank = rank_;
   create.world_size = group_->world_size();
   create.rendezvous = &rv;
+  create.num_hosts = *hosts;
   absl::StatusOr<core::DecisionRecord> record =
       kernel_.Explain(sdk::kIidCollectiveV1, CommCreateOp(), &create);
   if (!record.ok()) return record.status();
@@ -461,6 +485,7 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   // Collectives do not fall back (the ranks must agree on one
   // implementation): the first choice is the communicator's.
   r.why = record->Reason(*record->chosen());
+  if (*hosts > 1) absl::StrAppend(&r.why, " (ranks on ", *hosts, " hosts)");
   if (per_rank_) {
     r.device = absl::StrCat("rank ", rank_, " ", device_.spelling);
     if (!device_.on_host()) {
@@ -488,8 +513,13 @@ absl::Status BlockRunner::AllReduce(const std::string& label, const HostTensor& 
   // the comparison and the timed calls. Direct calls into the reference
   // implementation go through the plugin call boundary like every call into
   // a provider.
+  // The reference's collective shares memory, so it serves ranks on one host only.
   const bool use_reference =
-      compare_ == Compare::kReference && (!r.served_by_reference || timed);
+      compare_ == Compare::kReference && (!r.served_by_reference || timed) && *hosts == 1;
+  if (compare_ == Compare::kReference && *hosts > 1) {
+    r.vs_reference = {"max_err", 0, kAllReduceTolerance,
+                      absl::StrCat("ranks on ", *hosts, " hosts: the reference's collective serves one host only")};
+  }
   std::optional<core::Selection> ref;
   TeplugCommunicator* ref_comm = nullptr;
   TeplugCollectiveV1* ref_impl = nullptr;

@@ -171,13 +171,16 @@ TEST(GlooKvRendezvousTest, TwoCommunicatorsShareOneStoreByPrefix) {
       EXPECT_EQ(sums[c * kWorld + rank], 3 * (c + 1) * 100 + 0 + 1 + 2);
     }
   }
+  // Gloo's keys, and the kernel's host count's, each under its communicator's prefix.
   for (const auto& [key, value] : store.Snapshot()) {
-    EXPECT_TRUE(absl::StartsWith(key, "job/a/gloo/") || absl::StartsWith(key, "job/b/gloo/"))
+    EXPECT_TRUE(absl::StartsWith(key, "job/a/gloo/") || absl::StartsWith(key, "job/b/gloo/") ||
+                absl::StartsWith(key, "job/a/teplug/host/") || absl::StartsWith(key, "job/b/teplug/host/"))
         << key;
   }
 }
 
-// The key-value rendezvous names a missing rank too.
+// The key-value rendezvous names a missing rank too: Gloo's own, when the
+// caller gives the host count, and the kernel's count's, when it does not.
 TEST(GlooKvRendezvousTest, MissingRankIsNamed) {
   ASSERT_NE(testing::KernelCollective(), nullptr);
   testing::MemoryKvStore store;
@@ -185,9 +188,14 @@ TEST(GlooKvRendezvousTest, MissingRankIsNamed) {
   rv.kv = store.kv();
   rv.kv_prefix = "p";
   rv.timeout_ms = 300;
-  Comm comm(0, 2, rv);
-  EXPECT_EQ(comm.status().code(), absl::StatusCode::kDeadlineExceeded) << comm.status();
-  EXPECT_THAT(std::string(comm.status().message()), HasSubstr("waiting for rank(s) 1 to arrive"));
+  Comm counted(0, 2, rv, /*num_hosts=*/1);
+  EXPECT_EQ(counted.status().code(), absl::StatusCode::kDeadlineExceeded) << counted.status();
+  EXPECT_THAT(std::string(counted.status().message()), HasSubstr("waiting for rank(s) 1 to arrive"));
+  rv.kv_prefix = "q";
+  Comm uncounted(0, 2, rv);
+  EXPECT_EQ(uncounted.status().code(), absl::StatusCode::kDeadlineExceeded) << uncounted.status();
+  EXPECT_THAT(std::string(uncounted.status().message()),
+              HasSubstr("rank 1 did not publish its host (key \"q/teplug/host/1\") within 300 ms"));
 }
 
 // One rank is a world: bad arguments on its communicator.

@@ -134,7 +134,7 @@ absl::Status StatusFrom(TeplugError* error) {
   return absl::Status(CodeOf(e.code()), e.message());
 }
 
-Comm::Comm(int rank, int world, const TeplugRendezvous& rendezvous) {
+Comm::Comm(int rank, int world, const TeplugRendezvous& rendezvous, int32_t num_hosts) {
   TeplugCollectiveV1* c = KernelCollective();
   if (c == nullptr) {
     status_ = absl::InternalError("the kernel serves no ICollective");
@@ -144,6 +144,7 @@ Comm::Comm(int rank, int world, const TeplugRendezvous& rendezvous) {
   args.rank = rank;
   args.world_size = world;
   args.rendezvous = &rendezvous;
+  args.num_hosts = num_hosts;
   status_ = StatusFrom(c->vtbl->comm_create(c, &args, &comm_));
 }
 

@@ -40,8 +40,9 @@ absl::Status StatusFrom(TeplugError* error);
 // A communicator of KernelCollective(), destroyed with this object.
 class Comm {
  public:
-  // Joins through `rendezvous`; check status() before use.
-  Comm(int rank, int world, const TeplugRendezvous& rendezvous);
+  // Joins through `rendezvous`, with `num_hosts` (0: the kernel counts
+  // them); check status() before use.
+  Comm(int rank, int world, const TeplugRendezvous& rendezvous, int32_t num_hosts = 0);
   // Joins through the bootstrap blob with `timeout_ms`.
   Comm(int rank, int world, const std::string& blob, int64_t timeout_ms = 30000);
   // Destroys a live communicator; a failing comm_destroy aborts the process

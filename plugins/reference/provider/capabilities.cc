@@ -72,6 +72,7 @@ TeplugCollectiveCaps MakeCollectiveCaps() {
           TEPLUG_OP_BIT(TEPLUG_OP_BARRIER);
   c.reductions = AllBits(TEPLUG_REDUCE_COUNT_);
   c.max_world_size = 0;
+  c.features = TEPLUG_COLLECTIVE_CAP_ONE_HOST;  // ranks meet in a shared-memory region
   return c;
 }
 
