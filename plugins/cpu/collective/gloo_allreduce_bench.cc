@@ -1,12 +1,13 @@
-// All-reduce (fp32 sum, in place) with 2 ranks as 2 processes over loopback
-// TCP: through teplug (the kernel's dispatching ICollective, served by the
-// Gloo implementation) against the two direct Gloo algorithms, gloo::allreduce
-// (what the implementation calls) and gloo::AllreduceRing (the older, lower
-// latency class), 1 KiB .. 64 MiB. This process is rank 0 and runs Google
-// Benchmark; a forked child is rank 1 and runs the same op the same number
-// of times, told which over a pipe at the start of each run. Run with
+// All-reduce (fp32 sum, in place) with N ranks as N processes over loopback
+// TCP (--ranks=N, default 2): through teplug (the kernel's dispatching
+// ICollective, served by the Gloo implementation) against the two direct Gloo
+// algorithms, gloo::allreduce (what the implementation calls) and
+// gloo::AllreduceRing (the older, lower latency class), 1 KiB .. 64 MiB. This
+// process is rank 0 and runs Google Benchmark; forked children are ranks 1 ..
+// N-1 and run the same op the same number of times, each told which over its
+// pipe at the start of each run. Run with
 //   bazel run -c opt //plugins/cpu/collective:gloo_allreduce_bench -- \
-//     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
+//     [--ranks=4] --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 // (the binary finds the test plugin through its runfiles: run it with
 // TEST_SRCDIR=<binary>.runfiles when not under `bazel run`), and it prints, per size, each
 // variant's median and teplug's throughput relative to the faster direct algorithm (target >=
@@ -17,6 +18,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,12 +56,12 @@ struct Rank {
   std::map<size_t, std::unique_ptr<gloo::AllreduceRing<float>>> rings;
 };
 
-std::shared_ptr<gloo::Context> DirectGlooContext(int rank, const std::string& dir) {
+std::shared_ptr<gloo::Context> DirectGlooContext(int rank, int ranks, const std::string& dir) {
   gloo::transport::tcp::attr attr;
   attr.iface = "lo";
   auto device = gloo::transport::tcp::CreateDevice(attr);
   gloo::rendezvous::FileStore store(dir);
-  auto context = std::make_shared<gloo::rendezvous::Context>(rank, 2);
+  auto context = std::make_shared<gloo::rendezvous::Context>(rank, ranks);
   context->setTimeout(std::chrono::seconds(60));
   context->connectFullMesh(store, device);
   return context;
@@ -105,16 +108,24 @@ bool RunVariant(Rank& rank, const Command& c) {
   }
 }
 
-int g_command_pipe = -1;  // rank 0 writes commands to rank 1
+std::vector<int> g_command_pipes;  // rank 0 writes commands to ranks 1 .. N-1
 Rank* g_rank0 = nullptr;
+
+// Sends `c` to every other rank; false when one cannot be reached.
+bool Broadcast(const Command& c) {
+  for (int fd : g_command_pipes) {
+    if (write(fd, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) return false;
+  }
+  return true;
+}
 
 void BM_AllReduce(benchmark::State& state, int variant, size_t bytes) {
   const Command c{variant, bytes, static_cast<int64_t>(state.max_iterations)};
-  if (write(g_command_pipe, &c, sizeof c) != static_cast<ssize_t>(sizeof c)) {
-    state.SkipWithError("cannot reach rank 1");
+  if (!Broadcast(c)) {
+    state.SkipWithError("cannot reach the other ranks");
     return;
   }
-  // One pass of the loop runs all iterations, so rank 1 runs the same count.
+  // One pass of the loop runs all iterations, so the others run the same count.
   Command mine = c;
   for (auto _ : state) {
     if (!RunVariant(*g_rank0, mine)) {
@@ -162,40 +173,67 @@ int RunFollower(int command_pipe, Rank& rank) {
   return 0;
 }
 
+// --ranks=N from the command line (removed from argv), 2 without it.
+int TakeRanks(int* argc, char** argv) {
+  int ranks = 2;
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strncmp(argv[i], "--ranks=", 8) == 0) {
+      ranks = std::atoi(argv[i] + 8);
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  return ranks;
+}
+
 int Main(int argc, char** argv) {
+  const int ranks = TakeRanks(&argc, argv);
+  if (ranks < 2 || ranks > 16) {
+    std::fprintf(stderr, "--ranks must be 2..16, not %d\n", ranks);
+    return 2;
+  }
   if (testing::KernelCollective() == nullptr) return 1;
   const std::string teplug_blob = testing::FreshFileBlob();
   const std::string gloo_dir = testing::FreshFileBlob().substr(sizeof("gloo-file:") - 1);
-  int fds[2];
-  if (pipe(fds) != 0) return 1;
-  const pid_t child = fork();
-  if (child == 0) {
-    close(fds[1]);
-    Rank rank;
-    rank.teplug = std::make_unique<testing::Comm>(1, 2, teplug_blob, 120000);
-    if (!rank.teplug->status().ok()) _exit(2);
-    rank.gloo = DirectGlooContext(1, gloo_dir);
-    const int code = RunFollower(fds[0], rank);
-    // comm_destroy meets rank 0's (it waits for every rank after rings).
-    const absl::Status destroyed = rank.teplug->Destroy();
-    _exit(code != 0 ? code : destroyed.ok() ? 0 : 3);
+  std::vector<pid_t> children;
+  for (int r = 1; r < ranks; ++r) {
+    int fds[2];
+    if (pipe(fds) != 0) return 1;
+    const pid_t child = fork();
+    if (child == 0) {
+      close(fds[1]);
+      for (int fd : g_command_pipes) close(fd);
+      Rank rank;
+      rank.teplug = std::make_unique<testing::Comm>(r, ranks, teplug_blob, 120000);
+      if (!rank.teplug->status().ok()) _exit(2);
+      rank.gloo = DirectGlooContext(r, ranks, gloo_dir);
+      const int code = RunFollower(fds[0], rank);
+      // comm_destroy meets rank 0's (it waits for every rank after rings).
+      const absl::Status destroyed = rank.teplug->Destroy();
+      _exit(code != 0 ? code : destroyed.ok() ? 0 : 3);
+    }
+    close(fds[0]);
+    g_command_pipes.push_back(fds[1]);
+    children.push_back(child);
   }
-  close(fds[0]);
-  g_command_pipe = fds[1];
   Rank rank;
-  rank.teplug = std::make_unique<testing::Comm>(0, 2, teplug_blob, 120000);
+  rank.teplug = std::make_unique<testing::Comm>(0, ranks, teplug_blob, 120000);
   if (!rank.teplug->status().ok()) {
     std::fprintf(stderr, "comm_create: %s\n", rank.teplug->status().ToString().c_str());
     return 1;
   }
-  rank.gloo = DirectGlooContext(0, gloo_dir);
+  rank.gloo = DirectGlooContext(0, ranks, gloo_dir);
   g_rank0 = &rank;
 
   std::vector<size_t> sizes;
   for (size_t b = 1024; b <= (64u << 20); b *= 4) sizes.push_back(b);
   for (size_t bytes : sizes) {
-    // Enough iterations for a stable time, few for the large sizes.
-    const int64_t iterations = std::clamp<int64_t>((int64_t{256} << 20) / bytes, 8, 1000);
+    // Enough iterations for a stable time, few for the large sizes; with
+    // more ranks than cores every op waits on the scheduler, so fewer.
+    const int64_t most = ranks > 2 ? 50 : 1000;
+    const int64_t iterations = std::clamp<int64_t>((int64_t{256} << 20) / bytes, 8, most);
     for (int v = kTeplug; v <= kGlooRing; ++v) {
       benchmark::RegisterBenchmark(Name(v, bytes).c_str(), &BM_AllReduce, v, bytes)
           ->Iterations(iterations)
@@ -207,15 +245,20 @@ int Main(int argc, char** argv) {
   MedianReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const Command quit{kQuit, 0, 0};
-  if (write(g_command_pipe, &quit, sizeof quit) != static_cast<ssize_t>(sizeof quit)) return 1;
+  if (!Broadcast(quit)) return 1;
   const absl::Status destroyed = rank.teplug->Destroy();
   if (!destroyed.ok()) std::fprintf(stderr, "comm_destroy: %s\n", destroyed.ToString().c_str());
-  int status = 0;
-  waitpid(child, &status, 0);
+  bool children_ok = true;
+  for (pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    children_ok = children_ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
 
   std::printf(
-      "\nfp32 sum all-reduce, 2 processes, loopback TCP: medians (us) and teplug's "
-      "throughput / the faster direct Gloo algorithm's (target >= 0.95)\n");
+      "\nfp32 sum all-reduce, %d processes, loopback TCP: medians (us) and teplug's "
+      "throughput / the faster direct Gloo algorithm's (target >= 0.95)\n",
+      ranks);
   std::printf("%10s %12s %16s %12s %8s\n", "bytes", "teplug", "gloo_allreduce", "gloo_ring",
               "ratio");
   for (size_t bytes : sizes) {
@@ -225,7 +268,7 @@ int Main(int argc, char** argv) {
     const double best = std::min(a, r);
     std::printf("%10zu %12.1f %16.1f %12.1f %8.2f\n", bytes, t, a, r, t > 0 ? best / t : 0.0);
   }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  return children_ok ? 0 : 1;
 }
 
 }  // namespace
