@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -14,8 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/boundary/plugin_call.h"
 #include "core/kernel/dispatch_objects.h"
-#include "core/ops/capability_reader.h"
 #include "core/kernel/host_identity.h"
+#include "core/ops/capability_reader.h"
 #include "core/ops/collective_hosts.h"
 #include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
@@ -195,11 +194,13 @@ TeplugCollectiveV1* Impl(const BoundCommunicator* b) {
   return reinterpret_cast<TeplugCollectiveV1*>(b->impl->object.get());
 }
 
-// The caller's args with the host count filled in (num_hosts), when they are
-// well-formed enough to count: a key-value rendezvous, rank and world size in
-// range. Otherwise *filled is the caller's struct, unchanged, and selection
-// reports what is wrong (or the implementation does). The count blocks until
-// every rank published its host, so it runs before the kernel state is held.
+// A copy of the caller's args (*filled; struct_size 0 when they are too short
+// to copy, and selection then says so) whose num_hosts, when the caller left
+// it 0, is counted through a key-value rendezvous (rank and world size in
+// range) or is 1 for a world of 1; otherwise it stays 0, unknown, and what is
+// malformed is reported by selection or the implementation. The count blocks
+// until every rank published its host, so it runs before the kernel state is
+// held; its rendezvous error is returned.
 TeplugError* FillHostCount(const TeplugCommCreateArgs* args, const Logger& logger, Create* filled) {
   *filled = Create{};
   if (args == nullptr || args->struct_size < kCreateV1) return nullptr;

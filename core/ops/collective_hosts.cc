@@ -1,6 +1,8 @@
 #include "core/ops/collective_hosts.h"
 
+#include <algorithm>
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -61,11 +63,13 @@ TeplugError* CountHosts(const TeplugRendezvous& rdv, int32_t rank, int32_t world
     hosts.insert(value.substr(0, std::min(size, value.size())));
   }
   if (!missing.empty()) {
-    return teplug_error_create(TEPLUG_DEADLINE_EXCEEDED, absl::StrCat(
-        "teplug: comm_create rank ", rank, " of ", world_size, ": rank", missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", "),
-        " did not publish ", missing.size() > 1 ? "their hosts" : "its host", " (key \"",
-        HostKey(rdv.kv_prefix, missing[0]), "\"", missing.size() > 1 ? ", ..." : "", ") within ", timeout_ms,
-        " ms: ", missing.size() > 1 ? "have they" : "has it", " called comm_create with the same rendezvous?").c_str());
+    const bool several = missing.size() > 1;
+    const std::string message = absl::StrCat(
+        "teplug: comm_create rank ", rank, " of ", world_size, ": rank", several ? "s " : " ",
+        absl::StrJoin(missing, ", "), " did not publish ", several ? "their hosts" : "its host", " (key \"",
+        HostKey(rdv.kv_prefix, missing[0]), "\"", several ? ", ..." : "", ") within ", timeout_ms, " ms: ",
+        several ? "have they" : "has it", " called comm_create with the same rendezvous?");
+    return teplug_error_create(TEPLUG_DEADLINE_EXCEEDED, message.c_str());
   }
   *hosts_out = static_cast<int32_t>(hosts.size());
   return nullptr;
