@@ -1,5 +1,6 @@
 #include "plugins/cpu/collective/gloo_communicator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -22,6 +23,9 @@ namespace {
 
 // Slot prefix of send/recv messages; Gloo's collectives use 0x01..0x08.
 constexpr uint8_t kPointToPointSlotPrefix = 0x40;
+
+// The longest a failed collective waits for the other ranks' roll-call answers.
+constexpr std::chrono::milliseconds kRollCallWait{1000};
 
 const char* ReduceName(int32_t op) {
   switch (op) {
@@ -212,6 +216,7 @@ size_t DTypeBytes(int32_t dtype) {
 GlooCommunicator::GlooCommunicator(JoinedContext joined)
     : context_(std::move(joined.context)),
       timeout_(joined.timeout),
+      roll_call_(std::move(joined.roll_call)),
       small_allreduces_(context_),
       sends_to_(context_->size, 0),
       recvs_from_(context_->size, 0) {}
@@ -234,18 +239,42 @@ void GlooCommunicator::CheckNotFailed(const std::function<std::string()>& descri
   }
 }
 
-void GlooCommunicator::Issue(std::function<std::string()> describe, std::function<void()> body) {
+void GlooCommunicator::Issue(int32_t op, std::function<std::string()> describe,
+                             std::function<void()> body) {
   CheckNotFailed(describe);
+  Collective c{++collectives_, op, std::move(describe), std::move(body)};
   if (in_group_) {
-    queued_collectives_.emplace_back(std::move(describe), std::move(body));
+    queued_collectives_.push_back(std::move(c));
     return;
   }
+  RunCollective(c, c.describe);
+}
+
+void GlooCommunicator::RunCollective(const Collective& c,
+                                     const std::function<std::string()>& describe) {
+  Progress progress{c.number, c.op, Stage::kIn};
+  if (roll_call_) roll_call_->Record(progress);
   try {
-    RunGloo(describe, body);
+    RunGloo(describe, c.body);
   } catch (const sdk::Exception& e) {
-    failed_ = e;
-    throw;
+    progress.stage = Stage::kFailed;
+    if (roll_call_) roll_call_->Record(progress);
+    failed_ = WithRollCall(e, progress);
+    throw *failed_;
   }
+  progress.stage = Stage::kDone;
+  if (roll_call_) roll_call_->Record(progress);
+}
+
+sdk::Exception GlooCommunicator::WithRollCall(const sdk::Exception& e, const Progress& mine) {
+  if (!roll_call_ || (e.code() != TEPLUG_DEADLINE_EXCEEDED && e.code() != TEPLUG_UNAVAILABLE)) {
+    return e;
+  }
+  // A live rank answers within microseconds; the bound matters only for a
+  // rank that is stopped or unreachable, and adds to the time the error takes.
+  const std::chrono::milliseconds wait = std::min(timeout_, kRollCallWait);
+  return sdk::Exception(e.code(),
+                        std::string(e.what()) + DescribeRollCall(mine, roll_call_->Ask(wait)));
 }
 
 void GlooCommunicator::AllReduceNow(const void* in, void* out, size_t count, int32_t dtype,
@@ -274,6 +303,7 @@ void GlooCommunicator::AllReduce(const void* in, void* out, size_t count, int32_
                                  int32_t op) {
   const uint64_t call = ++calls_;
   Issue(
+      TEPLUG_OP_ALL_REDUCE,
       [=] {
         return Describe(
             call, "all_reduce",
@@ -296,7 +326,7 @@ void GlooCommunicator::ReduceScatterV(const void* in, void* out, const std::vect
         call, "reduce_scatter",
         absl::StrFormat("%s %s, %d elements in all", sdk::DTypeName(dtype), ReduceName(op), total));
   };
-  Issue(describe, [=] {
+  Issue(TEPLUG_OP_REDUCE_SCATTER, describe, [=] {
     if (total == 0) return;
     const size_t eb = DTypeBytes(dtype);
     std::vector<unsigned char> reduced(total * eb);
@@ -321,7 +351,7 @@ void GlooCommunicator::AllGatherV(const void* in, void* out, const std::vector<s
     return Describe(call, "all_gather",
                     absl::StrFormat("%s, %d bytes in all", sdk::DTypeName(dtype), total));
   };
-  Issue(describe, [=] {
+  Issue(TEPLUG_OP_ALL_GATHER, describe, [=] {
     if (total == 0) return;
     auto* base = static_cast<uint8_t*>(out);
     // Place this rank's block first so Gloo gathers in place.
@@ -342,7 +372,7 @@ void GlooCommunicator::Broadcast(const void* in, void* out, size_t count, int32_
                     absl::StrFormat("%s, count %d, root %d", sdk::DTypeName(dtype), count, root));
   };
   const size_t bytes = count * DTypeBytes(dtype);
-  Issue(describe, [=] {
+  Issue(TEPLUG_OP_BROADCAST, describe, [=] {
     if (bytes == 0) return;
     if (rank() == root && in != nullptr && in != out) std::memmove(out, in, bytes);
     gloo::BroadcastOptions opts(context_);
@@ -356,7 +386,7 @@ void GlooCommunicator::Broadcast(const void* in, void* out, size_t count, int32_
 
 void GlooCommunicator::Barrier() {
   const uint64_t call = ++calls_;
-  Issue([=] { return Describe(call, "barrier", "no data"); },
+  Issue(TEPLUG_OP_BARRIER, [=] { return Describe(call, "barrier", "no data"); },
         [=] {
           gloo::BarrierOptions opts(context_);
           opts.setTag(NextTag());
@@ -440,17 +470,19 @@ void GlooCommunicator::RunTransfers(std::vector<PointToPoint> transfers) {
 
 void GlooCommunicator::Quiesce() {
   if (failed_ || !small_allreduces_.used() || world() == 1) return;
-  RunGloo(
-      [this] {
-        return absl::StrFormat("comm_destroy on rank %d of %d: waiting for every rank to finish",
-                               rank(), world());
-      },
-      [this] {
-        gloo::BarrierOptions opts(context_);
-        opts.setTag(NextTag());
-        opts.setTimeout(timeout_);
-        gloo::barrier(opts);
-      });
+  Collective wait{++collectives_, kCommDestroyWait,
+                  [this] {
+                    return absl::StrFormat(
+                        "comm_destroy on rank %d of %d: waiting for every rank to finish", rank(),
+                        world());
+                  },
+                  [this] {
+                    gloo::BarrierOptions opts(context_);
+                    opts.setTag(NextTag());
+                    opts.setTimeout(timeout_);
+                    gloo::barrier(opts);
+                  }};
+  RunCollective(wait, wait.describe);
 }
 
 void GlooCommunicator::GroupStart() {
@@ -472,13 +504,8 @@ void GlooCommunicator::GroupEnd() {
   queued_collectives_.clear();
   queued_transfers_.clear();
   CheckNotFailed([] { return std::string("group_end"); });
-  for (auto& [describe, body] : collectives) {
-    try {
-      RunGloo([&describe = describe] { return describe() + ", issued at group_end"; }, body);
-    } catch (const sdk::Exception& e) {
-      failed_ = e;
-      throw;
-    }
+  for (const Collective& c : collectives) {
+    RunCollective(c, [&c] { return c.describe() + ", issued at group_end"; });
   }
   RunTransfers(std::move(transfers));
 }

@@ -12,7 +12,9 @@
 // ordered pair and message number, so messages match in FIFO order.
 //
 // Errors are thrown as sdk::Exception naming the op, its call number and the
-// rank. After a transport error or a timeout the communicator is failed:
+// rank; a collective's timeout or transport error also says where the other
+// ranks are (roll_call.h), naming those that never called it. After a
+// transport error or a timeout the communicator is failed:
 // later calls throw FAILED_PRECONDITION carrying the first error. Argument
 // errors leave it usable. Used by one thread at a time (the ABI's rule).
 #ifndef TEPLUG_PLUGINS_CPU_COLLECTIVE_GLOO_COMMUNICATOR_H_
@@ -31,6 +33,7 @@
 #include "gloo/context.h"
 #include "plugins/cpu/collective/gloo_rendezvous.h"
 #include "plugins/cpu/collective/ring_allreduce_cache.h"
+#include "plugins/cpu/collective/roll_call.h"
 #include "teplug/collective.h"
 #include "teplug/sdk/error.hpp"
 
@@ -80,12 +83,28 @@ class GlooCommunicator {
     std::function<std::string()> describe;
   };
 
+  // A collective: its number on the communicator (every rank numbers its
+  // collectives in the same order), its TeplugCollectiveOp, what it is, and
+  // what it does.
+  struct Collective {
+    uint64_t number;
+    int32_t op;
+    std::function<std::string()> describe;
+    std::function<void()> body;
+  };
+
   // Describes call number `call`: "all_reduce #3 (fp32 sum, count 10) on
   // rank 1 of 4". Called only when a message needs it.
   std::string Describe(uint64_t call, const std::string& op, const std::string& detail) const;
-  // Runs a collective now, or queues it inside a group; marks the
-  // communicator failed when it throws anything but an argument error.
-  void Issue(std::function<std::string()> describe, std::function<void()> body);
+  // Runs a collective now, or queues it inside a group.
+  void Issue(int32_t op, std::function<std::string()> describe, std::function<void()> body);
+  // Runs it, recording its progress for roll calls; when it throws, marks
+  // the communicator failed, with the roll call's answer appended to a
+  // timeout or transport error.
+  void RunCollective(const Collective& c, const std::function<std::string()>& describe);
+  // `e` with where the other ranks are appended, when `e` is a timeout or a
+  // transport failure and there are other ranks to ask.
+  sdk::Exception WithRollCall(const sdk::Exception& e, const Progress& mine);
   void CheckNotFailed(const std::function<std::string()>& describe) const;
   // Runs a send or receive now, or queues it inside a group.
   void IssueTransfer(PointToPoint transfer);
@@ -97,14 +116,15 @@ class GlooCommunicator {
 
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
+  std::unique_ptr<RollCall> roll_call_;  // NULL for a world of one
   RingAllreduceCache small_allreduces_;
   uint64_t calls_ = 0;
+  uint64_t collectives_ = 0;
   uint32_t next_tag_ = 0;
   std::vector<uint64_t> sends_to_;    // messages sent to each peer
   std::vector<uint64_t> recvs_from_;  // messages received from each peer
   bool in_group_ = false;
-  std::vector<std::pair<std::function<std::string()>, std::function<void()>>>
-      queued_collectives_;  // describe, body
+  std::vector<Collective> queued_collectives_;
   std::vector<PointToPoint> queued_transfers_;
   std::optional<sdk::Exception> failed_;
 };

@@ -1,8 +1,9 @@
 // Failures of the Gloo ICollective through teplug's kernel: a rank that never
-// arrives is named, an op a peer never joins times out naming the op and
-// fails the communicator, a receive from a silent peer names that peer, bad
-// arguments are refused naming the field; and the key-value rendezvous,
-// whose keys carry the communicator's prefix.
+// arrives is named, an op a peer never joins times out naming the op and the
+// ranks that never called it (roll call) and fails the communicator, a
+// receive from a silent peer names that peer, bad arguments are refused
+// naming the field; and the key-value rendezvous, whose keys carry the
+// communicator's prefix.
 #include <stdlib.h>
 
 #include <chrono>
@@ -79,9 +80,71 @@ TEST_P(GlooTimeoutTest, OpThatAPeerNeverJoinsTimesOutAndFailsTheCommunicator) {
   const std::string report(results[0].output.begin(), results[0].output.end());
   EXPECT_THAT(report, ::testing::StartsWith("DEADLINE_EXCEEDED: "));
   EXPECT_THAT(report, HasSubstr("all_reduce #1 (fp32 sum, count 2) on rank 0 of 2: timed out"));
+  EXPECT_THAT(report, HasSubstr("; roll call at the communicator's collective 1: missing rank 1 "
+                                "(has called no collective)"));
   EXPECT_THAT(report, HasSubstr("\nFAILED_PRECONDITION: "));
   EXPECT_THAT(report, HasSubstr("barrier #2 (no data) on rank 0 of 2"));
   EXPECT_THAT(report, HasSubstr("the communicator failed earlier: all_reduce #1"));
+}
+
+// World 3: rank 2 finishes the first all-reduce and never calls the second.
+// Both ranks that called it fail (the first to time out closes its
+// connections, so the other may see them close instead) naming rank 2 and
+// where it is, and each says where the other caller stands.
+TEST_P(GlooTimeoutTest, FailedCollectiveNamesTheRankThatNeverCalledIt) {
+  const std::string blob = testing::FreshFileBlob();
+  std::vector<RankResult> results = RunRanks(GetParam(), 3, [&](int rank) -> absl::StatusOr<Bytes> {
+    Comm comm(rank, 3, blob, kShortTimeoutMs);
+    if (!comm.status().ok()) return comm.status();
+    int64_t v = rank;
+    TeplugTensor t = Vector(&v, TEPLUG_DTYPE_INT64, 1);
+    if (absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &t, &t); !st.ok()) return st;
+    if (rank == 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(4 * kShortTimeoutMs));
+      // Its comm_destroy waits for ranks that already left; that it fails is
+      // the destroy test's subject, not this one's.
+      const std::string report = comm.Destroy().ToString();
+      return Bytes(report.begin(), report.end());
+    }
+    const std::string report = comm.Run(TEPLUG_OP_ALL_REDUCE, &t, &t).ToString();
+    return Bytes(report.begin(), report.end());
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(results[r].status.ok()) << results[r].status;
+    const std::string report(results[r].output.begin(), results[r].output.end());
+    EXPECT_THAT(report, ::testing::AnyOf(::testing::StartsWith("DEADLINE_EXCEEDED: "),
+                                         ::testing::StartsWith("UNAVAILABLE: ")));
+    EXPECT_THAT(report, HasSubstr(absl::StrCat("all_reduce #2 (int64 sum, count 1) on rank ", r)));
+    EXPECT_THAT(report, HasSubstr("; roll call at the communicator's collective 2: missing "));
+    EXPECT_THAT(report,
+                HasSubstr("rank 2 (last at all_reduce, the communicator's collective 1, done)"));
+    // The other caller is in it or failed in it; if it failed first and
+    // left, this rank still knows from the question it asked.
+    const std::string other = "rank " + std::to_string(1 - r);
+    EXPECT_THAT(report, ::testing::AnyOf(HasSubstr(other + " is in it"),
+                                         HasSubstr(other + " failed in it")));
+  }
+}
+
+// Ranks that call different collectives: the roll call says which op the
+// other rank is in.
+TEST_P(GlooTimeoutTest, FailedCollectiveSaysWhenRanksCalledDifferentOps) {
+  const std::string blob = testing::FreshFileBlob();
+  std::vector<RankResult> results = RunRanks(GetParam(), 2, [&](int rank) -> absl::StatusOr<Bytes> {
+    Comm comm(rank, 2, blob, kShortTimeoutMs);
+    if (!comm.status().ok()) return comm.status();
+    float x = 1.0f;
+    TeplugTensor t = Vector(&x, TEPLUG_DTYPE_FP32, 1);
+    const absl::Status st = rank == 0 ? comm.Run(TEPLUG_OP_ALL_REDUCE, &t, &t)
+                                      : comm.Run(TEPLUG_OP_BROADCAST, &t, &t, 0, nullptr, 1);
+    const std::string report = st.ToString();
+    return Bytes(report.begin(), report.end());
+  });
+  ASSERT_TRUE(results[0].status.ok()) << results[0].status;
+  const std::string report(results[0].output.begin(), results[0].output.end());
+  EXPECT_THAT(report, HasSubstr("all_reduce #1 (fp32 sum, count 1) on rank 0 of 2"));
+  EXPECT_THAT(report, HasSubstr("missing rank 1 (at broadcast, the communicator's collective 1, "));
+  EXPECT_THAT(report, HasSubstr(": the ranks called different ops)"));
 }
 
 // A receive from a peer that sends nothing names the peer.
@@ -127,6 +190,8 @@ TEST_P(GlooTimeoutTest, DestroyWaitsForEveryRankAfterRingsAndFreesOnTimeout) {
   const std::string report(results[0].output.begin(), results[0].output.end());
   EXPECT_THAT(report, ::testing::StartsWith("DEADLINE_EXCEEDED: "));
   EXPECT_THAT(report, HasSubstr("comm_destroy on rank 0 of 2: waiting for every rank to finish"));
+  EXPECT_THAT(report, HasSubstr("missing rank 1 (last at all_reduce, the communicator's "
+                                "collective 1, done)"));
   EXPECT_THAT(report, HasSubstr("(the communicator is freed)"));
   EXPECT_THAT(report, HasSubstr("\nsum 3"));
 }

@@ -72,6 +72,7 @@ JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
     context->setTimeout(timeout);
     context->connectFullMesh(store, device);
     joined.context = std::move(context);
+    if (world > 1) joined.roll_call = std::make_unique<RollCall>(joined.context, timeout);
   });
   return joined;
 }

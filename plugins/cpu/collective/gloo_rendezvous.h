@@ -7,7 +7,8 @@
 //    visible to every rank (a shared file system for ranks on several hosts).
 // Before connecting, every rank publishes an arrival key and waits up to the
 // timeout for the others', so a rank that never arrives is NAMED in the
-// DEADLINE_EXCEEDED error; then Gloo connects the full mesh.
+// DEADLINE_EXCEEDED error; then Gloo connects the full mesh, and a second one
+// for roll calls (roll_call.h).
 //
 // Which address the TCP device binds: $TEPLUG_GLOO_IFNAME (an interface,
 // e.g. "lo", "eth0"), else $TEPLUG_GLOO_HOSTNAME (a host name or address),
@@ -20,6 +21,7 @@
 #include <string>
 
 #include "gloo/context.h"
+#include "plugins/cpu/collective/roll_call.h"
 #include "teplug/collective.h"
 
 namespace teplug::cpu::collective {
@@ -34,10 +36,12 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{60000};
 inline constexpr char kInterfaceEnv[] = "TEPLUG_GLOO_IFNAME";
 inline constexpr char kHostnameEnv[] = "TEPLUG_GLOO_HOSTNAME";
 
-// A connected context and the timeout every later op uses.
+// A connected context, the timeout every later op uses, and (for more than
+// one rank) the roll-call mesh that names missing ranks after a failure.
 struct JoinedContext {
   std::shared_ptr<gloo::Context> context;
   std::chrono::milliseconds timeout;
+  std::unique_ptr<RollCall> roll_call;
 };
 
 // Validates `args` (rank, world, device, rendezvous) and joins. Throws
