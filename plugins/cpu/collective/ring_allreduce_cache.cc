@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gloo/allreduce_ring.h"
+#include "gloo/allreduce_halving_doubling.h"
 
 namespace teplug::cpu::collective {
 namespace {
@@ -50,26 +51,32 @@ const gloo::ReductionFunction<T>* ReductionFor(WireOp op) {
 
 template <class T>
 std::unique_ptr<gloo::Algorithm> MakeRing(const std::shared_ptr<gloo::Context>& context, WireOp op,
-                                          void* data, size_t count) {
-  return std::make_unique<gloo::AllreduceRing<T>>(context, std::vector<T*>{static_cast<T*>(data)},
-                                                  static_cast<int>(count), ReductionFor<T>(op));
+                                          void* data, size_t count, bool order_fixed) {
+  const std::vector<T*> buffers{static_cast<T*>(data)};
+  if (order_fixed) {
+    return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(
+        context, buffers, static_cast<int>(count), ReductionFor<T>(op));
+  }
+  return std::make_unique<gloo::AllreduceRing<T>>(context, buffers, static_cast<int>(count),
+                                                  ReductionFor<T>(op));
 }
 
 std::unique_ptr<gloo::Algorithm> MakeRingFor(const std::shared_ptr<gloo::Context>& context,
-                                             WireType wire, WireOp op, void* data, size_t count) {
+                                             WireType wire, WireOp op, void* data, size_t count,
+                                             bool order_fixed) {
   switch (wire) {
     case WireType::kFloat:
-      return MakeRing<float>(context, op, data, count);
+      return MakeRing<float>(context, op, data, count, order_fixed);
     case WireType::kInt8:
-      return MakeRing<int8_t>(context, op, data, count);
+      return MakeRing<int8_t>(context, op, data, count, order_fixed);
     case WireType::kUint8:
-      return MakeRing<uint8_t>(context, op, data, count);
+      return MakeRing<uint8_t>(context, op, data, count, order_fixed);
     case WireType::kInt32:
-      return MakeRing<int32_t>(context, op, data, count);
+      return MakeRing<int32_t>(context, op, data, count, order_fixed);
     case WireType::kInt64:
-      return MakeRing<int64_t>(context, op, data, count);
+      return MakeRing<int64_t>(context, op, data, count, order_fixed);
     case WireType::kInt128:
-      return MakeRing<__int128>(context, op, data, count);
+      return MakeRing<__int128>(context, op, data, count, order_fixed);
   }
   return nullptr;
 }
@@ -86,7 +93,6 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
   if (bytes > kMaxBytes || count == 0) return false;
   const bool order_free =
       wire != WireType::kFloat || op == WireOp::kMin || op == WireOp::kMax || context_->size <= 2;
-  if (!order_free) return false;
   const Key key{wire, op, count};
   auto it = rings_.find(key);
   if (it == rings_.end()) {
@@ -95,7 +101,7 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
     ring.storage.resize(bytes + 16);
     const auto address = reinterpret_cast<uintptr_t>(ring.storage.data());
     ring.data = ring.storage.data() + ((16 - address % 16) % 16);
-    ring.algorithm = MakeRingFor(context_, wire, op, ring.data, count);
+    ring.algorithm = MakeRingFor(context_, wire, op, ring.data, count, /*order_fixed=*/!order_free);
     it = rings_.emplace(key, std::move(ring)).first;
     total_bytes_ += bytes;
   }

@@ -1,4 +1,5 @@
-// Small all-reduces on persistent gloo::AllreduceRing objects.
+// Small all-reduces on persistent Gloo ring objects (gloo::AllreduceRing, or
+// gloo::AllreduceHalvingDoubling where the ring's order would change bits).
 //
 // gloo::allreduce (the unbound-buffer API) pays several round trips per step:
 // on this machine ~0.2-4 ms for a 1 KiB message, while the older
@@ -15,9 +16,10 @@
 // AllreduceRing sums in a different order on every rank (each starts from its
 // own data), so it is used only where the order cannot change a bit: integer
 // types (wrapping sum and product are exact), min and max, and two ranks
-// (a + b == b + a). Floating sums and products of three or more ranks go to
-// gloo::allreduce, which reduces each element once and sends the result to
-// all, so every rank gets the same bits.
+// (a + b == b + a). Floating sums and products of three or more ranks run on
+// gloo::AllreduceHalvingDoubling instead, which reduces each block on one
+// rank (recursive halving) and then copies the results to all (recursive
+// doubling), so every rank gets the same bits, in 2 log2(world) steps.
 #ifndef TEPLUG_PLUGINS_CPU_COLLECTIVE_RING_ALLREDUCE_CACHE_H_
 #define TEPLUG_PLUGINS_CPU_COLLECTIVE_RING_ALLREDUCE_CACHE_H_
 
@@ -47,9 +49,8 @@ class RingAllreduceCache {
   ~RingAllreduceCache();
 
   // All-reduces `count` wire elements at `data` in place. Returns false,
-  // having done nothing, when the message is too large, the result could
-  // depend on the order of ranks (above), or the cache is full without a
-  // ring for this shape. Throws what Gloo throws.
+  // having done nothing, when the message is too large or the cache is full
+  // without a ring for this shape. Throws what Gloo throws.
   bool Run(WireType wire, WireOp op, void* data, size_t count);
 
   // Whether any ring was built (then peers may still be finishing a ring's
