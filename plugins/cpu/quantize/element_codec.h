@@ -66,29 +66,52 @@ inline uint16_t FloatToFp16(float f) {
   return static_cast<uint16_t>(sign | mag);
 }
 
-// fp32 -> fp8, nearest even, SATURATING: finite overflow and +-Inf become
-// +-max normal (448 / 57344), NaN becomes the NaN code with its sign (e4m3
-// S.1111.111, e5m2 S.11111.10). Clamping the magnitude to max normal before
-// rounding is the same as saturating the rounded result.
+// The fp8 code of a non-NaN magnitude (fp32 bits without the sign), nearest
+// even, saturating, in bits 24-31 (the low 24 bits are left over; callers
+// shift them out).
+// One formula for normals and subnormals, without a select: the magnitude
+// is clamped to max normal (448 / 57344; the same as saturating the rounded
+// result); `magic` is the power of two whose fp32 ulp is the fp8 quantum at
+// that exponent (the subnormal quantum 2^-9 / 2^-16 below the smallest
+// normal exponent), so the one float add magnitude + magic rounds to that
+// quantum (nearest even) and leaves the count of quanta k in its low bits;
+// the code is k plus the exponent above the smallest normal one times
+// 2^mantissa bits (a carry of k into the next binade lands on the next
+// code). Computed in the top byte so that a vectorised loop narrows once.
 template <Fp8Kind kKind>
-inline uint8_t FloatToFp8(float f) {
+inline uint32_t Fp8MagnitudeHigh(uint32_t magnitude) {
   constexpr bool e4m3 = kKind == Fp8Kind::kE4M3;
   constexpr uint32_t kMantShift = e4m3 ? 20 : 21;  // 23 - mantissa bits
-  constexpr uint32_t kRebias = e4m3 ? (120u << 3) : (112u << 2);  // (127 - bias) << m
   constexpr uint32_t kMaxBits = e4m3 ? 0x43E00000u : 0x47600000u;  // 448, 57344
   constexpr uint32_t kMinNormalBits = e4m3 ? 0x3C800000u : 0x38800000u;  // 2^-6, 2^-14
-  // A float whose ulp is the subnormal quantum (2^-9, 2^-16) times 1.
-  constexpr float kSubnormalMagic = e4m3 ? 16384.0f : 128.0f;
-  constexpr uint32_t kNanCode = e4m3 ? 0x7Fu : 0x7Eu;
+  const uint32_t a = magnitude < kMaxBits ? magnitude : kMaxBits;
+  const uint32_t exponent = a & 0x7F800000u;
+  const uint32_t normal_exponent = exponent > kMinNormalBits ? exponent : kMinNormalBits;
+  const uint32_t magic = normal_exponent + (kMantShift << 23);
+  const uint32_t rounded = FloatBits(BitsFloat(a) + BitsFloat(magic));
+  return (rounded << 24) + ((normal_exponent - kMinNormalBits) << (24 - kMantShift));
+}
+
+// fp32 -> fp8, nearest even, SATURATING: finite overflow and +-Inf become
+// +-max normal (448 / 57344), NaN becomes the NaN code with its sign (e4m3
+// S.1111.111, e5m2 S.11111.10).
+template <Fp8Kind kKind>
+inline uint8_t FloatToFp8(float f) {
+  constexpr uint32_t kNanCode = kKind == Fp8Kind::kE4M3 ? 0x7Fu : 0x7Eu;
   const uint32_t u = FloatBits(f);
-  const uint32_t sign = (u >> 24) & 0x80u;
-  const uint32_t raw = u & 0x7FFFFFFFu;
-  const uint32_t a = raw < kMaxBits ? raw : kMaxBits;
-  const uint32_t normal =
-      ((a + ((1u << (kMantShift - 1)) - 1u) + ((a >> kMantShift) & 1u)) >> kMantShift) - kRebias;
-  const uint32_t sub = FloatBits(BitsFloat(a) + kSubnormalMagic) - FloatBits(kSubnormalMagic);
-  const uint32_t mag = raw > 0x7F800000u ? kNanCode : (a < kMinNormalBits ? sub : normal);
-  return static_cast<uint8_t>(sign | mag);
+  const uint32_t magnitude = u & 0x7FFFFFFFu;
+  const uint32_t high =
+      magnitude > 0x7F800000u ? kNanCode << 24 : Fp8MagnitudeHigh<kKind>(magnitude);
+  return static_cast<uint8_t>((high | (u & 0x80000000u)) >> 24);
+}
+
+// FloatToFp8 of a value known not to be NaN (an element of a finite MX
+// block): without the NaN select, which the MX encode loop does not need.
+template <Fp8Kind kKind>
+inline uint8_t NonNanToFp8(float f) {
+  const uint32_t u = FloatBits(f);
+  return static_cast<uint8_t>(
+      (Fp8MagnitudeHigh<kKind>(u & 0x7FFFFFFFu) | (u & 0x80000000u)) >> 24);
 }
 
 // The fp8 maximum normal value and the largest exponent of a normal (emax).

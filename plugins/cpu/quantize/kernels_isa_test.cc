@@ -155,9 +155,12 @@ void MxExpected(Wide type, const Inputs& in, int64_t rows, int64_t cols, Fp8Kind
 
 TEST(KernelsIsaTest, MxRowsEqualTheBlockRuleAppliedElementByElement) {
   SkipUnlessSupported();
-  // Columns: one partial block, exact blocks, more than one group of 64
-  // blocks with a partial last block.
-  const std::pair<int64_t, int64_t> shapes[] = {{3, 5}, {4, 64}, {5, 64 * 32 + 40}};
+  // Columns: one partial block, exact blocks, more than one group of
+  // blocks (4 KiB of input: 32 fp32 or 64 fp16/bf16 blocks) with a partial
+  // last block, and with an odd partial last block (fp16/bf16 elements are
+  // encoded in pairs).
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {3, 5}, {4, 64}, {5, 64 * 32 + 40}, {3, 2 * 64 * 32 + 17}};
   for (Wide type : kTypes) {
     for (Fp8Kind kind : kKinds) {
       for (auto [rows, cols] : shapes) {

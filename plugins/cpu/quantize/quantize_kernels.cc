@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "plugins/cpu/quantize/parallel_rows.h"
@@ -89,15 +90,27 @@ TEPLUG_CPU_QUANTIZE_CLONES uint32_t AbsMaxBits(const typename L::T* x, int64_t n
   return m;
 }
 
-// Bits of max |x| with NaN counted (above Inf): MX's test for a non-finite block.
+// Bits of max |x| with NaN counted (above Inf): MX's test for a non-finite
+// block. fp16/bf16 take the maximum of their own magnitude bits, which order
+// like the values (NaN above Inf) as fp32 bits do, on 16-bit lanes (twice
+// the elements per vector, no widening), and widen only the result.
 template <class L>
 uint32_t RawAbsMaxBits(const typename L::T* x, int64_t n) {
-  uint32_t m = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
-    m = m > a ? m : a;
+  if constexpr (sizeof(typename L::T) == 2) {
+    uint16_t m = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint16_t a = x[i] & 0x7FFFu;
+      m = m > a ? m : a;
+    }
+    return FloatBits(L::Load(m));
+  } else {
+    uint32_t m = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t a = FloatBits(L::Load(x[i])) & kAbsMask;
+      m = m > a ? m : a;
+    }
+    return m;
   }
-  return m;
 }
 
 template <class L, Fp8Kind K>
@@ -114,46 +127,99 @@ uint8_t MxScaleCode(uint32_t raw_amax_bits) {
   return raw_amax_bits >= kInfBits ? 0xFF : static_cast<uint8_t>(code > 0 ? code : 0);
 }
 
-// The elements of one MX block of `count` elements whose e8m0 code is
-// `code`: every element NaN with its sign in a non-finite block (code 0xFF),
-// else each element times 1 / 2^(code - 127) (exact: V / X = V * 2^(127 - code)).
-template <class L, Fp8Kind K>
-inline void MxEncodeBlock(const typename L::T* x, int64_t count, uint8_t code, uint8_t* __restrict codes) {
-  constexpr uint8_t kNanCode = K == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
-  if (code == 0xFF) {
-    for (int64_t i = 0; i < count; ++i) {
-      codes[i] = static_cast<uint8_t>(((FloatBits(L::Load(x[i])) >> 24) & 0x80u) | kNanCode);
-    }
-    return;
-  }
-  const float reciprocal = BitsFloat(static_cast<uint32_t>(254 - code) << 23);
-  for (int64_t i = 0; i < count; ++i) codes[i] = FloatToFp8<K>(L::Load(x[i]) * reciprocal);
+// The multiplier of the elements of an MX block whose e8m0 code is `code`:
+// 1 / 2^(code - 127) = 2^(127 - code), exact (V / X = V * 2^(127 - code)).
+// Not meaningful for 0xFF (a non-finite block, whose codes are all NaN).
+inline float MxMultiplier(uint8_t code) {
+  return BitsFloat(static_cast<uint32_t>(254 - code) << 23);
 }
 
-// One row of MX blocks, a group of full blocks at a time: first every
-// block's maximum (independent reductions the CPU overlaps), then its code,
-// then the elements with the count a constant, so the loops unroll and
-// vectorise without a remainder; then the partial last block. (Block by
-// block, each block's elements waited for its own reduction: 2x slower.)
+// Elements per multiplier of MxEncodeGroup: fp16/bf16 elements go in pairs.
+template <class L>
+inline constexpr int64_t kMxPerMultiplier = sizeof(typename L::T) == 2 ? 2 : 1;
+
+// codes[i] = fp8(x[i] * its block's multiplier) over the n elements of a
+// group of MX blocks, multiplier[] holding each block's multiplier once per
+// kMxPerMultiplier elements: one loop that vectorises like the per-tensor
+// cast, without per-block setup. fp16/bf16 elements are read as 32-bit
+// pairs and their two codes written as one 16-bit word: the loop then
+// widens with a shift or a mask instead of a lane-crossing zero-extension
+// and narrows 32 -> 16 bits instead of 32 -> 8 (14% faster for bf16).
+// NaN-free conversion: a NaN lies only in a non-finite block, which
+// MxNanBlock overwrites.
+template <class L, Fp8Kind K>
+inline void MxEncodeGroup(const typename L::T* x, const float* multiplier, int64_t n,
+                          uint8_t* __restrict codes) {
+  if constexpr (kMxPerMultiplier<L> == 2) {
+    for (int64_t p = 0; p < n / 2; ++p) {
+      uint32_t pair;  // x[2p] in the low half (x86 is little-endian)
+      std::memcpy(&pair, x + 2 * p, sizeof pair);
+      const float m = multiplier[p];
+      const uint32_t first = NonNanToFp8<K>(L::Load(static_cast<uint16_t>(pair)) * m);
+      const uint32_t second = NonNanToFp8<K>(L::Load(static_cast<uint16_t>(pair >> 16)) * m);
+      const uint16_t both = static_cast<uint16_t>(first | (second << 8));
+      std::memcpy(codes + 2 * p, &both, sizeof both);
+    }
+    if (n % 2 != 0) codes[n - 1] = NonNanToFp8<K>(L::Load(x[n - 1]) * multiplier[n / 2]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) codes[i] = NonNanToFp8<K>(L::Load(x[i]) * multiplier[i]);
+  }
+}
+
+// The codes of a non-finite MX block (code 0xFF): every element NaN with its sign.
+template <class L, Fp8Kind K>
+inline void MxNanBlock(const typename L::T* x, int64_t count, uint8_t* __restrict codes) {
+  constexpr uint8_t kNanCode = K == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
+  for (int64_t i = 0; i < count; ++i) {
+    codes[i] = static_cast<uint8_t>(((FloatBits(L::Load(x[i])) >> 24) & 0x80u) | kNanCode);
+  }
+}
+
+// One row of MX blocks (the last one partial), a group of blocks at a time,
+// the group's elements in L1 for the second read: every block's maximum
+// (independent reductions the CPU overlaps), the codes and multipliers of
+// all of them (one vectorised loop), each block's multiplier spread over
+// its elements, the elements encoded in one loop, then, where the group has
+// a non-finite block, its NaNs over its codes. (Block by block, each
+// block's elements waited for its own reduction: 2x slower.)
 template <class L, Fp8Kind K>
 TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, uint8_t* codes,
                                       uint8_t* scales) {
-  constexpr int64_t kGroup = 64;
-  const int64_t full = cols / kMxBlock;
-  for (int64_t g = 0; g < full; g += kGroup) {
-    const int64_t n = std::min(kGroup, full - g);
-    uint32_t amax[kGroup];
-    for (int64_t b = 0; b < n; ++b) amax[b] = RawAbsMaxBits<L>(row + (g + b) * kMxBlock, kMxBlock);
-    for (int64_t b = 0; b < n; ++b) scales[g + b] = MxScaleCode<K>(amax[b]);
+  // 4 KiB of input per group (fp32: 32 blocks, fp16/bf16: 64), measured
+  // best streaming from memory (fp32 with 64 blocks: 20% slower).
+  constexpr int64_t kGroup = 4096 / (kMxBlock * sizeof(typename L::T));
+  constexpr int64_t kMultipliersPerBlock = kMxBlock / kMxPerMultiplier<L>;
+  const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
+  uint32_t amax[kGroup];
+  float block_multiplier[kGroup];
+  float multiplier[kGroup * kMultipliersPerBlock];
+  for (int64_t g = 0; g < blocks; g += kGroup) {
+    const int64_t n = std::min(kGroup, blocks - g);
+    const int64_t first = g * kMxBlock, count = std::min(n * kMxBlock, cols - first);
+    const typename L::T* x = row + first;
+    const int64_t full = count / kMxBlock;  // the count a constant: unrolled, no remainder
+    for (int64_t b = 0; b < full; ++b) amax[b] = RawAbsMaxBits<L>(x + b * kMxBlock, kMxBlock);
+    if (full < n) amax[full] = RawAbsMaxBits<L>(x + full * kMxBlock, count - full * kMxBlock);
+    uint32_t largest = 0;
     for (int64_t b = 0; b < n; ++b) {
-      MxEncodeBlock<L, K>(row + (g + b) * kMxBlock, kMxBlock, scales[g + b], codes + (g + b) * kMxBlock);
+      scales[g + b] = MxScaleCode<K>(amax[b]);
+      block_multiplier[b] = MxMultiplier(scales[g + b]);
+      largest = largest > amax[b] ? largest : amax[b];
     }
-  }
-  if (full * kMxBlock < cols) {
-    const int64_t count = cols - full * kMxBlock;
-    const typename L::T* x = row + full * kMxBlock;
-    scales[full] = MxScaleCode<K>(RawAbsMaxBits<L>(x, count));
-    MxEncodeBlock<L, K>(x, count, scales[full], codes + full * kMxBlock);
+    for (int64_t b = 0; b < n; ++b) {
+      for (int64_t i = 0; i < kMultipliersPerBlock; ++i) {
+        multiplier[b * kMultipliersPerBlock + i] = block_multiplier[b];
+      }
+    }
+    MxEncodeGroup<L, K>(x, multiplier, count, codes + first);
+    if (largest >= kInfBits) {
+      for (int64_t b = 0; b < n; ++b) {
+        if (scales[g + b] == 0xFF) {
+          MxNanBlock<L, K>(x + b * kMxBlock, std::min(kMxBlock, count - b * kMxBlock),
+                           codes + first + b * kMxBlock);
+        }
+      }
+    }
   }
 }
 
