@@ -45,4 +45,9 @@ void StoreRow(void* data, int32_t dtype, int64_t offset, int64_t n, const float*
   }
 }
 
+void CopyBf16Row(const void* data, int64_t offset, int64_t n, uint16_t* out) {
+  const uint16_t* in = static_cast<const uint16_t*>(data) + offset;
+  std::copy(in, in + n, out);
+}
+
 }  // namespace teplug::cpu::attention

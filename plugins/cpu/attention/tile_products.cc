@@ -112,17 +112,19 @@ void AccumulateTransposedTile(const float* p, int64_t rows, int64_t p_stride, in
 
 TEPLUG_TILE_CLONES
 float ScaleAndMax(float* s, int64_t n, float scale) {
-  // 16 fixed lanes, as in ExpShiftedSum.
+  // 16 fixed lanes, as in ExpShiftedSum, as one GCC vector: the compiler
+  // does not vectorise the running maxima of an array of lanes.
   constexpr int64_t kLanes = 16;
-  float lanes[kLanes];
+  using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
+  Lanes lanes;
   for (int64_t l = 0; l < kLanes; ++l) lanes[l] = -__builtin_inff();
   int64_t c = 0;
   for (; c + kLanes <= n; c += kLanes) {
-    for (int64_t l = 0; l < kLanes; ++l) {
-      const float x = s[c + l] * scale;
-      s[c + l] = x;
-      lanes[l] = x > lanes[l] ? x : lanes[l];
-    }
+    Lanes x;
+    std::memcpy(&x, s + c, sizeof x);
+    x *= scale;
+    std::memcpy(s + c, &x, sizeof x);
+    lanes = x > lanes ? x : lanes;
   }
   for (; c < n; ++c) {
     s[c] *= scale;
@@ -178,6 +180,26 @@ void ExpShifted(float* s, int64_t n, float shift) {
   for (int64_t c = 0; c < n; ++c) {
     const float x = s[c] - shift;
     s[c] = ExpNonPositive(x > 0.0f ? 0.0f : x);
+  }
+}
+
+TEPLUG_TILE_CLONES
+void RoundTileToBf16(const float* in, int64_t in_stride, int64_t rows, int64_t cols,
+                     int64_t out_rows, int64_t out_cols, uint16_t* out, int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* x = in + r * in_stride;
+    uint16_t* y = out + r * out_stride;
+    // FloatToBf16 without branches, so that the loop vectorises.
+    for (int64_t c = 0; c < cols; ++c) {
+      const uint32_t u = __builtin_bit_cast(uint32_t, x[c]);
+      const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+      const uint32_t quiet_nan = (u >> 16) | 0x0040u;
+      y[c] = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+    }
+    std::fill(y + cols, y + out_cols, uint16_t{0});
+  }
+  for (int64_t r = rows; r < out_rows; ++r) {
+    std::fill(out + r * out_stride, out + r * out_stride + out_cols, uint16_t{0});
   }
 }
 

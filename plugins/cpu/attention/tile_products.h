@@ -1,6 +1,6 @@
 // The two products of a flash-attention tile and its softmax exponentials, as plain loops the
-// compiler vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load time).
-// Accumulation is fp32.
+// compiler vectorises (cloned for AVX-512, AVX2 and baseline x86-64, picked at load time),
+// and the rounding of a tile to bf16 for the bf16 products. Accumulation is fp32.
 #ifndef TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
 #define TEPLUG_PLUGINS_CPU_ATTENTION_TILE_PRODUCTS_H_
 
@@ -37,6 +37,14 @@ float ExpShiftedSum(float* s, int64_t n, float max);
 // values of s[c] - shift above 0 are clamped to 0 (result 1), as a
 // probability never exceeds 1.
 void ExpShifted(float* s, int64_t n, float shift);
+
+// out[r * out_stride + c] = in[r * in_stride + c] rounded to bf16 (nearest
+// even, NaN kept a NaN, as scalar_formats.h's FloatToBf16) for r < rows,
+// c < cols, and 0 for c in [cols, out_cols) and for rows rows .. out_rows - 1:
+// a tile of fp32 probabilities or score gradients as a full-size operand of
+// the bf16 tile products (bf16_tile_matmul.h).
+void RoundTileToBf16(const float* in, int64_t in_stride, int64_t rows, int64_t cols,
+                     int64_t out_rows, int64_t out_cols, uint16_t* out, int64_t out_stride);
 
 }  // namespace teplug::cpu::attention
 

@@ -1,6 +1,7 @@
 // The softmax helpers of the tile products: exponentials within a few ulp of
 // std::exp over the range a shifted score takes, -inf to 0, NaN kept NaN;
-// the scaled max; the three products against plain double sums.
+// the scaled max; the three products against plain double sums; the rounding
+// of a tile to bf16 against scalar_formats.h.
 #include "plugins/cpu/attention/tile_products.h"
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "plugins/cpu/attention/scalar_formats.h"
 
 namespace teplug::cpu::attention {
 namespace {
@@ -111,6 +113,34 @@ TEST(TileProductsTest, ShiftedExponentialsAreProbabilities) {
   EXPECT_EQ(s[n], 1.0f);
   EXPECT_EQ(s[n + 1], 0.0f);
   EXPECT_TRUE(std::isnan(s[n + 2]));
+}
+
+// A tile rounded to a full-size bf16 operand: each element as FloatToBf16
+// rounds it (ties to even, NaN kept, infinities and overflow), the columns
+// and rows past the computed ones 0.
+TEST(TileProductsTest, RoundTileToBf16MatchesFloatToBf16) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-4, 4);
+  const int64_t rows = 5, cols = 37, in_stride = 40, out_rows = 8, out_cols = 48;
+  std::vector<float> in(rows * in_stride);
+  for (float& x : in) x = u(rng);
+  in[0] = std::nanf("");
+  in[1] = std::numeric_limits<float>::infinity();
+  in[2] = 3.4e38f;                     // rounds up to infinity
+  in[3] = 1.0f + 0x1p-8f;              // a tie: to even (1)
+  in[4] = 1.0f + 3 * 0x1p-8f;          // a tie: to even (1 + 2^-6)
+  in[5] = -0.0f;
+  std::vector<uint16_t> out(out_rows * out_cols, 0xffff);
+  RoundTileToBf16(in.data(), in_stride, rows, cols, out_rows, out_cols, out.data(), out_cols);
+  for (int64_t r = 0; r < out_rows; ++r) {
+    for (int64_t c = 0; c < out_cols; ++c) {
+      const uint16_t want = r < rows && c < cols ? FloatToBf16(in[r * in_stride + c]) : 0;
+      EXPECT_EQ(out[r * out_cols + c], want) << r << ", " << c;
+    }
+  }
+  EXPECT_EQ(out[3], 0x3f80);
+  EXPECT_EQ(out[4], 0x3f82);
+  EXPECT_EQ(out[2], 0x7f80);
 }
 
 }  // namespace
