@@ -4,7 +4,9 @@
 // algorithms, gloo::allreduce (what the implementation calls above 1 MiB),
 // gloo::AllreduceRing (the older, lower latency class it calls below for two
 // ranks, integers, min and max) and gloo::AllreduceHalvingDoubling (what it calls
-// below for floating sums of three or more ranks), 1 KiB .. 64 MiB. This
+// below for floating sums of three or more ranks), 1 KiB .. 64 MiB, and
+// reports it against the reference provider's shared-memory transport
+// (called directly: what serves ranks on one host by default). This
 // process is rank 0 and runs Google Benchmark; forked children are ranks 1 ..
 // N-1 and run the same op the same number of times, each told which over its
 // pipe at the start of each run. Run with
@@ -36,6 +38,9 @@
 #include "gloo/rendezvous/file_store.h"
 #include "gloo/transport/tcp/device.h"
 #include "plugins/cpu/collective/gloo_test_support.h"
+#include "plugins/reference/collective/communicator.h"
+#include "plugins/reference/collective/data_type.h"
+#include "plugins/reference/collective/rendezvous.h"
 
 namespace teplug::cpu::collective {
 namespace {
@@ -45,10 +50,11 @@ enum Variant : int {
   kGlooAllreduce = 1,
   kGlooRing = 2,
   kGlooHalvingDoubling = 3,
-  kQuit = 4
+  kSharedMemory = 4,
+  kQuit = 5
 };
 const char* const kVariantNames[] = {"teplug", "gloo_allreduce", "gloo_ring",
-                                     "gloo_halving_doubling"};
+                                     "gloo_halving_doubling", "shared_memory"};
 
 struct Command {
   int variant;
@@ -65,6 +71,8 @@ struct Rank {
   // ranks) and kept: Gloo's ring objects are built once and run many times.
   std::map<size_t, std::unique_ptr<gloo::AllreduceRing<float>>> rings;
   std::map<size_t, std::unique_ptr<gloo::AllreduceHalvingDoubling<float>>> halving_doublings;
+  // The reference provider's shared-memory transport, called directly.
+  std::unique_ptr<reference::collective::Communicator> shared_memory;
 };
 
 std::shared_ptr<gloo::Context> DirectGlooContext(int rank, int ranks, const std::string& dir) {
@@ -104,6 +112,18 @@ bool RunVariant(Rank& rank, const Command& c) {
         opts.setReduceFunction(
             static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
         gloo::allreduce(opts);
+      }
+      return true;
+    }
+    case kSharedMemory: {
+      for (int64_t i = 0; i < c.iterations; ++i) {
+        absl::Status s =
+            rank.shared_memory->AllReduce(data, data, count, reference::collective::DataType::kFp32,
+                                          reference::collective::ReduceOp::kSum);
+        if (!s.ok()) {
+          std::fprintf(stderr, "shared-memory all_reduce failed: %s\n", s.ToString().c_str());
+          return false;
+        }
       }
       return true;
     }
@@ -217,6 +237,7 @@ int Main(int argc, char** argv) {
   if (testing::KernelCollective() == nullptr) return 1;
   const std::string teplug_blob = testing::FreshFileBlob();
   const std::string gloo_dir = testing::FreshFileBlob().substr(sizeof("gloo-file:") - 1);
+  const std::string region = reference::collective::MakeUniqueRegionPath("/dev/shm");
   std::vector<pid_t> children;
   for (int r = 1; r < ranks; ++r) {
     int fds[2];
@@ -229,6 +250,9 @@ int Main(int argc, char** argv) {
       rank.teplug = std::make_unique<testing::Comm>(r, ranks, teplug_blob, 120000);
       if (!rank.teplug->status().ok()) _exit(2);
       rank.gloo = DirectGlooContext(r, ranks, gloo_dir);
+      auto shared_memory = reference::collective::Communicator::Create(region, r, ranks);
+      if (!shared_memory.ok()) _exit(4);
+      rank.shared_memory = std::move(*shared_memory);
       const int code = RunFollower(fds[0], rank);
       // comm_destroy meets rank 0's (it waits for every rank after rings).
       const absl::Status destroyed = rank.teplug->Destroy();
@@ -245,6 +269,13 @@ int Main(int argc, char** argv) {
     return 1;
   }
   rank.gloo = DirectGlooContext(0, ranks, gloo_dir);
+  absl::StatusOr<std::unique_ptr<reference::collective::Communicator>> shared_memory =
+      reference::collective::Communicator::Create(region, 0, ranks);
+  if (!shared_memory.ok()) {
+    std::fprintf(stderr, "shared-memory communicator: %s\n", shared_memory.status().ToString().c_str());
+    return 1;
+  }
+  rank.shared_memory = std::move(*shared_memory);
   g_rank0 = &rank;
 
   std::vector<size_t> sizes;
@@ -254,7 +285,7 @@ int Main(int argc, char** argv) {
     // more ranks than cores every op waits on the scheduler, so fewer.
     const int64_t most = ranks > 2 ? 50 : 1000;
     const int64_t iterations = std::clamp<int64_t>((int64_t{256} << 20) / bytes, 8, most);
-    for (int v = kTeplug; v <= kGlooHalvingDoubling; ++v) {
+    for (int v = kTeplug; v <= kSharedMemory; ++v) {
       benchmark::RegisterBenchmark(Name(v, bytes).c_str(), &BM_AllReduce, v, bytes)
           ->Iterations(iterations)
           ->UseRealTime()
@@ -276,19 +307,21 @@ int Main(int argc, char** argv) {
   }
 
   std::printf(
-      "\nfp32 sum all-reduce, %d processes, loopback TCP: medians (us) and teplug's "
-      "throughput / the fastest direct Gloo algorithm's (target >= 0.95)\n",
+      "\nfp32 sum all-reduce, %d processes, loopback TCP: medians (us); ratio: teplug's "
+      "throughput / the fastest direct Gloo algorithm's (target >= 0.95); vs_shm: teplug's "
+      "throughput / the shared-memory transport's\n",
       ranks);
-  std::printf("%10s %12s %16s %12s %18s %8s\n", "bytes", "teplug", "gloo_allreduce", "gloo_ring",
-              "gloo_halving_doubling", "ratio");
+  std::printf("%10s %10s %15s %10s %22s %14s %7s %11s\n", "bytes", "teplug", "gloo_allreduce",
+              "gloo_ring", "gloo_halving_doubling", "shared_memory", "ratio", "vs_shm");
   for (size_t bytes : sizes) {
     const double t = reporter.Median(Name(kTeplug, bytes));
     const double a = reporter.Median(Name(kGlooAllreduce, bytes));
     const double r = reporter.Median(Name(kGlooRing, bytes));
     const double k = reporter.Median(Name(kGlooHalvingDoubling, bytes));
+    const double m = reporter.Median(Name(kSharedMemory, bytes));
     const double best = std::min({a, r, k});
-    std::printf("%10zu %12.1f %16.1f %12.1f %18.1f %8.2f\n", bytes, t, a, r, k,
-                t > 0 ? best / t : 0.0);
+    std::printf("%10zu %10.1f %15.1f %10.1f %22.1f %14.1f %7.2f %11.2f\n", bytes, t, a, r, k, m,
+                t > 0 ? best / t : 0.0, t > 0 ? m / t : 0.0);
   }
   return children_ok ? 0 : 1;
 }
