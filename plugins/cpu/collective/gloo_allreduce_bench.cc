@@ -71,6 +71,9 @@ struct Rank {
   // ranks) and kept: Gloo's ring objects are built once and run many times.
   std::map<size_t, std::unique_ptr<gloo::AllreduceRing<float>>> rings;
   std::map<size_t, std::unique_ptr<gloo::AllreduceHalvingDoubling<float>>> halving_doublings;
+  // The tag of the next direct gloo::allreduce (as the implementation does,
+  // one per op, so consecutive ops' messages never share a slot).
+  uint32_t next_tag = 0;
   // The reference provider's shared-memory transport, called directly.
   std::unique_ptr<reference::collective::Communicator> shared_memory;
 };
@@ -111,6 +114,7 @@ bool RunVariant(Rank& rank, const Command& c) {
         opts.setOutput(data, count);
         opts.setReduceFunction(
             static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+        opts.setTag(rank.next_tag++);
         gloo::allreduce(opts);
       }
       return true;
