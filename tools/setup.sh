@@ -19,6 +19,7 @@ PACKAGES=(
   libgloo-dev         # @teplug_system//:gloo
   libopenmpi-dev      # @teplug_system//:mpi
   openmpi-bin         # mpirun for multi-process collective tests
+  redis-server        # a Redis server for the redis: rendezvous tests
   pocl-opencl-icd     # an OpenCL CPU device
   ocl-icd-opencl-dev  # @teplug_system//:opencl
   libclblast-dev      # @teplug_system//:clblast (the opencl provider's GEMM)

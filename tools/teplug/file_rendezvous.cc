@@ -4,21 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::cli {
 namespace {
@@ -123,12 +118,9 @@ std::string EncodeKeyAsFileName(absl::string_view key) {
 }
 
 FileRendezvous::FileRendezvous(std::string directory, int rank, int world_size)
-    : directory_(std::move(directory)), rank_(rank), world_size_(world_size) {
-  kv_ = sdk::Versioned<TeplugKvStore>();
-  kv_.ctx = this;
-  kv_.put = &FileRendezvous::KvPut;
-  kv_.get = &FileRendezvous::KvGet;
-}
+    : Rendezvous(rank, world_size),
+      directory_(std::move(directory)),
+      where_("file:" + directory_) {}
 
 absl::StatusOr<std::unique_ptr<FileRendezvous>> FileRendezvous::Open(const std::string& directory,
                                                                      int rank, int world_size) {
@@ -169,45 +161,21 @@ absl::Status FileRendezvous::Set(absl::string_view key, absl::string_view value)
 
 bool FileRendezvous::Has(absl::string_view key) const { return FileExists(KeyPath(key)); }
 
-bool FileRendezvous::ReadAbortNote(std::string* note) const {
-  return ReadFile(absl::StrCat(directory_, "/", kAbortNote), note);
+absl::StatusOr<std::optional<std::string>> FileRendezvous::TryGet(absl::string_view key) const {
+  std::string value;
+  if (ReadFile(KeyPath(key), &value)) return value;
+  return std::nullopt;
 }
 
-absl::StatusOr<std::string> FileRendezvous::Get(absl::string_view key, int64_t timeout_ms) {
-  const std::string path = KeyPath(key);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  // Polls fast at first (ranks usually arrive close together), then backs off
-  // to 20 ms so a long wait costs little.
-  auto pause = std::chrono::microseconds(100);
-  while (true) {
-    std::string value;
-    if (ReadFile(path, &value)) return value;
-    std::string note;
-    if (ReadAbortNote(&note)) {
-      return absl::AbortedError(absl::StrFormat(
-          "rendezvous %s: stopped waiting for key \"%s\": %s", directory_, absl::CHexEscape(key),
-          note));
-    }
-    const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
-    std::this_thread::sleep_for(
-        std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
-    pause = std::min(pause * 2, std::chrono::microseconds(20000));
-  }
-  const std::vector<int> missing = MissingRanks();
-  return absl::DeadlineExceededError(absl::StrFormat(
-      "rendezvous %s: key \"%s\" did not appear within %d ms; %s", directory_,
-      absl::CHexEscape(key), timeout_ms,
-      missing.empty()
-          ? absl::StrFormat("every rank of %d arrived, so a rank that did is late or stopped",
-                            world_size_)
-          : absl::StrFormat("rank%s %s of %d never arrived", missing.size() == 1 ? "" : "s",
-                            absl::StrJoin(missing, ", "), world_size_)));
+absl::StatusOr<std::optional<std::string>> FileRendezvous::AbortNote() const {
+  std::string note;
+  if (ReadFile(absl::StrCat(directory_, "/", kAbortNote), &note)) return note;
+  return std::nullopt;
 }
 
 std::vector<int> FileRendezvous::MissingRanks() const {
   std::vector<int> missing;
-  for (int r = 0; r < world_size_; ++r) {
+  for (int r = 0; r < world_size(); ++r) {
     if (!FileExists(absl::StrCat(directory_, "/", ArrivalName(r)))) missing.push_back(r);
   }
   return missing;
@@ -224,40 +192,6 @@ void PostAbortNote(const std::string& directory, absl::string_view note) {
 
 absl::Status FileRendezvous::MarkFinished() {
   return WriteAtomically(directory_, absl::StrCat(directory_, "/", kFinishedNote), "1");
-}
-
-TeplugError* FileRendezvous::KvPut(void* ctx, const char* key, const void* value, size_t size) {
-  if (key == nullptr || (value == nullptr && size > 0)) {
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv put: key or value is NULL");
-  }
-  absl::Status s = static_cast<FileRendezvous*>(ctx)->Set(
-      key, absl::string_view(static_cast<const char*>(value), size));
-  if (s.ok()) return nullptr;
-  return teplug_error_create(
-      s.code() == absl::StatusCode::kInvalidArgument ? TEPLUG_INVALID_ARGUMENT : TEPLUG_INTERNAL,
-      std::string(s.message()).c_str());
-}
-
-TeplugError* FileRendezvous::KvGet(void* ctx, const char* key, void* buffer, size_t capacity,
-                                   size_t* size, int64_t timeout_ms) {
-  if (key == nullptr || size == nullptr || (buffer == nullptr && capacity > 0)) {
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: NULL argument");
-  }
-  absl::StatusOr<std::string> v = static_cast<FileRendezvous*>(ctx)->Get(key, timeout_ms);
-  if (!v.ok()) {
-    // A posted abort note is not a timeout: callers that retry on timeouts
-    // must stop.
-    return teplug_error_create(v.status().code() == absl::StatusCode::kAborted
-                                   ? TEPLUG_UNAVAILABLE
-                                   : TEPLUG_DEADLINE_EXCEEDED,
-                               std::string(v.status().message()).c_str());
-  }
-  *size = v->size();
-  if (v->size() > capacity) {
-    return teplug_error_create(TEPLUG_INVALID_ARGUMENT, "kv get: buffer too small");
-  }
-  if (!v->empty()) std::memcpy(buffer, v->data(), v->size());
-  return nullptr;
 }
 
 }  // namespace teplug::cli

@@ -7,7 +7,8 @@
 # a rank that fails is named and the launch ends; a finished rendezvous
 # directory is refused; tcp: rendezvous says why it is not offered; under
 # mpirun (when OpenMPI is installed) ranks come from its environment; ranks
-# that are on two hosts (TEPLUG_HOST_ID) get Gloo without a rule.
+# that are on two hosts (TEPLUG_HOST_ID) get Gloo without a rule; ranks meet
+# on a Redis server (when redis-server is installed; tools/setup.sh does).
 set -u
 TEPLUG="$1"
 unset TEPLUG_PLUGINS TEPLUG_PLUGIN_PATH NVTE_PLUGIN TEPLUG_CONFIG TEPLUG_LOG TEPLUG_CPU_THREADS \
@@ -146,21 +147,66 @@ expect_in "$DIR/rank-1.log" "no collective provider"
 # process a host of its own), and no config rule: the reference's
 # shared-memory collective serves one host only, so Gloo serves, the row
 # says why, and the all-reduces are checked against the sum in double only.
+# run_on_two_hosts RENDEZVOUS: ranks 0 and 1 started by hand, each a host of
+# its own (TEPLUG_HOST_ID); rank 0's output in $OUT/$ERR, rank 1's in
+# rank1.out/err, statuses in $STATUS and $RANK1_STATUS.
+run_on_two_hosts() {
+  TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-b "$TEPLUG" run --ranks 2 --rank 1 --rendezvous "$1" \
+    "${SMALL[@]}" >"$TMP/rank1.out" 2>"$TMP/rank1.err" &
+  local rank1=$!
+  TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-a timeout 120 "$TEPLUG" run --ranks 2 --rank 0 \
+    --rendezvous "$1" "${SMALL[@]}" >"$OUT" 2>"$ERR"
+  STATUS=$?
+  wait $rank1
+  RANK1_STATUS=$?
+}
 DIR="$TMP/two-hosts"
 LAST="TEPLUG_HOST_ID=a|b teplug run --ranks 2 --rank 0|1 --rendezvous file:DIR"
-TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-b "$TEPLUG" run --ranks 2 --rank 1 --rendezvous "file:$DIR" \
-  "${SMALL[@]}" >"$TMP/rank1.out" 2>"$TMP/rank1.err" &
-RANK1=$!
-TEPLUG_LOCAL_RANKS=1 TEPLUG_HOST_ID=host-a timeout 120 "$TEPLUG" run --ranks 2 --rank 0 \
-  --rendezvous "file:$DIR" "${SMALL[@]}" >"$OUT" 2>"$ERR"
-STATUS=$?
-wait $RANK1
-RANK1_STATUS=$?
+run_on_two_hosts "file:$DIR"
 expect_status 0
 [[ "$RANK1_STATUS" == 0 ]] || fail "$LAST: rank 1 exit status $RANK1_STATUS"
 expect_match "$OUT" "all_reduce sum dw_qkv \(fp32, 2 ranks\).*cpu/gloo.*priority -100.*\(ranks on 2 hosts\)"
 expect_in "$OUT" "ranks on 2 hosts: the reference's collective serves one host only"
 expect_in "$OUT" "all within tolerance"
+
+# Ranks on two hosts that share no directory meet on a Redis server (one
+# started here on a free port); each prints its own report. The same RUN
+# again is refused as finished.
+if command -v redis-server >/dev/null 2>&1; then
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
+    >"$TMP/redis.log" 2>&1 &
+  REDIS=$!
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+    sleep 0.1
+  done
+  RV="redis:127.0.0.1:$PORT/run-1"
+  LAST="TEPLUG_HOST_ID=a|b teplug run --ranks 2 --rank 0|1 --rendezvous $RV"
+  run_on_two_hosts "$RV"
+  expect_status 0
+  [[ "$RANK1_STATUS" == 0 ]] || fail "$LAST: rank 1 exit status $RANK1_STATUS: $(cat "$TMP/rank1.err")"
+  expect_in "$OUT" "ranks: 2 ranks (processes, rendezvous $RV), rank 0 here (--rank)"
+  expect_match "$OUT" "all_reduce sum dw_qkv \(fp32, 2 ranks\).*cpu/gloo"
+  expect_in "$OUT" "all within tolerance"
+  expect_in "$TMP/rank1.out" "rank 1 here (--rank)"
+  expect_in "$TMP/rank1.out" "all within tolerance"
+  LAST="teplug run --rank 0 --rendezvous $RV (again)"
+  "$TEPLUG" run --ranks 2 --rank 0 --rendezvous "$RV" "${SMALL[@]}" >"$OUT" 2>"$ERR"
+  STATUS=$?
+  expect_status 1
+  expect_in "$ERR" "holds a finished run"
+  kill "$REDIS" 2>/dev/null
+  wait "$REDIS" 2>/dev/null
+  LAST="teplug run --rank 0 --rendezvous redis: (no server)"
+  "$TEPLUG" run --ranks 2 --rank 0 --rendezvous "redis:127.0.0.1:$PORT/run-2" "${SMALL[@]}" \
+    >"$OUT" 2>"$ERR"
+  STATUS=$?
+  expect_status 1
+  expect_in "$ERR" "rendezvous redis:127.0.0.1:$PORT/run-2: cannot reach the Redis server"
+else
+  echo "SKIPPED: redis: rendezvous test: redis-server is not installed (tools/setup.sh installs it)"
+fi
 
 # Refusals name what is wrong.
 LAST="teplug run --launch processes --rendezvous tcp:localhost:29500"

@@ -46,25 +46,35 @@ bool IsSet(const EnvironmentLookup& env, const char* name) {
   return v != nullptr && *v != '\0';
 }
 
-// The directory of a --rendezvous value.
-absl::StatusOr<std::string> RendezvousDirectory(const std::string& spec) {
+// Reads a --rendezvous value into the plan: a directory or a Redis server.
+absl::Status ReadRendezvous(const std::string& spec, LaunchPlan* plan) {
   if (absl::StartsWith(spec, "file:")) {
-    std::string dir = spec.substr(5);
-    if (dir.empty()) {
+    plan->rendezvous_dir = spec.substr(5);
+    if (plan->rendezvous_dir.empty()) {
       return absl::InvalidArgumentError(
           "--rendezvous file: names no directory; give file:DIR, a directory every rank can see");
     }
-    return dir;
+    return absl::OkStatus();
+  }
+  if (absl::StartsWith(spec, "redis:")) {
+    absl::StatusOr<RedisAddress> address = ParseRedisAddress(spec.substr(6));
+    if (!address.ok()) return address.status();
+    plan->redis = *address;
+    return absl::OkStatus();
   }
   if (absl::StartsWith(spec, "tcp:")) {
     return absl::UnimplementedError(absl::StrCat(
         "--rendezvous ", EscapeUntrustedText(spec),
-        ": no network store: Debian's Gloo offers FileStore, HashStore (in one process), "
-        "PrefixStore and RedisStore (needs a Redis server), no TCP store; meet through a "
+        ": no TCP store: Debian's Gloo offers FileStore, HashStore (in one process), "
+        "PrefixStore and RedisStore; meet on a Redis server (redis:HOST:PORT/RUN) or in a "
         "directory every host can see (file:DIR on NFS or another shared file system)"));
   }
   return absl::InvalidArgumentError(absl::StrCat("--rendezvous \"", EscapeUntrustedText(spec),
-                                                 "\": expected file:DIR"));
+                                                 "\": expected file:DIR or redis:HOST:PORT/RUN"));
+}
+
+bool HasRendezvous(const LaunchPlan& plan) {
+  return !plan.rendezvous_dir.empty() || plan.redis.has_value();
 }
 
 // Fills in the thread budget of a rank process.
@@ -104,8 +114,10 @@ void AddLaunchFlags(FlagSet* flags) {
   flags->AddInt("rank", "this process's rank, for ranks started by hand (needs --rendezvous)",
                 -1, 0, 1 << 20);
   flags->SetDefaultText("rank", "none");
-  flags->AddString("rendezvous", "file:DIR",
-                   "where rank processes meet: a directory every rank can see", "");
+  flags->AddString("rendezvous", "file:DIR|redis:HOST:PORT/RUN",
+                   "where rank processes meet: a directory every rank can see, or a Redis "
+                   "server they can reach (RUN: a name new for every run)",
+                   "");
 }
 
 LaunchRequest LaunchRequestFromFlags(const FlagSet& flags) {
@@ -124,9 +136,7 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const LaunchRequest& request, const Enviro
   plan.cores = std::max(1, cores.usable);
   plan.world_size = request.ranks;
   if (!request.rendezvous.empty()) {
-    absl::StatusOr<std::string> dir = RendezvousDirectory(request.rendezvous);
-    if (!dir.ok()) return dir.status();
-    plan.rendezvous_dir = *dir;
+    if (absl::Status s = ReadRendezvous(request.rendezvous, &plan); !s.ok()) return s;
   }
   const MpiVariables* mpi = nullptr;
   for (const MpiVariables& v : kMpiVariables) {
@@ -161,10 +171,10 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const LaunchRequest& request, const Enviro
       return absl::InvalidArgumentError(absl::StrCat(where, ": --ranks ", request.ranks,
                                                      " differs from ", mpi->size, "=", *size));
     }
-    if (plan.rendezvous_dir.empty()) {
+    if (!HasRendezvous(plan)) {
       return absl::InvalidArgumentError(absl::StrCat(
           where, ": --rendezvous file:DIR is required so the ranks can meet (a directory "
-                 "every rank can see)"));
+                 "every rank can see), or redis:HOST:PORT/RUN (a Redis server they can reach)"));
     }
     plan.role = LaunchRole::kOneRank;
     plan.rank = *rank;
@@ -183,10 +193,10 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const LaunchRequest& request, const Enviro
       return absl::InvalidArgumentError(absl::StrFormat(
           "--rank %d is not below --ranks %d", request.rank, request.ranks));
     }
-    if (plan.rendezvous_dir.empty()) {
+    if (!HasRendezvous(plan)) {
       return absl::InvalidArgumentError(
-          "--rank needs --rendezvous file:DIR, a directory every rank can see, so the ranks can "
-          "meet");
+          "--rank needs --rendezvous file:DIR, a directory every rank can see, or "
+          "redis:HOST:PORT/RUN, a Redis server they can reach, so the ranks can meet");
     }
     plan.role = LaunchRole::kOneRank;
     plan.rank = request.rank;
@@ -199,10 +209,16 @@ absl::StatusOr<LaunchPlan> PlanLaunch(const LaunchRequest& request, const Enviro
       plan.local_ranks = *local;
     }
   } else if (request.launch == "processes") {
+    if (plan.redis.has_value()) {
+      return absl::InvalidArgumentError(
+          "--launch processes starts its ranks on this machine and meets them in a directory "
+          "(file:DIR, or a temporary one); redis:HOST:PORT/RUN is for ranks started one per host "
+          "with --rank R, or by mpirun");
+    }
     plan.role = LaunchRole::kLauncher;
     plan.local_ranks = request.ranks;
   } else {
-    if (!plan.rendezvous_dir.empty()) {
+    if (HasRendezvous(plan)) {
       return absl::InvalidArgumentError(
           "--rendezvous is where rank processes meet; with ranks as threads (the default) there "
           "is nothing to meet: add --launch processes, or --rank R for ranks started by hand, or "
@@ -225,8 +241,13 @@ std::string DescribeLaunch(const LaunchPlan& plan) {
       absl::StrAppend(&line, " (processes)");
       break;
     case LaunchRole::kOneRank:
-      absl::StrAppendFormat(&line, " (processes, rendezvous file:%s), rank %d here (%s)",
-                            EscapeUntrustedText(plan.rendezvous_dir), plan.rank,
+      absl::StrAppendFormat(&line, " (processes, rendezvous %s), rank %d here (%s)",
+                            EscapeUntrustedText(
+                                plan.redis.has_value()
+                                    ? absl::StrCat("redis:", plan.redis->host, ":",
+                                                   plan.redis->port, "/", plan.redis->run)
+                                    : absl::StrCat("file:", plan.rendezvous_dir)),
+                            plan.rank,
                             plan.started_by_launcher ? "started by --launch processes"
                                                      : plan.rank_source);
       break;

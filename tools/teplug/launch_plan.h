@@ -11,10 +11,12 @@
 #define TEPLUG_TOOLS_TEPLUG_LAUNCH_PLAN_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "tools/teplug/cli_flags.h"
+#include "tools/teplug/redis_rendezvous.h"
 
 namespace teplug::cli {
 
@@ -48,6 +50,9 @@ struct LaunchPlan {
   // The rendezvous directory (file:DIR); kLauncher: empty means a fresh
   // temporary directory the launcher makes and removes.
   std::string rendezvous_dir;
+  // The rendezvous Redis server (redis:HOST:PORT/RUN), for kOneRank only;
+  // set instead of rendezvous_dir.
+  std::optional<RedisAddress> redis;
   int local_ranks = 1;  // ranks sharing this machine
   int cores = 1;        // CPUs this process may use
   // An MPI launcher bound this rank to fewer CPUs than the machine has: they

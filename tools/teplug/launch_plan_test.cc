@@ -86,6 +86,19 @@ TEST(LaunchPlanTest, RankByHandIsOneRankPerMachine) {
   EXPECT_THAT(DescribeLaunch(*plan), HasSubstr("rank 0 here (--rank)"));
 }
 
+TEST(LaunchPlanTest, RankByHandMeetsOnARedisServer) {
+  auto plan = PlanLaunch(Request("threads", 3, 2, "redis:10.0.0.5:6379/job-7"), Env({}), {8, 8});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->role, LaunchRole::kOneRank);
+  ASSERT_TRUE(plan->redis.has_value());
+  EXPECT_EQ(plan->redis->host, "10.0.0.5");
+  EXPECT_EQ(plan->redis->port, 6379);
+  EXPECT_EQ(plan->redis->run, "job-7");
+  EXPECT_TRUE(plan->rendezvous_dir.empty());
+  EXPECT_THAT(DescribeLaunch(*plan),
+              HasSubstr("(processes, rendezvous redis:10.0.0.5:6379/job-7), rank 2 here"));
+}
+
 TEST(LaunchPlanTest, OpenMpiEnvironmentNamesRankAndSize) {
   auto plan = PlanLaunch(Request("threads", 2, -1, "file:/shared/r"),
                          Env({{"OMPI_COMM_WORLD_RANK", "2"},
@@ -151,7 +164,21 @@ TEST(LaunchPlanTest, FlagRefusals) {
   EXPECT_THAT(PlanLaunch(Request("processes", 2, -1, "file:"), Env({}), {4, 4}).status().message(),
               HasSubstr("names no directory"));
   EXPECT_THAT(PlanLaunch(Request("processes", 2, -1, "redis:h"), Env({}), {4, 4}).status().message(),
-              HasSubstr("expected file:DIR"));
+              HasSubstr("expected redis:HOST:PORT/RUN"));
+  EXPECT_THAT(PlanLaunch(Request("processes", 2, 0, "redis:h:0/run"), Env({}), {4, 4})
+                  .status()
+                  .message(),
+              HasSubstr("port \"0\" is not 1..65535"));
+  EXPECT_THAT(PlanLaunch(Request("processes", 2, 0, "redis:h:6379/"), Env({}), {4, 4})
+                  .status()
+                  .message(),
+              HasSubstr("no RUN after the port"));
+  EXPECT_THAT(PlanLaunch(Request("processes", 2, -1, "redis:h:6379/run"), Env({}), {4, 4})
+                  .status()
+                  .message(),
+              HasSubstr("redis:HOST:PORT/RUN is for ranks started one per host"));
+  EXPECT_THAT(PlanLaunch(Request("threads", 2, -1, "nfs:/d"), Env({}), {4, 4}).status().message(),
+              HasSubstr("expected file:DIR or redis:HOST:PORT/RUN"));
   auto tcp = PlanLaunch(Request("processes", 2, -1, "tcp:host:29500"), Env({}), {4, 4});
   EXPECT_EQ(tcp.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(tcp.status().message(), HasSubstr("no TCP store"));

@@ -11,7 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/log/untrusted_text.h"
+#include "tools/teplug/file_rendezvous.h"
 #include "tools/teplug/launch_run.h"
+#include "tools/teplug/redis_rendezvous.h"
 
 namespace teplug::cli {
 
@@ -26,6 +28,16 @@ absl::StatusOr<std::unique_ptr<LocalRanks>> LocalRanks::Enter(const LaunchPlan& 
   }
   if (!plan.cpu_threads_from_user && plan.cpu_threads > 0) {
     ::setenv(kCpuThreadsVariable, absl::StrCat(plan.cpu_threads).c_str(), /*overwrite=*/1);
+  }
+  if (plan.redis.has_value()) {
+    // Ranks meeting on a Redis server run on hosts of their own: each keeps
+    // its report on its own stdout.
+    absl::StatusOr<std::unique_ptr<RedisRendezvous>> rendezvous =
+        RedisRendezvous::Open(*plan.redis, plan.rank, plan.world_size);
+    if (!rendezvous.ok()) return rendezvous.status();
+    local->rendezvous_ = *std::move(rendezvous);
+    local->group_ = std::make_unique<RankGroup>(local->rendezvous_.get());
+    return local;
   }
   absl::StatusOr<std::unique_ptr<FileRendezvous>> rendezvous =
       FileRendezvous::Open(plan.rendezvous_dir, plan.rank, plan.world_size);

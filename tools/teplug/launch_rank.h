@@ -2,8 +2,9 @@
 // loads its providers: with ranks as threads, a RankGroup of all of them;
 // as one rank of several processes, the thread budget exported
 // (TEPLUG_CPU_THREADS, read by the cpu provider when it loads), the
-// rendezvous directory opened, stdout of a rank other than 0 sent to
-// DIR/rank-R.log (rank 0 prints the table), and a RankGroup of this rank.
+// rendezvous opened (a directory: stdout of a rank other than 0 sent to
+// DIR/rank-R.log, rank 0 prints the table; a Redis server: every rank
+// prints its own), and a RankGroup of this rank.
 // A rank that fails here, or ends before running, tells the others through
 // the rendezvous.
 #ifndef TEPLUG_TOOLS_TEPLUG_LAUNCH_RANK_H_
@@ -12,7 +13,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "tools/teplug/file_rendezvous.h"
+#include "tools/teplug/rendezvous.h"
 #include "tools/teplug/launch_plan.h"
 #include "tools/teplug/rank_group.h"
 
@@ -30,7 +31,7 @@ class LocalRanks {
 
  private:
   LocalRanks() = default;
-  std::unique_ptr<FileRendezvous> rendezvous_;  // null for threads
+  std::unique_ptr<Rendezvous> rendezvous_;  // null for threads
   std::unique_ptr<RankGroup> group_;
 };
 

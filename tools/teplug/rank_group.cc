@@ -20,7 +20,7 @@ RankGroup::RankGroup(int world_size)
   kv_.get = &RankGroup::Get;
 }
 
-RankGroup::RankGroup(FileRendezvous* rendezvous)
+RankGroup::RankGroup(Rendezvous* rendezvous)
     : world_size_(rendezvous->world_size()), rendezvous_(rendezvous) {
   kv_ = *rendezvous->kv_store();
 }
@@ -70,7 +70,7 @@ TeplugError* RankGroup::Get(void* ctx, const char* key, void* buffer, size_t cap
 absl::StatusOr<std::vector<std::vector<double>>> RankGroup::Exchange(int rank,
                                                                      std::vector<double> mine,
                                                                      int64_t timeout_ms) {
-  if (rendezvous_ != nullptr) return ExchangeThroughFiles(rank, mine, timeout_ms);
+  if (rendezvous_ != nullptr) return ExchangeThroughRendezvous(rank, mine, timeout_ms);
   std::unique_lock<std::mutex> l(mu_);
   const uint64_t my_round = round_;
   slots_[static_cast<size_t>(rank)] = std::move(mine);
@@ -90,7 +90,7 @@ absl::StatusOr<std::vector<std::vector<double>>> RankGroup::Exchange(int rank,
   return last_round_;  // valid until every rank has copied it: next round needs all ranks again
 }
 
-absl::StatusOr<std::vector<std::vector<double>>> RankGroup::ExchangeThroughFiles(
+absl::StatusOr<std::vector<std::vector<double>>> RankGroup::ExchangeThroughRendezvous(
     int rank, const std::vector<double>& mine, int64_t timeout_ms) {
   // Every rank calls Exchange equally often, so the rounds line up. Values
   // travel as raw doubles: the ranks' hosts share one byte order.
@@ -135,7 +135,7 @@ absl::StatusOr<std::vector<std::vector<double>>> RankGroup::ExchangeThroughFiles
     return absl::DeadlineExceededError(absl::StrFormat(
         "rank %d: exchange %d with the other ranks timed out after %d ms in rendezvous %s: no "
         "values from rank%s %s%s",
-        rank, my_round, timeout_ms, rendezvous_->directory(), late.size() == 1 ? "" : "s",
+        rank, my_round, timeout_ms, rendezvous_->where(), late.size() == 1 ? "" : "s",
         absl::StrJoin(late, ", "),
         never.empty() ? "" : absl::StrCat(" (never arrived: ", absl::StrJoin(never, ", "), ")")));
   }

@@ -4,7 +4,7 @@
 // function per rank of this process and collects their statuses.
 // Two forms: every rank a thread of this process (an in-process store), or
 // this process one rank of several (processes on one or several hosts,
-// meeting in a FileRendezvous). When one rank fails, waits in Exchange end
+// meeting in a Rendezvous: a directory or a Redis server). When one rank fails, waits in Exchange end
 // with an error instead of hanging the others.
 #ifndef TEPLUG_TOOLS_TEPLUG_RANK_GROUP_H_
 #define TEPLUG_TOOLS_TEPLUG_RANK_GROUP_H_
@@ -20,7 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "teplug/collective.h"
-#include "tools/teplug/file_rendezvous.h"
+#include "tools/teplug/rendezvous.h"
 
 namespace teplug::cli {
 
@@ -30,7 +30,7 @@ class RankGroup {
   explicit RankGroup(int world_size);
   // This process is rank `rendezvous->rank()` of `rendezvous->world_size()`;
   // `rendezvous` must outlive the group.
-  explicit RankGroup(FileRendezvous* rendezvous);
+  explicit RankGroup(Rendezvous* rendezvous);
   int world_size() const { return world_size_; }
   // The ranks Run runs here: all of them, or this process's one.
   std::vector<int> local_ranks() const;
@@ -56,13 +56,13 @@ class RankGroup {
   static TeplugError* Get(void* ctx, const char* key, void* buffer, size_t capacity, size_t* size,
                           int64_t timeout_ms);
   void Abort();
-  // Exchange through the file rendezvous: each rank's vector under a key of
-  // this round, read back from every rank.
-  absl::StatusOr<std::vector<std::vector<double>>> ExchangeThroughFiles(
+  // Exchange through the rendezvous: each rank's vector under a key of this
+  // round, read back from every rank.
+  absl::StatusOr<std::vector<std::vector<double>>> ExchangeThroughRendezvous(
       int rank, const std::vector<double>& mine, int64_t timeout_ms);
 
   const int world_size_;
-  FileRendezvous* const rendezvous_ = nullptr;  // null: ranks are threads
+  Rendezvous* const rendezvous_ = nullptr;  // null: ranks are threads
   TeplugKvStore kv_{};
   std::mutex mu_;
   std::condition_variable cv_;
