@@ -86,12 +86,8 @@ WideInputs Widen(const BackwardCall& bc, int threads) {
   ParallelFor(c.batch * c.hkv, threads, [&](int64_t item) {
     const int64_t b = item / c.hkv, h = item % c.hkv;
     if (w.bf16) {
-      uint16_t* k = w.k16.data() + item * Bf16KeyRows(c) * c.d_qk;
-      uint16_t* v = w.v16.data() + item * Bf16KeyRows(c) * c.d_v;
-      for (int64_t j = 0; j < c.len_kv[b]; ++j) {
-        CopyBf16Row(c.k.data, c.k.Offset(b, j, h), c.d_qk, k + j * c.d_qk);
-        CopyBf16Row(c.v.data, c.v.Offset(b, j, h), c.d_v, v + j * c.d_v);
-      }
+      CopyBf16KeysAndValues(c, item, w.k16.data() + item * Bf16KeyRows(c) * c.d_qk,
+                            w.v16.data() + item * Bf16KeyRows(c) * c.d_v);
       return;
     }
     float* k = w.k.data() + item * c.max_skv * c.d_qk;

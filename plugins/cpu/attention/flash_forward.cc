@@ -43,12 +43,8 @@ WideKeyValues WidenKeyValues(const AttentionCall& c, int threads) {
   ParallelFor(c.batch * c.hkv, threads, [&](int64_t item) {
     const int64_t b = item / c.hkv, h = item % c.hkv;
     if (w.bf16) {
-      uint16_t* k = w.k16.data() + item * key_rows * c.d_qk;
-      uint16_t* v = w.v16.data() + item * key_rows * c.d_v;
-      for (int64_t j = 0; j < c.len_kv[b]; ++j) {
-        CopyBf16Row(c.k.data, c.k.Offset(b, j, h), c.d_qk, k + j * c.d_qk);
-        CopyBf16Row(c.v.data, c.v.Offset(b, j, h), c.d_v, v + j * c.d_v);
-      }
+      CopyBf16KeysAndValues(c, item, w.k16.data() + item * key_rows * c.d_qk,
+                            w.v16.data() + item * key_rows * c.d_v);
       return;
     }
     float* kt = w.kt.data() + item * c.d_qk * c.max_skv;
@@ -210,6 +206,14 @@ void ZeroTrailingTokens(const AttentionCall& c) {
 }
 
 }  // namespace
+
+void CopyBf16KeysAndValues(const AttentionCall& c, int64_t item, uint16_t* k, uint16_t* v) {
+  const int64_t b = item / c.hkv, h = item % c.hkv;
+  for (int64_t j = 0; j < c.len_kv[b]; ++j) {
+    CopyBf16Row(c.k.data, c.k.Offset(b, j, h), c.d_qk, k + j * c.d_qk);
+    CopyBf16Row(c.v.data, c.v.Offset(b, j, h), c.d_v, v + j * c.d_v);
+  }
+}
 
 bool UsesBf16Tiles(const AttentionCall& c) {
   return c.q.dtype == TEPLUG_DTYPE_BF16 && c.k.dtype == TEPLUG_DTYPE_BF16 &&

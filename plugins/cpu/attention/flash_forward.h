@@ -27,6 +27,11 @@ bool UsesBf16Tiles(const AttentionCall& call);
 // a key tile of zeros, so a full key tile starting at any key lies inside.
 inline int64_t Bf16KeyRows(const AttentionCall& call) { return call.max_skv + kKeyTile; }
 
+// Copies the bf16 keys and values of (batch, kv head) `item` (= b * hkv + h)
+// that exist (len_kv[b] of them) into k [Bf16KeyRows][d_qk] and v
+// [Bf16KeyRows][d_v]; the rows after them are left as they are (zero).
+void CopyBf16KeysAndValues(const AttentionCall& call, int64_t item, uint16_t* k, uint16_t* v);
+
 // The operands of the bf16 tile products, views of whole tiles (null data:
 // the shape alone, for PrepareBf16TileMatmul): a [kQueryTile][width] tile
 // (Q, dO, P or dS rows) and a [kKeyTile][width] block of K or V rows, each as

@@ -93,7 +93,6 @@ class RollCall {
   void Record(const Progress& progress) {
     progress_.store(progress.Pack(), std::memory_order_release);
   }
-  Progress Current() const { return Progress::Unpack(progress_.load(std::memory_order_acquire)); }
 
   // Asks every other rank where it is and waits up to `wait` in all for the
   // answers. Never throws Gloo's exceptions: a rank whose connection failed
