@@ -135,7 +135,29 @@ Refusal Custom(const char* what, int64_t value, int64_t value2, std::string (*fo
   return r;
 }
 
-std::optional<Refusal> CheckParams(const Caps& c, const Params& p, bool backward) {
+// The head-dimension bound `dim` breaks (kBelow, kAbove, kNotMultiple),
+// with that bound in *bound, or kFixed when it breaks none. Checked for
+// every candidate, so it builds no refusal and keeps no array of dims.
+Refusal::Kind HeadDimBound(const Caps& c, int64_t dim, int64_t* bound) {
+  if (c.head_dim_min > 0 && dim < c.head_dim_min) {
+    *bound = c.head_dim_min;
+    return Refusal::Kind::kBelow;
+  }
+  if (c.head_dim_max > 0 && dim > c.head_dim_max) {
+    *bound = c.head_dim_max;
+    return Refusal::Kind::kAbove;
+  }
+  if (c.head_dim_multiple > 1 && dim % c.head_dim_multiple != 0) {
+    *bound = c.head_dim_multiple;
+    return Refusal::Kind::kNotMultiple;
+  }
+  return Refusal::Kind::kFixed;
+}
+
+// kBackward is known per op, so each op's check is compiled with its answer
+// (it runs for every candidate).
+template <bool kBackward>
+std::optional<Refusal> CheckParams(const Caps& c, const Params& p) {
   if (!(c.layouts & TEPLUG_LAYOUT_BIT(p.layout))) {
     return NamedRefusal("layout", p.layout, c.layouts, &sdk::LayoutName, TEPLUG_LAYOUT_COUNT_);
   }
@@ -145,12 +167,12 @@ std::optional<Refusal> CheckParams(const Caps& c, const Params& p, bool backward
   if (!(c.bias_types & TEPLUG_BIAS_BIT(p.bias_type))) {
     return NamedRefusal("bias", p.bias_type, c.bias_types, &sdk::BiasName, TEPLUG_BIAS_COUNT_);
   }
-  for (auto [what, dim] : {std::pair{"head_dim_qk", p.head_dim_qk}, {"head_dim_v", p.head_dim_v}}) {
-    if (c.head_dim_min > 0 && dim < c.head_dim_min) return ValueRefusal(Refusal::Kind::kBelow, what, dim, c.head_dim_min);
-    if (c.head_dim_max > 0 && dim > c.head_dim_max) return ValueRefusal(Refusal::Kind::kAbove, what, dim, c.head_dim_max);
-    if (c.head_dim_multiple > 1 && dim % c.head_dim_multiple != 0) {
-      return ValueRefusal(Refusal::Kind::kNotMultiple, what, dim, c.head_dim_multiple);
-    }
+  int64_t bound = 0;
+  if (Refusal::Kind k = HeadDimBound(c, p.head_dim_qk, &bound); k != Refusal::Kind::kFixed) {
+    return ValueRefusal(k, "head_dim_qk", p.head_dim_qk, bound);
+  }
+  if (Refusal::Kind k = HeadDimBound(c, p.head_dim_v, &bound); k != Refusal::Kind::kFixed) {
+    return ValueRefusal(k, "head_dim_v", p.head_dim_v, bound);
   }
   if (p.head_dim_qk != p.head_dim_v && !(c.features & TEPLUG_ATTN_CAP_DIFFERENT_HEAD_DIMS)) {
     return Custom("head_dim", p.head_dim_qk, p.head_dim_v, [](const Refusal& r) {
@@ -185,7 +207,7 @@ std::optional<Refusal> CheckParams(const Caps& c, const Params& p, bool backward
   if (p.deterministic && !(c.features & TEPLUG_ATTN_CAP_DETERMINISTIC)) {
     return FixedRefusal("deterministic execution not supported");
   }
-  if (backward && !(c.features & TEPLUG_ATTN_CAP_BACKWARD)) return FixedRefusal("backward not supported");
+  if (kBackward && !(c.features & TEPLUG_ATTN_CAP_BACKWARD)) return FixedRefusal("backward not supported");
   return std::nullopt;
 }
 
@@ -193,7 +215,7 @@ template <const auto& kFields, bool kBackward>
 std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
   const Caps& c = cap.As<Caps>();
   if (auto r = CheckTensorsFromTable<kFields>(&c, op.args)) return r;
-  return CheckParams(c, ParamsOf(op.args), kBackward);
+  return CheckParams<kBackward>(c, ParamsOf(op.args));
 }
 
 absl::Status Validate(const Caps& c) {

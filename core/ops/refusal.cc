@@ -52,7 +52,7 @@ std::string NameSet(uint64_t mask, int count, const char* (*name)(int32_t)) {
 std::string DTypeSet(uint64_t mask) { return NameSet(mask, TEPLUG_DTYPE_COUNT_, &sdk::DTypeName); }
 
 std::optional<Refusal> CheckDType(const char* what, int32_t dtype, uint64_t allowed) {
-  if (dtype >= 0 && dtype < 64 && (allowed & TEPLUG_DTYPE_BIT(dtype))) return std::nullopt;
+  if (DTypeAllowed(dtype, allowed)) return std::nullopt;
   Refusal r = ValueRefusal(Refusal::Kind::kDType, what, dtype);
   r.mask = allowed;
   return r;
@@ -95,13 +95,7 @@ std::optional<Refusal> CheckAlignment(const char* what, const TeplugTensor* t, i
 }
 
 std::optional<Refusal> CheckDevice(const std::vector<TeplugDeviceSupport>& devices, const TeplugDevice& device) {
-  for (const TeplugDeviceSupport& s : devices) {
-    if (s.kind != TEPLUG_DEVICE_ANY && s.kind != device.kind) continue;
-    if (s.vendor_id != TEPLUG_VENDOR_ANY && s.vendor_id != device.vendor_id) continue;
-    if (s.arch_min != 0 && device.arch < s.arch_min) continue;
-    if (s.arch_max != 0 && device.arch > s.arch_max) continue;
-    return std::nullopt;
-  }
+  if (DeviceAccepted(devices, device)) return std::nullopt;
   Refusal r;
   r.kind = Refusal::Kind::kDevice;
   r.what = "device";

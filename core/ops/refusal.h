@@ -54,9 +54,26 @@ Refusal NamedRefusal(const char* what, int32_t value, uint64_t allowed, const ch
 // The refusal as text; `devices` is the refusing descriptor's device list (kDevice).
 std::string FormatRefusal(const Refusal& r, const std::vector<TeplugDeviceSupport>& devices);
 
-// nullopt when one of `devices` accepts `device`, else why not.
+// Whether one of `devices` accepts `device`. Inline: selection asks it of
+// every candidate, most of which accept.
+inline bool DeviceAccepted(const std::vector<TeplugDeviceSupport>& devices, const TeplugDevice& device) {
+  for (const TeplugDeviceSupport& s : devices) {
+    if (s.kind != TEPLUG_DEVICE_ANY && s.kind != device.kind) continue;
+    if (s.vendor_id != TEPLUG_VENDOR_ANY && s.vendor_id != device.vendor_id) continue;
+    if (s.arch_min != 0 && device.arch < s.arch_min) continue;
+    if (s.arch_max != 0 && device.arch > s.arch_max) continue;
+    return true;
+  }
+  return false;
+}
+// nullopt when DeviceAccepted(devices, device), else why not.
 std::optional<Refusal> CheckDevice(const std::vector<TeplugDeviceSupport>& devices, const TeplugDevice& device);
-// nullopt when `dtype`'s bit is in `allowed`.
+// Whether `dtype`'s bit is in `allowed` (a TEPLUG_DTYPE_BIT mask). Inline:
+// the capability check asks it of every tensor of every candidate.
+inline bool DTypeAllowed(int32_t dtype, uint64_t allowed) {
+  return dtype >= 0 && dtype < 64 && (allowed & TEPLUG_DTYPE_BIT(dtype));
+}
+// nullopt when DTypeAllowed(dtype, allowed).
 std::optional<Refusal> CheckDType(const char* what, int32_t dtype, uint64_t allowed);
 // A quantized tensor's scaling mode against a TEPLUG_SCALING_BIT mask.
 std::optional<Refusal> CheckScaling(const char* what, const TeplugTensor* t, uint32_t modes);

@@ -65,11 +65,27 @@ Decision Decide(const SelectRequest& req) {
   }
 
   using Why = CandidateVerdict::Why;
-  // Every verdict is built in place, in arrival order, and moved once, into
-  // its final position (survivors in rank order, then the rejected).
+  // What the filters found about one candidate, in arrival order. The
+  // verdicts are written from these once the rank order is known, each in
+  // its final place in the record: a verdict (about 200 bytes with its
+  // refusal and explanation) is never moved.
+  struct Outcome {
+    Stage stage = Stage::kRanking;
+    Why why = Why::kNone;
+    bool priority_from_config = false;
+    bool supports_threw = false;
+    int32_t priority = 0;
+    uint32_t reason = 0;  // kRefused: index in `refusals`; kExplained: in `explanations`
+    std::optional<int> prefer_rank;
+    const config::CompiledRule* rule = nullptr;
+    const config::CompiledRule* allow_exempted_by = nullptr;
+  };
   const size_t n = req.candidates->size();
-  std::vector<CandidateVerdict> arrived(n);
-  std::vector<uint32_t> survivors;  // positions in `arrived`
+  std::vector<Outcome> outcomes;
+  outcomes.reserve(n);
+  std::vector<Refusal> refusals;
+  std::vector<std::string> explanations;
+  std::vector<uint32_t> survivors;  // positions in `outcomes`
   survivors.reserve(n);
   // Candidates are grouped by provider: everything that depends only on the
   // provider (its config overrides and enablement, and the matched rules'
@@ -90,17 +106,20 @@ Decision Decide(const SelectRequest& req) {
       not_allowed_by = verdicts.NotAllowedBy(pname);
       prefer_rank = verdicts.PreferenceRank(pname);
     }
-    const size_t index = static_cast<size_t>(&impl - req.candidates->data());
-    CandidateVerdict& v = arrived[index];
-    v.impl = impl.get();
-    v.index = index;
-    v.priority = override_priority.value_or(impl->default_priority);
-    v.priority_from_config = override_priority.has_value();
+    const size_t index = outcomes.size();
+    Outcome& o = outcomes.emplace_back();
+    o.priority = override_priority.value_or(impl->default_priority);
+    o.priority_from_config = override_priority.has_value();
     auto reject = [&](Stage stage, Why why, const config::CompiledRule* rule = nullptr) {
-      v.verdict = Verdict::kRejected;
-      v.stage = stage;
-      v.why = why;
-      v.rule = rule;
+      o.stage = stage;
+      o.why = why;
+      o.rule = rule;
+    };
+    auto refuse = [&](Stage stage, const Refusal& r) {
+      if (refusals.empty()) refusals.reserve(n - index);  // one allocation, made only when one is refused
+      o.reason = static_cast<uint32_t>(refusals.size());
+      refusals.push_back(r);
+      reject(stage, Why::kRefused);
     };
     if (!req.provider.empty() && pname != req.provider) {
       reject(Stage::kRequest, Why::kNotRequested);
@@ -110,21 +129,20 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kConfig, Why::kDisabled);
       continue;
     }
-    if (std::optional<Refusal> r = CheckDevice(impl->capability.devices, op.device)) {
-      v.refusal = *r;
-      reject(Stage::kDevice, Why::kRefused);
+    if (!DeviceAccepted(impl->capability.devices, op.device)) {
+      refuse(Stage::kDevice, *CheckDevice(impl->capability.devices, op.device));
       continue;
     }
     if (std::optional<Refusal> r = op.spec->check(impl->capability, op)) {
-      v.refusal = *r;
-      reject(Stage::kCapability, Why::kRefused);
+      refuse(Stage::kCapability, *r);
       continue;
     }
     if (op.spec->ask_supports) {
       bool threw = false;
       if (std::optional<std::string> why = AskSupports(*impl, op.op(), op.args, &threw)) {
-        v.explanation = *std::move(why);
-        v.supports_threw = threw;
+        o.reason = static_cast<uint32_t>(explanations.size());
+        explanations.push_back(*std::move(why));
+        o.supports_threw = threw;
         reject(Stage::kSupports, Why::kExplained);
         continue;
       }
@@ -140,10 +158,9 @@ Decision Decide(const SelectRequest& req) {
         reject(Stage::kConfig, Why::kNotAllowed, not_allowed_by);
         continue;
       }
-      v.allow_exempted_by = not_allowed_by;
+      o.allow_exempted_by = not_allowed_by;
     }
-    v.prefer_rank = prefer_rank;
-    v.stage = Stage::kRanking;
+    o.prefer_rank = prefer_rank;
     survivors.push_back(static_cast<uint32_t>(index));
   }
 
@@ -155,12 +172,14 @@ Decision Decide(const SelectRequest& req) {
   // priority) and the comparison below ignores the field.
   std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
-    const CandidateVerdict& v = arrived[survivors[i]];
-    const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
-    const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
+    const Outcome& o = outcomes[survivors[i]];
+    const uint64_t prefer = o.prefer_rank ? static_cast<uint64_t>(std::min(*o.prefer_rank, 0xFFFE)) : 0xFFFF;
+    const uint64_t priority_desc = ~(static_cast<uint32_t>(o.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
     keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i & 0xFFFF);
   }
-  std::vector<uint32_t> order(survivors.size());
+  std::vector<uint32_t> order;
+  order.reserve(n);  // the survivors' rank order, then the rejected (below)
+  order.resize(survivors.size());
   if (survivors.size() <= 0xFFFF) {
     std::sort(keys.begin(), keys.end());
     for (size_t i = 0; i < keys.size(); ++i) order[i] = static_cast<uint32_t>(keys[i] & 0xFFFF);
@@ -170,16 +189,33 @@ Decision Decide(const SelectRequest& req) {
       return (keys[x] >> 16) < (keys[y] >> 16);
     });
   }
-  rec.candidates.reserve(n);
-  out.ranked.reserve(survivors.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    CandidateVerdict& v = arrived[survivors[order[i]]];
-    v.verdict = i == 0 ? Verdict::kChosen : Verdict::kOutranked;
-    out.ranked.push_back((*req.candidates)[v.index]);
-    rec.candidates.push_back(std::move(v));
+
+  // The record's order, as positions in `outcomes`: survivors in rank
+  // order, then the rejected in arrival order.
+  for (uint32_t& i : order) i = survivors[i];
+  for (size_t i = 0; i < n; ++i) {
+    if (outcomes[i].stage != Stage::kRanking) order.push_back(static_cast<uint32_t>(i));
   }
-  for (CandidateVerdict& v : arrived) {
-    if (v.verdict == Verdict::kRejected) rec.candidates.push_back(std::move(v));
+  rec.candidates.resize(n);
+  out.ranked.reserve(survivors.size());
+  for (size_t rank = 0; rank < n; ++rank) {
+    const size_t index = order[rank];
+    const Outcome& o = outcomes[index];
+    CandidateVerdict& v = rec.candidates[rank];
+    v.impl = (*req.candidates)[index].get();
+    v.index = index;
+    v.verdict = rank >= survivors.size() ? Verdict::kRejected : rank == 0 ? Verdict::kChosen : Verdict::kOutranked;
+    v.stage = o.stage;
+    v.why = o.why;
+    v.priority_from_config = o.priority_from_config;
+    v.supports_threw = o.supports_threw;
+    v.priority = o.priority;
+    v.prefer_rank = o.prefer_rank;
+    v.rule = o.rule;
+    v.allow_exempted_by = o.allow_exempted_by;
+    if (o.why == Why::kRefused) v.refusal = refusals[o.reason];
+    if (o.why == Why::kExplained) v.explanation = std::move(explanations[o.reason]);
+    if (rank < survivors.size()) out.ranked.push_back((*req.candidates)[index]);
   }
   return out;
 }

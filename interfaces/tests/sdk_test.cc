@@ -255,6 +255,63 @@ TEST(SdkNormTest, TableRoutesTheInterfaceLocalOpsAndChecksStructSize) {
       << short_args.message();
 }
 
+// What SupportsForward was given: the struct's address, its struct_size and
+// one field.
+class SeeingAttention : public teplug::sdk::AttentionImpl {
+ public:
+  bool SupportsForward(const TeplugAttentionFwdArgs& args, std::string*) override {
+    seen = &args;
+    seen_size = args.struct_size;
+    seen_workspace_size = args.workspace_size;
+    return true;
+  }
+  void Forward(const TeplugAttentionFwdArgs&) override {}
+  void Backward(const TeplugAttentionBwdArgs&) override {}
+
+  const TeplugAttentionFwdArgs* seen = nullptr;
+  size_t seen_size = 0;
+  size_t seen_workspace_size = 0;
+};
+
+TEST(SdkAttentionTest, SupportsReadsAnExactStructInPlaceAndCopiesOthers) {
+  auto* impl = new SeeingAttention;
+  auto attention = teplug::sdk::Ref<TeplugAttentionV1>::Adopt(
+      teplug::sdk::MakeAttention(std::unique_ptr<teplug::sdk::AttentionImpl>(impl)));
+  auto* self = reinterpret_cast<TeplugObject*>(attention.get());
+  char reason[128];
+  // A newer caller's struct: longer than this SDK's, trailing bytes unknown to it.
+  struct Newer {
+    TeplugAttentionFwdArgs v1;
+    uint64_t appended;
+  } newer{};
+  TeplugAttentionFwdArgs& args = newer.v1;
+  args = teplug::sdk::Versioned<TeplugAttentionFwdArgs>();
+  args.workspace_size = 4096;
+  auto ask = [&] {
+    return attention->vtbl->supports(self, TEPLUG_OP_ATTENTION_FORWARD, &args, reason,
+                                     sizeof reason);
+  };
+
+  ASSERT_EQ(ask(), 1);
+  EXPECT_EQ(impl->seen, &args) << "a struct of this SDK's size is read where it is";
+  EXPECT_EQ(impl->seen_size, sizeof(TeplugAttentionFwdArgs));
+  EXPECT_EQ(impl->seen_workspace_size, 4096u);
+
+  args.struct_size = sizeof newer;
+  ASSERT_EQ(ask(), 1);
+  EXPECT_NE(impl->seen, &args) << "a longer struct is read from a copy";
+  EXPECT_EQ(impl->seen_size, sizeof(TeplugAttentionFwdArgs))
+      << "struct_size capped at what the SDK knows";
+  EXPECT_EQ(impl->seen_workspace_size, 4096u);
+
+  args.struct_size = TEPLUG_STRUCT_SIZE(TeplugAttentionFwdArgs, workspace_size);  // older than v1
+  impl->seen = nullptr;
+  EXPECT_EQ(ask(), 0);
+  EXPECT_EQ(impl->seen, nullptr);
+  EXPECT_NE(std::string(reason).find("TeplugAttentionFwdArgs.struct_size"), std::string::npos)
+      << reason;
+}
+
 TEST(SdkNamesTest, NormNamesRoundTrip) {
   EXPECT_STREQ(teplug::sdk::IidName(teplug::sdk::kIidNormV1), "INorm/1");
   EXPECT_EQ(teplug::sdk::NormTypeNames(), (std::vector<std::string>{"layernorm", "rmsnorm"}));

@@ -43,6 +43,29 @@ T RequireArgs(const T* p, size_t min_size, const char* name) {
   return out;
 }
 
+// The caller's args for a `supports` query, after RequireArgs' checks. A
+// struct of exactly sizeof(T) is read in place: RequireArgs' copy of it would
+// be byte-identical, and selection asks every candidate's hook, so the copy
+// would be paid once per candidate. A shorter struct (zero-extended) or a
+// longer one (struct_size capped) is read from RequireArgs' copy.
+template <class T>
+class ArgsRef {
+ public:
+  ArgsRef(const T* p, size_t min_size, const char* name) : ref_(p) {
+    if (p == nullptr || p->struct_size != sizeof(T)) {
+      copy_ = RequireArgs(p, min_size, name);
+      ref_ = &copy_;
+    }
+  }
+  ArgsRef(const ArgsRef&) = delete;
+  ArgsRef& operator=(const ArgsRef&) = delete;
+  const T& operator*() const { return *ref_; }
+
+ private:
+  const T* ref_;
+  T copy_;  // written only when read from
+};
+
 // ---------------------------------------------------------------- IGemm v1
 class GemmImpl : public ImplementationBase {
  public:
@@ -71,9 +94,9 @@ struct GemmThunks {
             *why = "IGemm serves only the gemm op";
             return false;
           }
-          auto a = RequireArgs(static_cast<const TeplugGemmArgs*>(args),
-                               TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream), "TeplugGemmArgs");
-          return Impl(reinterpret_cast<TeplugGemmV1*>(self))->Supports(a, why);
+          ArgsRef<TeplugGemmArgs> a(static_cast<const TeplugGemmArgs*>(args),
+                                    TEPLUG_STRUCT_SIZE(TeplugGemmArgs, stream), "TeplugGemmArgs");
+          return Impl(reinterpret_cast<TeplugGemmV1*>(self))->Supports(*a, why);
         },
         reason, reason_size);
   }
@@ -156,14 +179,28 @@ struct ForwardBackwardThunks {
     auto* s = reinterpret_cast<CIface*>(self);
     return RunSupports(
         [&](std::string* why) {
-          if (op == Traits::kFwdOp) return ImplOf(s)->SupportsForward(Fwd(args), why);
-          if (op == Traits::kBwdOp) return ImplOf(s)->SupportsBackward(Bwd(args), why);
-          *why = std::string(Traits::kInterface) + " serves only its forward (op " +
-                 std::to_string(Traits::kFwdOp) + ") and backward (op " +
-                 std::to_string(Traits::kBwdOp) + "), not op " + std::to_string(op);
+          if (op == Traits::kFwdOp) {
+            return ImplOf(s)->SupportsForward(*ArgsRef<FwdArgs>(static_cast<const FwdArgs*>(args),
+                                                                Traits::kFwdSize, Traits::kFwdName),
+                                              why);
+          }
+          if (op == Traits::kBwdOp) {
+            return ImplOf(s)->SupportsBackward(
+                *ArgsRef<BwdArgs>(static_cast<const BwdArgs*>(args), Traits::kBwdSize,
+                                  Traits::kBwdName),
+                why);
+          }
+          *why = NotAnOp(op);
           return false;
         },
         reason, reason_size);
+  }
+  // Out of the thunk's way: asked about every candidate, it builds this
+  // message only for an op its interface does not have.
+  static std::string NotAnOp(int32_t op) {
+    return std::string(Traits::kInterface) + " serves only its forward (op " +
+           std::to_string(Traits::kFwdOp) + ") and backward (op " + std::to_string(Traits::kBwdOp) +
+           "), not op " + std::to_string(op);
   }
   static TeplugError* Workspace(CIface* self, int32_t op, const void* args,
                                 size_t* bytes) noexcept {
@@ -275,13 +312,14 @@ struct QuantizerThunks {
         [&](std::string* why) {
           if (op == TEPLUG_OP_QUANTIZE) {
             return Impl(s)->SupportsQuantize(
-                RequireArgs(static_cast<const TeplugQuantizeArgs*>(args), kQ, "TeplugQuantizeArgs"),
+                *ArgsRef<TeplugQuantizeArgs>(static_cast<const TeplugQuantizeArgs*>(args), kQ,
+                                             "TeplugQuantizeArgs"),
                 why);
           }
           if (op == TEPLUG_OP_DEQUANTIZE) {
             return Impl(s)->SupportsDequantize(
-                RequireArgs(static_cast<const TeplugDequantizeArgs*>(args), kDq,
-                            "TeplugDequantizeArgs"),
+                *ArgsRef<TeplugDequantizeArgs>(static_cast<const TeplugDequantizeArgs*>(args), kDq,
+                                               "TeplugDequantizeArgs"),
                 why);
           }
           *why = "IQuantizer serves only quantize/dequantize";
@@ -339,8 +377,8 @@ struct CollectiveThunks {
         [&](std::string* why) {
           return Impl(s)->Supports(
               op,
-              RequireArgs(static_cast<const TeplugCollectiveArgs*>(args), kArgs,
-                          "TeplugCollectiveArgs"),
+              *ArgsRef<TeplugCollectiveArgs>(static_cast<const TeplugCollectiveArgs*>(args), kArgs,
+                                             "TeplugCollectiveArgs"),
               why);
         },
         reason, reason_size);
@@ -421,7 +459,8 @@ struct DeviceThunks {
             return false;
           }
           return Impl(s)->SupportsOpen(
-              RequireArgs(static_cast<const TeplugDeviceOpenArgs*>(args), kOpen, "TeplugDeviceOpenArgs"),
+              *ArgsRef<TeplugDeviceOpenArgs>(static_cast<const TeplugDeviceOpenArgs*>(args), kOpen,
+                                             "TeplugDeviceOpenArgs"),
               why);
         },
         reason, reason_size);
