@@ -55,16 +55,23 @@ constexpr int64_t kDefaultRendezvousMs = 60000;
 
 bool Reduces(int32_t op) { return op == TEPLUG_OP_ALL_REDUCE || op == TEPLUG_OP_REDUCE_SCATTER; }
 
+// The summary of a described call ("collective all_reduce fp32[1024] sum on
+// cpu"). A collective's run builds it only for a refusal or the log line:
+// its strings cost more than the rest of the kernel's part of a small op.
+void Summarize(const DeviceSpelling& spelling, OpDescription* d) {
+  const auto& a = *static_cast<const Args*>(d->args);
+  const TeplugTensor* t = a.send != nullptr ? a.send : a.recv;
+  FinishDescription(absl::StrCat(t != nullptr ? ShapeText(t) : "",
+                                 Reduces(d->op()) ? absl::StrCat(" ", sdk::ReduceName(a.reduce_op)) : ""),
+                    spelling, d);
+}
+
 absl::StatusOr<OpDescription> DescribeCall(const InterfaceModule& module, const OpSpec& spec, const void* raw,
                                            const DeviceSpelling& spelling) {
   OpDescription d;
   absl::Status s = DescribeFromTable(module, spec, kArgsV1, raw, spelling, &d);
   if (!s.ok()) return s;
-  const auto& a = *static_cast<const Args*>(raw);
-  const TeplugTensor* t = a.send != nullptr ? a.send : a.recv;
-  FinishDescription(absl::StrCat(t != nullptr ? ShapeText(t) : "",
-                                 Reduces(spec.op) ? absl::StrCat(" ", sdk::ReduceName(a.reduce_op)) : ""),
-                    spelling, &d);
+  Summarize(spelling, &d);
   return d;
 }
 
@@ -288,25 +295,29 @@ TeplugError* Run(TeplugCollectiveV1* self, int32_t op, const TeplugCollectiveArg
     return teplug_error_create(TEPLUG_INVALID_ARGUMENT,
                                absl::StrCat("collective op ", op, " is not one of all_reduce..barrier").c_str());
   }
-  absl::StatusOr<OpDescription> desc = spec->describe(CollectiveModule(), *spec, args, AbiDeviceSpelling());
-  if (!desc.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(desc.status().message()).c_str());
+  const DeviceSpelling& spelling = AbiDeviceSpelling();
+  OpDescription desc;
+  absl::Status described = DescribeFromTable(CollectiveModule(), *spec, kArgsV1, args, spelling, &desc);
+  if (!described.ok()) return teplug_error_create(TEPLUG_INVALID_ARGUMENT, std::string(described.message()).c_str());
   // The communicator's implementation must accept the op; there is nothing
   // to fall back to, so a refusal is an error naming why.
   std::optional<std::string> why;
   const Capability& cap = bound->impl->capability;
-  std::optional<Refusal> refusal = CheckDevice(cap.devices, desc->device);
-  if (!refusal) refusal = spec->check(cap, *desc);
+  std::optional<Refusal> refusal = CheckDevice(cap.devices, desc.device);
+  if (!refusal) refusal = spec->check(cap, desc);
   if (refusal) why = FormatRefusal(*refusal, cap.devices);
   if (!why) why = AskSupports(*bound->impl, op, args);
   if (why) {
+    Summarize(spelling, &desc);
     return teplug_error_create(TEPLUG_UNSUPPORTED,
                                absl::StrCat(bound->impl->QualifiedName(), " (bound to this communicator) cannot serve ",
-                                            desc->summary, ": ", *why).c_str());
+                                            desc.summary, ": ", *why).c_str());
   }
   const Logger& logger = dispatch::Core(self).logger();
   if (logger.Enabled(LogLevel::kInfo) &&
       (bound->announced.fetch_or(TEPLUG_OP_BIT(op), std::memory_order_relaxed) & TEPLUG_OP_BIT(op)) == 0) {
-    logger.Log(LogLevel::kInfo, absl::StrCat("serving ", desc->summary, " -> ", bound->impl->QualifiedName(),
+    Summarize(spelling, &desc);
+    logger.Log(LogLevel::kInfo, absl::StrCat("serving ", desc.summary, " -> ", bound->impl->QualifiedName(),
                                              " (bound by its communicator)"));
   }
   TeplugCollectiveArgs inner = *args;
