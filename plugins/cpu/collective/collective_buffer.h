@@ -17,8 +17,17 @@ struct CollectiveBuffer {
   size_t count = 0;  // elements
 };
 
-// Throws sdk::Exception; `name` is e.g. "TeplugCollectiveArgs.send".
-CollectiveBuffer ReadCollectiveBuffer(const TeplugTensor* tensor, const std::string& name);
+// Names a buffer of a call in error messages, e.g. "ICollective all_reduce:
+// TeplugCollectiveArgs.send". The text is built only for an error: a call
+// that succeeds allocates nothing for it.
+struct BufferName {
+  const char* op;     // the op's name, e.g. "all_reduce"
+  const char* field;  // "send" or "recv"
+  std::string Text() const;
+};
+
+// Throws sdk::Exception naming `name`.
+CollectiveBuffer ReadCollectiveBuffer(const TeplugTensor* tensor, const BufferName& name);
 
 }  // namespace teplug::cpu::collective
 

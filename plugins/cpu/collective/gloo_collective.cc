@@ -25,11 +25,13 @@ struct CommunicatorHandle {
   std::unique_ptr<GlooCommunicator> comm;
 };
 
-GlooCommunicator& CommunicatorOf(TeplugCommunicator* comm, const std::string& what) {
+// `call` names the call in errors, e.g. "all_reduce" ("ICollective all_reduce: ...").
+GlooCommunicator& CommunicatorOf(TeplugCommunicator* comm, const char* call) {
   auto* h = reinterpret_cast<CommunicatorHandle*>(comm);
-  if (h == nullptr) throw sdk::InvalidArgument(what + ": comm is NULL");
+  if (h == nullptr) throw sdk::InvalidArgument(absl::StrCat("ICollective ", call, ": comm is NULL"));
   if (h->magic != CommunicatorHandle::kMagic) {
-    throw sdk::InvalidArgument(what + ": comm is not a live Gloo communicator");
+    throw sdk::InvalidArgument(
+        absl::StrCat("ICollective ", call, ": comm is not a live Gloo communicator"));
   }
   return *h->comm;
 }
@@ -41,11 +43,11 @@ void RequireReduceOp(int32_t op) {
   }
 }
 
-void RequireCount(const CollectiveBuffer& b, const std::string& name, size_t expected,
-                  const std::string& why) {
+void RequireCount(const CollectiveBuffer& b, const BufferName& name, size_t expected,
+                  absl::string_view why) {
   if (b.count == expected) return;
   throw sdk::InvalidArgument(
-      absl::StrFormat("%s: %d elements but %s %d", name, b.count, why, expected));
+      absl::StrFormat("%s: %d elements but %s %d", name.Text(), b.count, why, expected));
 }
 
 void RequireSameDType(const CollectiveBuffer& send, const CollectiveBuffer& recv) {
@@ -87,12 +89,12 @@ void RunOp(int32_t op, const TeplugCollectiveArgs& args) {
         "ICollective run: op %d is not a collective op (all_reduce %d .. barrier %d)", op,
         TEPLUG_OP_ALL_REDUCE, TEPLUG_OP_BARRIER));
   }
-  const std::string what = absl::StrCat("ICollective ", sdk::OpName(op));
-  GlooCommunicator& comm = CommunicatorOf(args.comm, what);
+  const char* const op_name = sdk::OpName(op);
+  GlooCommunicator& comm = CommunicatorOf(args.comm, op_name);
   const int world = comm.world();
   const int rank = comm.rank();
-  const std::string send_name = absl::StrCat(what, ": ", kArgs, ".send");
-  const std::string recv_name = absl::StrCat(what, ": ", kArgs, ".recv");
+  const BufferName send_name{op_name, "send"};
+  const BufferName recv_name{op_name, "recv"};
   switch (op) {
     case TEPLUG_OP_BARRIER:
       return comm.Barrier();
@@ -158,7 +160,7 @@ class GlooCollective : public sdk::CollectiveImpl {
     return reinterpret_cast<TeplugCommunicator*>(handle.release());
   }
   void DestroyCommunicator(TeplugCommunicator* comm) override {
-    CommunicatorOf(comm, "ICollective comm_destroy");
+    CommunicatorOf(comm, "comm_destroy");
     auto* h = reinterpret_cast<CommunicatorHandle*>(comm);
     h->magic = 0;
     std::unique_ptr<CommunicatorHandle> owned(h);  // freed whatever Quiesce says
@@ -170,10 +172,10 @@ class GlooCollective : public sdk::CollectiveImpl {
   }
   void Run(int32_t op, const TeplugCollectiveArgs& args) override { RunOp(op, args); }
   void GroupStart(TeplugCommunicator* comm) override {
-    CommunicatorOf(comm, "ICollective group_start").GroupStart();
+    CommunicatorOf(comm, "group_start").GroupStart();
   }
   void GroupEnd(TeplugCommunicator* comm) override {
-    CommunicatorOf(comm, "ICollective group_end").GroupEnd();
+    CommunicatorOf(comm, "group_end").GroupEnd();
   }
 };
 
