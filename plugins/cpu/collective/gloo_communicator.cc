@@ -217,7 +217,7 @@ GlooCommunicator::GlooCommunicator(JoinedContext joined)
     : context_(std::move(joined.context)),
       timeout_(joined.timeout),
       roll_call_(std::move(joined.roll_call)),
-      small_allreduces_(context_),
+      small_allreduces_(std::move(joined.ring_context)),
       sends_to_(context_->size, 0),
       recvs_from_(context_->size, 0) {}
 

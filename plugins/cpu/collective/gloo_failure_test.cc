@@ -204,6 +204,27 @@ INSTANTIATE_TEST_SUITE_P(Launches, GlooTimeoutTest,
 
 // Two communicators of three ranks share one store under different prefixes,
 // concurrently; each all-reduces its own values.
+// Every rank destroys its communicator as soon as it is created: comm_create
+// returns on no rank before every rank's meshes are connected, so a fast
+// rank's destroy never closes a connection a slow rank is still making.
+TEST(GlooCreateTest, DestroyRightAfterCreateFailsNoRank) {
+  ASSERT_NE(testing::KernelCollective(), nullptr);
+  constexpr int kWorld = 4;
+  for (int round = 0; round < 8; ++round) {
+    const std::string blob = testing::FreshFileBlob();
+    std::vector<RankResult> results = RunRanks(Launch::kThreads, kWorld, [&](int rank) -> absl::StatusOr<Bytes> {
+      Comm comm(rank, kWorld, blob);
+      if (!comm.status().ok()) return comm.status();
+      absl::Status destroyed = comm.Destroy();
+      if (!destroyed.ok()) return destroyed;
+      return Bytes{};
+    });
+    for (int r = 0; r < kWorld; ++r) {
+      EXPECT_TRUE(results[r].status.ok()) << "round " << round << ", rank " << r << ": " << results[r].status;
+    }
+  }
+}
+
 TEST(GlooKvRendezvousTest, TwoCommunicatorsShareOneStoreByPrefix) {
   ASSERT_NE(testing::KernelCollective(), nullptr);
   testing::MemoryKvStore store;

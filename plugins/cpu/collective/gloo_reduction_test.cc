@@ -207,6 +207,103 @@ TEST_P(GlooReductionTest, AllReduceSpanningSegments) {
   }
 }
 
+// Every rank sums each case's input in place, placed `offset` bytes past an
+// aligned address; returns each rank's results, concatenated.
+std::vector<RankResult> SumInPlace(const Topology& topology, const std::vector<ReduceCase>& cases,
+                                   size_t offset) {
+  const std::string blob = testing::FreshFileBlob();
+  return RunRanks(
+      topology.launch, topology.world,
+      [&](int rank) -> absl::StatusOr<std::vector<unsigned char>> {
+        Comm comm(rank, topology.world, blob);
+        if (!comm.status().ok()) return comm.status();
+        std::vector<unsigned char> out;
+        for (const ReduceCase& c : cases) {
+          const std::vector<unsigned char>& in = c.inputs[rank];
+          std::vector<unsigned char> storage(in.size() + offset);
+          std::memcpy(storage.data() + offset, in.data(), in.size());
+          TeplugTensor t = Vector(storage.data() + offset, AbiDType(c.type), in.size() / ElementBytes(c.type));
+          absl::Status st = comm.Run(TEPLUG_OP_ALL_REDUCE, &t, &t, TEPLUG_REDUCE_SUM);
+          if (!st.ok()) return st;
+          out.insert(out.end(), storage.begin() + offset, storage.end());
+        }
+        return out;
+      });
+}
+
+// Every rank got the same bytes, and each case's sum is within the oracle's bound.
+void ExpectSameSums(const std::vector<RankResult>& results, const std::vector<ReduceCase>& cases) {
+  ASSERT_NO_FATAL_FAILURE(ExpectAllOk(results));
+  for (size_t r = 0; r < results.size(); ++r) {
+    EXPECT_EQ(results[r].output, results[0].output) << "rank " << r << " differs from rank 0";
+    size_t at = 0;
+    for (const ReduceCase& c : cases) {
+      const size_t count = c.inputs[0].size() / ElementBytes(c.type);
+      EXPECT_EQ(CheckReduction(InputsAt(c, 0), count, c.type, c.op, results[r].output.data() + at), "")
+          << CaseName(c) << ", " << count << " elements, rank " << r;
+      at += c.inputs[0].size();
+    }
+  }
+}
+
+// Floating sums give every rank the same bits on either side of the size
+// where few ranks stop gathering and folding (256 KiB) and take
+// halving-doubling; below it the result is the rank-order fold
+// ((x0 + x1) + x2) ..., computed here in fp32.
+TEST_P(GlooReductionTest, FloatSumsGiveEveryRankTheSameBits) {
+  const int world = GetParam().world;
+  std::vector<ReduceCase> cases;
+  for (size_t count : {1000, 65537}) {  // 4000 bytes, 256 KiB + 4
+    ReduceCase c{DataType::kFp32, ReduceOp::kSum, {}};
+    for (int r = 0; r < world; ++r) c.inputs.push_back(RandomElements(c.type, count, 700 + count + r));
+    cases.push_back(std::move(c));
+  }
+  const std::vector<RankResult> results = SumInPlace(GetParam(), cases, 0);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameSums(results, cases));
+  const size_t count = 1000;
+  std::vector<float> folded(count);
+  for (int r = 0; r < world; ++r) {
+    for (size_t e = 0; e < count; ++e) {
+      float x;
+      std::memcpy(&x, cases[0].inputs[r].data() + e * sizeof(float), sizeof x);
+      folded[e] = r == 0 ? x : folded[e] + x;
+    }
+  }
+  for (int r = 0; r < world; ++r) {
+    EXPECT_EQ(std::memcmp(results[r].output.data(), folded.data(), count * sizeof(float)), 0)
+        << "rank " << r << ": 1000 elements differ from the rank-order fold";
+  }
+}
+
+// One communicator alternating messages its rings serve (pair buffers bound
+// once: the reducing ring for int32, gathering or halving-doubling for fp32)
+// with messages gloo::allreduce serves (unbound buffers).
+TEST_P(GlooReductionTest, RingAndUnboundAllReducesInterleave) {
+  std::vector<ReduceCase> cases;
+  for (int i = 0; i < 2; ++i) {
+    // 1 KiB, then 1.08 MB (past the rings' 1 MiB)
+    for (auto [type, count] : {std::pair{DataType::kInt32, size_t{256}}, {DataType::kFp32, size_t{256}},
+                               {DataType::kFp32, size_t{270000}}}) {
+      ReduceCase c{type, ReduceOp::kSum, {}};
+      for (int r = 0; r < GetParam().world; ++r) c.inputs.push_back(RandomElements(type, count, 1000 + 7 * i + r));
+      cases.push_back(std::move(c));
+    }
+  }
+  ExpectSameSums(SumInPlace(GetParam(), cases, 0), cases);
+}
+
+// Buffers one byte past an element boundary (the ABI does not promise
+// alignment): every ring reduces them as it does aligned ones.
+TEST_P(GlooReductionTest, MisalignedBuffers) {
+  std::vector<ReduceCase> cases;
+  for (DataType type : {DataType::kFp32, DataType::kInt32}) {
+    ReduceCase c{type, ReduceOp::kSum, {}};
+    for (int r = 0; r < GetParam().world; ++r) c.inputs.push_back(RandomElements(type, 100, 900 + r));
+    cases.push_back(std::move(c));
+  }
+  ExpectSameSums(SumInPlace(GetParam(), cases, 1), cases);
+}
+
 // NaN on one rank wins min and max on every rank; the other elements are exact.
 TEST_P(GlooReductionTest, MinMaxPropagateNaN) {
   const int world = GetParam().world;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "gloo/barrier.h"
 #include "gloo/common/error.h"
 #include "gloo/common/logging.h"
 #include "gloo/rendezvous/context.h"
@@ -13,6 +14,7 @@
 #include "gloo/transport/tcp/device.h"
 #include "plugins/cpu/collective/gloo_errors.h"
 #include "plugins/cpu/collective/kv_store_adapter.h"
+#include "plugins/cpu/collective/side_mesh.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
@@ -55,6 +57,11 @@ std::shared_ptr<gloo::transport::Device> MakeDevice() {
   return gloo::transport::tcp::CreateDevice(attr);
 }
 
+// Tags of comm_create's own ops on the communicator's mesh (the roll call's
+// address exchange is 0xffffffff; the communicator's ops count up from 0).
+constexpr uint32_t kRingMeshTag = 0xfffffffe;
+constexpr uint32_t kConnectedTag = 0xfffffffd;
+
 JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
                       std::chrono::milliseconds timeout, const std::string& where) {
   const std::string what = absl::StrFormat("comm_create (rank %d of %d, %s)", rank, world, where);
@@ -72,7 +79,18 @@ JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
     context->setTimeout(timeout);
     context->connectFullMesh(store, device);
     joined.context = std::move(context);
-    if (world > 1) joined.roll_call = std::make_unique<RollCall>(joined.context, timeout);
+    joined.ring_context = joined.context;
+    if (world > 1) {
+      joined.roll_call = std::make_unique<RollCall>(joined.context, timeout);
+      joined.ring_context = ConnectSideContext(joined.context, kRingMeshTag, timeout);
+      // No rank returns before every rank's meshes are connected: a rank that
+      // destroyed its communicator at once would otherwise close connections
+      // a slower rank is still making ("Connection closed by peer").
+      gloo::BarrierOptions connected(joined.context);
+      connected.setTag(kConnectedTag);
+      connected.setTimeout(timeout);
+      gloo::barrier(connected);
+    }
   });
   return joined;
 }

@@ -37,11 +37,13 @@ inline constexpr char kInterfaceEnv[] = "TEPLUG_GLOO_IFNAME";
 inline constexpr char kHostnameEnv[] = "TEPLUG_GLOO_HOSTNAME";
 
 // A connected context, the timeout every later op uses, and (for more than
-// one rank) the roll-call mesh that names missing ranks after a failure.
+// one rank) the roll-call mesh that names missing ranks after a failure and
+// the mesh the small-message rings run on (side_mesh.h says why apart).
 struct JoinedContext {
   std::shared_ptr<gloo::Context> context;
   std::chrono::milliseconds timeout;
   std::unique_ptr<RollCall> roll_call;
+  std::shared_ptr<gloo::Context> ring_context;  // `context` for one rank
 };
 
 // Validates `args` (rank, world, device, rendezvous) and joins. Throws

@@ -1,11 +1,12 @@
 #include "plugins/cpu/collective/ring_allreduce_cache.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
-#include "gloo/allreduce_ring.h"
 #include "gloo/allreduce_halving_doubling.h"
 
 namespace teplug::cpu::collective {
@@ -49,34 +50,45 @@ const gloo::ReductionFunction<T>* ReductionFor(WireOp op) {
   return nullptr;
 }
 
+// gloo::AllreduceHalvingDoubling, which is bound to the buffer it was built
+// with: messages are copied into that buffer and back.
 template <class T>
-std::unique_ptr<gloo::Algorithm> MakeRing(const std::shared_ptr<gloo::Context>& context, WireOp op,
-                                          void* data, size_t count, bool order_fixed) {
-  const std::vector<T*> buffers{static_cast<T*>(data)};
-  if (order_fixed) {
-    return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(
-        context, buffers, static_cast<int>(count), ReductionFor<T>(op));
-  }
-  return std::make_unique<gloo::AllreduceRing<T>>(context, buffers, static_cast<int>(count),
-                                                  ReductionFor<T>(op));
-}
+class HalvingDoubling : public ShapedAllreduce {
+ public:
+  HalvingDoubling(const std::shared_ptr<gloo::Context>& context, WireOp op, size_t count)
+      : bytes_(count * sizeof(T)),
+        buffer_(count),
+        algorithm_(std::make_unique<gloo::AllreduceHalvingDoubling<T>>(
+            context, std::vector<T*>{buffer_.data()}, static_cast<int>(count), ReductionFor<T>(op))) {}
 
-std::unique_ptr<gloo::Algorithm> MakeRingFor(const std::shared_ptr<gloo::Context>& context,
-                                             WireType wire, WireOp op, void* data, size_t count,
-                                             bool order_fixed) {
+  void Run(void* data) override {
+    std::memcpy(buffer_.data(), data, bytes_);
+    algorithm_->run();
+    std::memcpy(data, buffer_.data(), bytes_);
+  }
+
+ private:
+  const size_t bytes_;
+  std::vector<T> buffer_;
+  // Held by pointer: Gloo's algorithms declare throwing destructors.
+  std::unique_ptr<gloo::Algorithm> algorithm_;
+};
+
+std::unique_ptr<ShapedAllreduce> MakeHalvingDoubling(const std::shared_ptr<gloo::Context>& context,
+                                                     WireType wire, WireOp op, size_t count) {
   switch (wire) {
     case WireType::kFloat:
-      return MakeRing<float>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<float>>(context, op, count);
     case WireType::kInt8:
-      return MakeRing<int8_t>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<int8_t>>(context, op, count);
     case WireType::kUint8:
-      return MakeRing<uint8_t>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<uint8_t>>(context, op, count);
     case WireType::kInt32:
-      return MakeRing<int32_t>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<int32_t>>(context, op, count);
     case WireType::kInt64:
-      return MakeRing<int64_t>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<int64_t>>(context, op, count);
     case WireType::kInt128:
-      return MakeRing<__int128>(context, op, data, count, order_fixed);
+      return std::make_unique<HalvingDoubling<__int128>>(context, op, count);
   }
   return nullptr;
 }
@@ -88,27 +100,40 @@ RingAllreduceCache::RingAllreduceCache(std::shared_ptr<gloo::Context> context)
 
 RingAllreduceCache::~RingAllreduceCache() = default;
 
+bool RingAllreduceCache::GathersAndFolds(int world, size_t bytes) {
+  return world <= kMaxGatherWorld && bytes <= kMaxGatherBytes;
+}
+
 bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count) {
-  const size_t bytes = count * WireElementBytes(wire);
+  const size_t element = WireElementBytes(wire);
+  const size_t bytes = count * element;
   if (bytes > kMaxBytes || count == 0) return false;
+  if (context_->size == 1) return true;  // one rank's message is its all-reduce
   const bool order_free =
       wire != WireType::kFloat || op == WireOp::kMin || op == WireOp::kMax || context_->size <= 2;
+  const bool gathers = !order_free && GathersAndFolds(context_->size, bytes);
   const Key key{wire, op, count};
   auto it = rings_.find(key);
   if (it == rings_.end()) {
-    if (rings_.size() >= kMaxRings || total_bytes_ + bytes > kMaxTotalBytes) return false;
-    Ring ring;
-    ring.storage.resize(bytes + 16);
-    const auto address = reinterpret_cast<uintptr_t>(ring.storage.data());
-    ring.data = ring.storage.data() + ((16 - address % 16) % 16);
-    ring.algorithm = MakeRingFor(context_, wire, op, ring.data, count, /*order_fixed=*/!order_free);
+    const size_t held = gathers ? 2 * bytes * context_->size : 2 * bytes;  // gathered copies, or inbox and outbox
+    if (rings_.size() >= kMaxRings || total_bytes_ + held > kMaxTotalBytes) return false;
+    std::unique_ptr<ShapedAllreduce> ring =
+        order_free ? MakeReducingRing(context_, wire, op, count)
+        : gathers  ? MakeGatherThenFold(context_, wire, op, count)
+                   : MakeHalvingDoubling(context_, wire, op, count);
     it = rings_.emplace(key, std::move(ring)).first;
-    total_bytes_ += bytes;
+    total_bytes_ += held;
   }
-  Ring& ring = it->second;
-  std::memcpy(ring.data, data, bytes);
-  ring.algorithm->run();
-  std::memcpy(data, ring.data, bytes);
+  if (reinterpret_cast<uintptr_t>(data) % element == 0) {
+    it->second->Run(data);
+    return true;
+  }
+  // The reductions read whole elements: a message at an address the element
+  // type does not align runs on an aligned copy.
+  std::vector<std::max_align_t> aligned((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  std::memcpy(aligned.data(), data, bytes);
+  it->second->Run(aligned.data());
+  std::memcpy(data, aligned.data(), bytes);
   return true;
 }
 

@@ -1,25 +1,26 @@
-// Small all-reduces on persistent Gloo ring objects (gloo::AllreduceRing, or
-// gloo::AllreduceHalvingDoubling where the ring's order would change bits).
+// Small all-reduces on persistent ring objects, built once per message shape.
 //
 // gloo::allreduce (the unbound-buffer API) pays several round trips per step:
-// on this machine ~0.2-4 ms for a 1 KiB message, while the older
-// gloo::AllreduceRing, whose pair buffers are registered once, takes tens of
-// microseconds. A ring is bound to its buffers when built and building one
-// takes a slot on every pair, so this cache keeps one ring per (wire type,
-// operator, count), built on first use, each with its own buffer (data is
-// copied in and out). Every rank issues the same all-reduces in the same
-// order, so every rank builds the same rings at the same call. The cache
-// never evicts (tearing a ring down while a peer still finishes its last
-// round is what Gloo does not support): once full, Run() declines and the
-// caller uses gloo::allreduce.
+// on this machine ~0.2-4 ms for a 1 KiB message, while a ring whose pair
+// buffers are registered once (gloo::AllreduceRing's way) takes tens of
+// microseconds. Building one takes a slot on every pair, so this cache keeps
+// one per (wire type, operator, count), built on first use. Every rank issues
+// the same all-reduces in the same order, so every rank builds the same rings
+// at the same call. The cache never evicts (tearing a ring down while a peer
+// still finishes its last round is what Gloo does not support): once full,
+// Run() declines and the caller uses gloo::allreduce.
 //
-// AllreduceRing sums in a different order on every rank (each starts from its
-// own data), so it is used only where the order cannot change a bit: integer
-// types (wrapping sum and product are exact), min and max, and two ranks
-// (a + b == b + a). Floating sums and products of three or more ranks run on
-// gloo::AllreduceHalvingDoubling instead, which reduces each block on one
-// rank (recursive halving) and then copies the results to all (recursive
-// doubling), so every rank gets the same bits, in 2 log2(world) steps.
+// Which ring (shaped_allreduce.h): the reducing ring sums in a different
+// order on every rank (each starts from its own data), so it serves only
+// where the order cannot change a bit: integer types (wrapping sum and
+// product are exact), min and max, and two ranks (a + b == b + a). Floating
+// sums and products of three or more ranks must give every rank the same
+// bits. Up to kMaxGatherWorld ranks and kMaxGatherBytes they gather every
+// rank's message around the ring (as many messages as the reducing ring) and
+// fold them in rank order on every rank; otherwise they run
+// gloo::AllreduceHalvingDoubling, which reduces each block on one rank
+// (recursive halving) and then copies the results to all (recursive
+// doubling), in 2 log2(world) steps.
 #ifndef TEPLUG_PLUGINS_CPU_COLLECTIVE_RING_ALLREDUCE_CACHE_H_
 #define TEPLUG_PLUGINS_CPU_COLLECTIVE_RING_ALLREDUCE_CACHE_H_
 
@@ -29,9 +30,9 @@
 #include <tuple>
 #include <vector>
 
-#include "gloo/algorithm.h"
 #include "gloo/context.h"
 #include "plugins/cpu/collective/element_reduction.h"
+#include "plugins/cpu/collective/shaped_allreduce.h"
 
 namespace teplug::cpu::collective {
 
@@ -40,10 +41,21 @@ class RingAllreduceCache {
   // Messages up to this many wire bytes use a ring (measured with 2
   // processes: the ring is faster up to 1 MiB, gloo::allreduce from 4 MiB).
   static constexpr size_t kMaxBytes = 1024 * 1024;
-  // At most this many rings, of at most this many message bytes in all, per
-  // communicator (each ring holds 3x its message: data, inbox, outbox).
+  // At most this many rings, holding at most this many bytes in all, per
+  // communicator: two messages per ring (inbox and outbox, or
+  // halving-doubling's buffer and its scratch), 2 x world where it gathers.
   static constexpr size_t kMaxRings = 16;
-  static constexpr size_t kMaxTotalBytes = 8 * 1024 * 1024;
+  static constexpr size_t kMaxTotalBytes = 16 * 1024 * 1024;
+  // The all-gather ring takes world - 1 steps, halving-doubling 2 log2(world):
+  // fewer up to 4 ranks. Measured with 4 processes, the ring's messages beat
+  // halving-doubling up to 256 KiB and lose at 1 MiB, where the gathered
+  // copies (world x the message) also start to cost.
+  static constexpr int kMaxGatherWorld = 4;
+  static constexpr size_t kMaxGatherBytes = 256 * 1024;
+
+  // Whether an order-fixed all-reduce of `bytes` among `world` ranks gathers
+  // and folds (else halving-doubling).
+  static bool GathersAndFolds(int world, size_t bytes);
 
   explicit RingAllreduceCache(std::shared_ptr<gloo::Context> context);
   ~RingAllreduceCache();
@@ -58,16 +70,11 @@ class RingAllreduceCache {
   bool used() const { return !rings_.empty(); }
 
  private:
-  struct Ring {
-    std::vector<unsigned char> storage;  // the ring's own buffer (moving keeps it in place)
-    void* data = nullptr;                // in `storage`, 16-byte aligned
-    std::unique_ptr<gloo::Algorithm> algorithm;
-  };
   using Key = std::tuple<WireType, WireOp, size_t>;
 
   std::shared_ptr<gloo::Context> context_;
-  std::map<Key, Ring> rings_;
-  size_t total_bytes_ = 0;  // message bytes of the rings in rings_
+  std::map<Key, std::unique_ptr<ShapedAllreduce>> rings_;
+  size_t total_bytes_ = 0;  // buffer bytes the rings in rings_ hold
 };
 
 }  // namespace teplug::cpu::collective

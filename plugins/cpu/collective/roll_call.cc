@@ -7,11 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "gloo/allgather.h"
 #include "gloo/common/error.h"
 #include "gloo/common/logging.h"
-#include "gloo/transport/device.h"
 #include "gloo/transport/pair.h"
+#include "plugins/cpu/collective/side_mesh.h"
 #include "teplug/collective.h"
 #include "teplug/sdk/names.hpp"
 
@@ -97,32 +96,10 @@ std::string DescribeRollCall(const Progress& self, const std::vector<RollCallAns
 
 RollCall::RollCall(const std::shared_ptr<gloo::Context>& mesh, std::chrono::milliseconds timeout)
     : timeout_(timeout) {
-  const int rank = mesh->rank;
   const int world = mesh->size;
-  context_ = mesh->getDevice()->createContext(rank, world);
-  context_->setTimeout(timeout);
-  // Each rank lists its pairs' addresses in peer order (skipping itself);
-  // every address has the transport's one size.
-  std::vector<char> mine;
+  context_ = ConnectSideMesh(mesh, kAddressExchangeTag, timeout);
   for (int r = 0; r < world; ++r) {
-    if (r == rank) continue;
-    peers_.push_back(r);
-    const std::vector<char> address = context_->createPair(r)->address().bytes();
-    mine.insert(mine.end(), address.begin(), address.end());
-  }
-  std::vector<char> all(mine.size() * world);
-  gloo::AllgatherOptions exchange(mesh);
-  exchange.setInput(mine.data(), mine.size());
-  exchange.setOutput(all.data(), all.size());
-  exchange.setTag(kAddressExchangeTag);
-  exchange.setTimeout(timeout);
-  gloo::allgather(exchange);
-  const size_t address_bytes = mine.size() / peers_.size();
-  for (int r : peers_) {
-    // Rank r's list skips r, so this rank's entry is at rank or rank - 1.
-    const size_t index = rank < r ? rank : rank - 1;
-    const char* at = all.data() + r * mine.size() + index * address_bytes;
-    context_->getPair(r)->connect(std::vector<char>(at, at + address_bytes));
+    if (r != mesh->rank) peers_.push_back(r);
   }
   heard_ = std::make_unique<std::atomic<uint64_t>[]>(world);
   for (int r = 0; r < world; ++r) heard_[r].store(0);
