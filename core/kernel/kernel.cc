@@ -297,7 +297,7 @@ absl::StatusOr<Selection> Kernel::Select(const TeplugIID& iid, int32_t op, const
                                             d->record().Format()));
   }
   Selection s;
-  s.implementation = d->ranked[0];
+  s.implementation = d->Shared(0);
   s.decision = std::make_shared<const Decision>(*std::move(d));
   return s;
 }

@@ -59,7 +59,7 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const I
   for (const CandidateVerdict& v : rec.candidates) {
     if (!v.supports_threw) continue;
     logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", v.implementation()), LogLevel::kWarn,
-                     absl::StrCat(v.explanation, " (asked about ", d.op_summary(), "); treated as a refusal"));
+                     absl::StrCat(rec.ExplanationOf(v), " (asked about ", d.op_summary(), "); treated as a refusal"));
   }
   if (logger_->Enabled(LogLevel::kDebug)) {
     for (const CandidateVerdict& v : rec.candidates) {

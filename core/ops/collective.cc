@@ -258,7 +258,7 @@ TeplugError* CommCreate(TeplugCollectiveV1* self, const TeplugCommCreateArgs* ca
   // Collectives cannot fall back per call (peers must agree on one
   // implementation), so creation uses the chosen one only.
   auto bound = std::make_unique<BoundCommunicator>();
-  bound->impl = d->ranked[0];
+  bound->impl = d->Shared(0);
   bound->inner = nullptr;
   TeplugCollectiveV1* impl = Impl(bound.get());
   if (TeplugError* e = CallPlugin({bound->impl->QualifiedName(), "comm_create"},

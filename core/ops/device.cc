@@ -233,7 +233,7 @@ TeplugError* OpenDevice(Object* self, const Open* args, TeplugDeviceContext** ou
   // first choice falls back to the next, unless strict.
   for (size_t i = 0; i < d->ranked.size(); ++i) {
     auto bound = std::make_unique<BoundContext>();
-    bound->impl = d->ranked[i];
+    bound->impl = d->Shared(i);
     Object* impl = ImplObject(*bound->impl);
     bool threw = false;
     TeplugError* e = CallPlugin({bound->impl->QualifiedName(), "open"},

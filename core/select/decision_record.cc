@@ -69,9 +69,9 @@ std::string AbiReason(const DecisionRecord& rec, const CandidateVerdict& v) {
           break;
         case Why::kDenied: reason = "denied"; break;
         case Why::kNotAllowed: reason = "not in the allow list"; break;
-        case Why::kRefused: reason = FormatRefusal(v.refusal, v.impl->capability.devices); break;
-        case Why::kExplained:
-        case Why::kNone: reason = v.explanation; break;
+        case Why::kRefused: reason = FormatRefusal(rec.RefusalOf(v), v.impl->capability.devices); break;
+        case Why::kExplained: reason = rec.ExplanationOf(v); break;
+        case Why::kNone: break;
       }
       break;
   }

@@ -3,8 +3,8 @@
 // strict errors, logged, and printed by `teplug explain`.
 //
 // A verdict is the compact value the selector builds while deciding:
-// pointers, enums and numbers, and a capability refusal as a `Refusal`
-// value. Deciding runs on every cache miss and among many implementations,
+// pointers, enums and numbers; a capability refusal is a `Refusal` value in
+// the record beside the verdicts. Deciding runs on every cache miss and among many implementations,
 // and most verdicts are never read, so nothing here is text until someone
 // reads it: the reason, the config rule and the implementation's name are
 // produced from the verdict by the record's methods each time a record is
@@ -75,12 +75,11 @@ struct CandidateVerdict {
   const config::CompiledRule* rule = nullptr;
   // The allow rule a requested provider was exempted from, or null.
   const config::CompiledRule* allow_exempted_by = nullptr;
-  // kRefused: why the device or capability check refused, as values. A
-  // Refusal is a reason inside a verdict, not a verdict of its own.
-  Refusal refusal;
-  // kExplained: what supports() answered (the plugin's own text), or the
-  // exception that escaped it. The one reason that arrives as text.
-  std::string explanation;
+  // kRefused: DecisionRecord::refusals[reason]; kExplained:
+  // DecisionRecord::explanations[reason]. The reasons live beside the
+  // verdicts so that a verdict stays a few words of plain values, built and
+  // ordered by copying.
+  uint32_t reason = 0;
 
   // "provider/name" and "provider": the implementation's own strings.
   const std::string& implementation() const { return impl->QualifiedName(); }
@@ -102,6 +101,14 @@ struct DecisionRecord {
   uint64_t config_generation = 0;
   // The first matching rule with a prefer list, or null; CandidateVerdict::prefer_rank indexes it.
   const config::CompiledRule* prefer_rule = nullptr;
+  // Why the refused candidates were refused, as values (the device or
+  // capability check); a Refusal is a reason inside a verdict, not a
+  // verdict of its own.
+  std::vector<Refusal> refusals;
+  // What supports() answered for the candidates it declined (the plugin's
+  // own text), or the exception that escaped it: the one reason that
+  // arrives as text.
+  std::vector<std::string> explanations;
 
   // What keeps the verdicts' pointers alive: the candidates' implementations
   // and the config snapshot whose rules they point at.
@@ -109,6 +116,10 @@ struct DecisionRecord {
   std::shared_ptr<const config::ConfigSnapshot> config;
   // Applied to every reason; null: the ABI's spellings.
   std::shared_ptr<const ReasonSpelling> spelling;
+
+  // The reason of a kRefused / kExplained verdict of this record.
+  const Refusal& RefusalOf(const CandidateVerdict& c) const { return refusals[c.reason]; }
+  const std::string& ExplanationOf(const CandidateVerdict& c) const { return explanations[c.reason]; }
 
   bool served() const { return !candidates.empty() && candidates[0].verdict == Verdict::kChosen; }
   const CandidateVerdict* chosen() const { return served() ? &candidates[0] : nullptr; }

@@ -65,6 +65,13 @@ class DecisionRecordTest : public ::testing::Test {
     v.why = why;
     return v;
   }
+  // A verdict refused for `r`, appended to the record's refusals.
+  CandidateVerdict RefusedBy(size_t index, Stage stage, const Refusal& r) {
+    CandidateVerdict v = Rejected(index, stage, Why::kRefused);
+    v.reason = static_cast<uint32_t>(rec_.refusals.size());
+    rec_.refusals.push_back(r);
+    return v;
+  }
   // The reason of the record's only rejected candidate `v` (beside a chosen "a").
   std::string ReasonOfRejected(const CandidateVerdict& v) {
     rec_.candidates = {Candidate(0, core::Verdict::kChosen), v};
@@ -104,17 +111,17 @@ TEST_F(DecisionRecordTest, EachRejectionFormatsItsReasonFromItsValues) {
   EXPECT_EQ(ReasonOfRejected(not_allowed), "not in the allow list");
   EXPECT_EQ(rec_.Rule(rec_.candidates[1]), "config rule \"only-a\" (cfg.textproto:5)");
 
-  CandidateVerdict device = Rejected(1, Stage::kDevice, Why::kRefused);
-  device.refusal = *CheckDevice(device.impl->capability.devices, HostCpu());
+  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   EXPECT_EQ(ReasonOfRejected(device), "device cpu:0 not in {cuda}");
   EXPECT_EQ(rec_.Rule(rec_.candidates[1]), "");
 
-  CandidateVerdict capability = Rejected(1, Stage::kCapability, Why::kRefused);
-  capability.refusal = ValueRefusal(Refusal::Kind::kAbove, "head_dim_qk", 320, 256);
+  CandidateVerdict capability =
+      RefusedBy(1, Stage::kCapability, ValueRefusal(Refusal::Kind::kAbove, "head_dim_qk", 320, 256));
   EXPECT_EQ(ReasonOfRejected(capability), "head_dim_qk 320 > max 256");
 
   CandidateVerdict declined = Rejected(1, Stage::kSupports, Why::kExplained);
-  declined.explanation = "no tuned kernel";
+  declined.reason = static_cast<uint32_t>(rec_.explanations.size());
+  rec_.explanations.push_back("no tuned kernel");
   EXPECT_EQ(ReasonOfRejected(declined), "no tuned kernel");
 }
 
@@ -190,8 +197,7 @@ class UpperCpu : public ReasonSpelling {
 
 TEST_F(DecisionRecordTest, TheSpellingAppliesToReasonsOnly) {
   rec_.spelling = std::make_shared<const UpperCpu>();
-  CandidateVerdict device = Rejected(1, Stage::kDevice, Why::kRefused);
-  device.refusal = *CheckDevice(device.impl->capability.devices, HostCpu());
+  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   const config::CompiledRule deny = Rule("cpu-rule", 2);
   device.rule = &deny;
   EXPECT_EQ(ReasonOfRejected(device), "device CPU:0 not in {cuda}");
@@ -232,8 +238,7 @@ TEST_F(DecisionRecordTest, FormatAndOneLineLayOutEveryVerdict) {
 // sharing a record (as they share a cached decision) read it concurrently.
 TEST_F(DecisionRecordTest, ConcurrentReadersSeeTheSameText) {
   rec_.spelling = std::make_shared<const UpperCpu>();
-  CandidateVerdict device = Rejected(1, Stage::kDevice, Why::kRefused);
-  device.refusal = *CheckDevice(device.impl->capability.devices, HostCpu());
+  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   rec_.candidates = {Candidate(0, core::Verdict::kChosen, 3), device};
   const DecisionRecord& shared = rec_;
   const std::string expected = shared.Format();

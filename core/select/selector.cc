@@ -65,27 +65,12 @@ Decision Decide(const SelectRequest& req) {
   }
 
   using Why = CandidateVerdict::Why;
-  // What the filters found about one candidate, in arrival order. The
-  // verdicts are written from these once the rank order is known, each in
-  // its final place in the record: a verdict (about 200 bytes with its
-  // refusal and explanation) is never moved.
-  struct Outcome {
-    Stage stage = Stage::kRanking;
-    Why why = Why::kNone;
-    bool priority_from_config = false;
-    bool supports_threw = false;
-    int32_t priority = 0;
-    uint32_t reason = 0;  // kRefused: index in `refusals`; kExplained: in `explanations`
-    std::optional<int> prefer_rank;
-    const config::CompiledRule* rule = nullptr;
-    const config::CompiledRule* allow_exempted_by = nullptr;
-  };
+  // Each candidate's verdict in arrival order, then copied into rank order
+  // (a verdict is a few words of plain values; its reason, if any, is
+  // appended to the record's refusals or explanations once).
   const size_t n = req.candidates->size();
-  std::vector<Outcome> outcomes;
-  outcomes.reserve(n);
-  std::vector<Refusal> refusals;
-  std::vector<std::string> explanations;
-  std::vector<uint32_t> survivors;  // positions in `outcomes`
+  std::vector<CandidateVerdict> arrival(n);
+  std::vector<uint32_t> survivors;  // positions in `arrival`
   survivors.reserve(n);
   // Candidates are grouped by provider: everything that depends only on the
   // provider (its config overrides and enablement, and the matched rules'
@@ -96,29 +81,31 @@ Decision Decide(const SelectRequest& req) {
   const config::CompiledRule* denied_by = nullptr;
   const config::CompiledRule* not_allowed_by = nullptr;
   std::optional<int> prefer_rank;
-  for (const auto& impl : *req.candidates) {
-    const std::string& pname = impl->provider->name;
-    if (impl->provider.get() != last_provider) {
-      last_provider = impl->provider.get();
+  for (size_t index = 0; index < n; ++index) {
+    const Implementation& impl = *(*req.candidates)[index];
+    const std::string& pname = impl.provider->name;
+    if (impl.provider.get() != last_provider) {
+      last_provider = impl.provider.get();
       override_priority = cfg.PriorityOverride(pname, iface);
       provider_enabled = cfg.ProviderEnabled(pname);
       denied_by = verdicts.DeniedBy(pname);
       not_allowed_by = verdicts.NotAllowedBy(pname);
       prefer_rank = verdicts.PreferenceRank(pname);
     }
-    const size_t index = outcomes.size();
-    Outcome& o = outcomes.emplace_back();
-    o.priority = override_priority.value_or(impl->default_priority);
-    o.priority_from_config = override_priority.has_value();
+    CandidateVerdict& v = arrival[index];
+    v.impl = &impl;
+    v.index = index;
+    v.priority = override_priority.value_or(impl.default_priority);
+    v.priority_from_config = override_priority.has_value();
     auto reject = [&](Stage stage, Why why, const config::CompiledRule* rule = nullptr) {
-      o.stage = stage;
-      o.why = why;
-      o.rule = rule;
+      v.stage = stage;
+      v.why = why;
+      v.rule = rule;
     };
     auto refuse = [&](Stage stage, const Refusal& r) {
-      if (refusals.empty()) refusals.reserve(n - index);  // one allocation, made only when one is refused
-      o.reason = static_cast<uint32_t>(refusals.size());
-      refusals.push_back(r);
+      if (rec.refusals.empty()) rec.refusals.reserve(n - index);  // one allocation, made only when one is refused
+      v.reason = static_cast<uint32_t>(rec.refusals.size());
+      rec.refusals.push_back(r);
       reject(stage, Why::kRefused);
     };
     if (!req.provider.empty() && pname != req.provider) {
@@ -129,20 +116,20 @@ Decision Decide(const SelectRequest& req) {
       reject(Stage::kConfig, Why::kDisabled);
       continue;
     }
-    if (!DeviceAccepted(impl->capability.devices, op.device)) {
-      refuse(Stage::kDevice, *CheckDevice(impl->capability.devices, op.device));
+    if (!DeviceAccepted(impl.capability.devices, op.device)) {
+      refuse(Stage::kDevice, *CheckDevice(impl.capability.devices, op.device));
       continue;
     }
-    if (std::optional<Refusal> r = op.spec->check(impl->capability, op)) {
+    if (std::optional<Refusal> r = op.spec->check(impl.capability, op)) {
       refuse(Stage::kCapability, *r);
       continue;
     }
     if (op.spec->ask_supports) {
       bool threw = false;
-      if (std::optional<std::string> why = AskSupports(*impl, op.op(), op.args, &threw)) {
-        o.reason = static_cast<uint32_t>(explanations.size());
-        explanations.push_back(*std::move(why));
-        o.supports_threw = threw;
+      if (std::optional<std::string> why = AskSupports(impl, op.op(), op.args, &threw)) {
+        v.reason = static_cast<uint32_t>(rec.explanations.size());
+        rec.explanations.push_back(*std::move(why));
+        v.supports_threw = threw;
         reject(Stage::kSupports, Why::kExplained);
         continue;
       }
@@ -158,9 +145,9 @@ Decision Decide(const SelectRequest& req) {
         reject(Stage::kConfig, Why::kNotAllowed, not_allowed_by);
         continue;
       }
-      o.allow_exempted_by = not_allowed_by;
+      v.allow_exempted_by = not_allowed_by;
     }
-    o.prefer_rank = prefer_rank;
+    v.prefer_rank = prefer_rank;
     survivors.push_back(static_cast<uint32_t>(index));
   }
 
@@ -172,14 +159,12 @@ Decision Decide(const SelectRequest& req) {
   // priority) and the comparison below ignores the field.
   std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
-    const Outcome& o = outcomes[survivors[i]];
-    const uint64_t prefer = o.prefer_rank ? static_cast<uint64_t>(std::min(*o.prefer_rank, 0xFFFE)) : 0xFFFF;
-    const uint64_t priority_desc = ~(static_cast<uint32_t>(o.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
+    const CandidateVerdict& v = arrival[survivors[i]];
+    const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
+    const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
     keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i & 0xFFFF);
   }
-  std::vector<uint32_t> order;
-  order.reserve(n);  // the survivors' rank order, then the rejected (below)
-  order.resize(survivors.size());
+  std::vector<uint32_t> order(survivors.size());  // positions in `survivors`, in rank order
   if (survivors.size() <= 0xFFFF) {
     std::sort(keys.begin(), keys.end());
     for (size_t i = 0; i < keys.size(); ++i) order[i] = static_cast<uint32_t>(keys[i] & 0xFFFF);
@@ -190,32 +175,17 @@ Decision Decide(const SelectRequest& req) {
     });
   }
 
-  // The record's order, as positions in `outcomes`: survivors in rank
-  // order, then the rejected in arrival order.
-  for (uint32_t& i : order) i = survivors[i];
-  for (size_t i = 0; i < n; ++i) {
-    if (outcomes[i].stage != Stage::kRanking) order.push_back(static_cast<uint32_t>(i));
-  }
-  rec.candidates.resize(n);
+  // The record's order: survivors in rank order, then the rejected in
+  // arrival order.
+  rec.candidates.reserve(n);
   out.ranked.reserve(survivors.size());
-  for (size_t rank = 0; rank < n; ++rank) {
-    const size_t index = order[rank];
-    const Outcome& o = outcomes[index];
-    CandidateVerdict& v = rec.candidates[rank];
-    v.impl = (*req.candidates)[index].get();
-    v.index = index;
-    v.verdict = rank >= survivors.size() ? Verdict::kRejected : rank == 0 ? Verdict::kChosen : Verdict::kOutranked;
-    v.stage = o.stage;
-    v.why = o.why;
-    v.priority_from_config = o.priority_from_config;
-    v.supports_threw = o.supports_threw;
-    v.priority = o.priority;
-    v.prefer_rank = o.prefer_rank;
-    v.rule = o.rule;
-    v.allow_exempted_by = o.allow_exempted_by;
-    if (o.why == Why::kRefused) v.refusal = refusals[o.reason];
-    if (o.why == Why::kExplained) v.explanation = std::move(explanations[o.reason]);
-    if (rank < survivors.size()) out.ranked.push_back((*req.candidates)[index]);
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    CandidateVerdict& v = rec.candidates.emplace_back(arrival[survivors[order[rank]]]);
+    v.verdict = rank == 0 ? Verdict::kChosen : Verdict::kOutranked;
+    out.ranked.push_back(v.impl);
+  }
+  for (const CandidateVerdict& v : arrival) {
+    if (v.stage != Stage::kRanking) rec.candidates.push_back(v);
   }
   return out;
 }

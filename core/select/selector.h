@@ -31,8 +31,13 @@ class Decision {
   Decision& operator=(Decision&&) = default;
 
   // Survivors in rank order: [0] is chosen, the rest are the call-time
-  // fallbacks in order. Empty when nothing can serve the op.
-  std::vector<std::shared_ptr<const Implementation>> ranked;
+  // fallbacks in order. Empty when nothing can serve the op. Alive through
+  // record().pool; Shared(i) is ranked[i] for holders that outlive the
+  // decision.
+  std::vector<const Implementation*> ranked;
+  std::shared_ptr<const Implementation> Shared(size_t rank) const {
+    return (*record_.pool)[record_.candidates[rank].index];
+  }
 
   bool served() const { return !ranked.empty(); }
   bool strict() const { return record_.strict; }

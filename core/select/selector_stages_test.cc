@@ -316,7 +316,7 @@ TEST(SelectorStagesTest, RankingPastSixtyFiveThousandSurvivorsKeepsPriorityThenN
   size_t next = 0;
   for (size_t r = 2; r < d.ranked.size(); ++r, ++next) {
     if (next == 0x8000) ++next;
-    if (d.ranked[r] != pool[next]) ++mismatches;
+    if (d.ranked[r] != pool[next].get()) ++mismatches;
   }
   EXPECT_EQ(mismatches, 0u);
 }
