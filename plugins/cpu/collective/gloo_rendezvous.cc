@@ -61,6 +61,9 @@ std::shared_ptr<gloo::transport::Device> MakeDevice() {
 // address exchange is 0xffffffff; the communicator's ops count up from 0).
 constexpr uint32_t kRingMeshTag = 0xfffffffe;
 constexpr uint32_t kConnectedTag = 0xfffffffd;
+// Sizes the ring mesh's socket send buffers (SizeSendBuffers): the rings'
+// messages up to this size never wait for the loop thread to finish a write.
+constexpr size_t kRingSendBufferBytes = 256 * 1024;
 
 JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
                       std::chrono::milliseconds timeout, const std::string& where) {
@@ -83,6 +86,7 @@ JoinedContext Connect(gloo::rendezvous::Store& store, int rank, int world,
     if (world > 1) {
       joined.roll_call = std::make_unique<RollCall>(joined.context, timeout);
       joined.ring_context = ConnectSideContext(joined.context, kRingMeshTag, timeout);
+      SizeSendBuffers(*joined.ring_context, kRingSendBufferBytes);
       // No rank returns before every rank's meshes are connected: a rank that
       // destroyed its communicator at once would otherwise close connections
       // a slower rank is still making ("Connection closed by peer").

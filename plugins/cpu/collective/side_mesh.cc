@@ -5,6 +5,7 @@
 
 #include "gloo/allgather.h"
 #include "gloo/transport/device.h"
+#include "gloo/transport/buffer.h"
 #include "gloo/transport/pair.h"
 
 namespace teplug::cpu::collective {
@@ -60,6 +61,24 @@ std::shared_ptr<gloo::transport::Context> ConnectSideMesh(const std::shared_ptr<
 std::shared_ptr<gloo::Context> ConnectSideContext(const std::shared_ptr<gloo::Context>& mesh, uint32_t tag,
                                                   std::chrono::milliseconds timeout) {
   return std::make_shared<SideContext>(mesh, ConnectSideMesh(mesh, tag, timeout), timeout);
+}
+
+void SizeSendBuffers(gloo::Context& context, size_t bytes) {
+  const uint64_t slot = context.nextSlot();
+  // Every receive lands in one buffer: the device's one loop thread writes
+  // them one after another, and the bytes are never read.
+  std::vector<char> out(bytes);
+  std::vector<char> in(bytes);
+  std::vector<std::unique_ptr<gloo::transport::Buffer>> sends;
+  std::vector<std::unique_ptr<gloo::transport::Buffer>> receives;
+  for (int r = 0; r < context.size; ++r) {
+    if (r == context.rank) continue;
+    receives.push_back(context.getPair(r)->createRecvBuffer(slot, in.data(), bytes));
+    sends.push_back(context.getPair(r)->createSendBuffer(slot, out.data(), bytes));
+  }
+  for (auto& s : sends) s->send();
+  for (auto& r : receives) r->waitRecv();
+  for (auto& s : sends) s->waitSend();
 }
 
 }  // namespace teplug::cpu::collective

@@ -32,6 +32,15 @@ std::shared_ptr<gloo::transport::Context> ConnectSideMesh(const std::shared_ptr<
 std::shared_ptr<gloo::Context> ConnectSideContext(const std::shared_ptr<gloo::Context>& mesh, uint32_t tag,
                                                   std::chrono::milliseconds timeout);
 
+// Sends one `bytes` message on every pair of `context` in each direction
+// (every rank calls it at the same point; it takes one slot). Gloo sizes a
+// socket's send buffer to the first message sent on it and enlarges it only
+// for a larger one: a pair whose first message was 1 KiB keeps the 4.5 KiB
+// minimum, a 4 KiB message then overflows it and is finished by the loop
+// thread after a wakeup, not by the sender. Sending a large message first
+// sizes the buffer once for every smaller one. Throws Gloo's exceptions.
+void SizeSendBuffers(gloo::Context& context, size_t bytes);
+
 }  // namespace teplug::cpu::collective
 
 #endif  // TEPLUG_PLUGINS_CPU_COLLECTIVE_SIDE_MESH_H_
