@@ -115,11 +115,13 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
   const Key key{wire, op, count};
   auto it = rings_.find(key);
   if (it == rings_.end()) {
-    const size_t held = gathers ? 2 * bytes * context_->size : 2 * bytes;  // gathered copies, or inbox and outbox
+    // Two gathered copies; or the outbox and an inbox, two inboxes for two
+    // ranks; or halving-doubling's buffer and scratch.
+    const size_t held = gathers ? 2 * bytes * context_->size : (context_->size == 2 && order_free ? 3 : 2) * bytes;
     if (rings_.size() >= kMaxRings || total_bytes_ + held > kMaxTotalBytes) return false;
     std::unique_ptr<ShapedAllreduce> ring =
-        order_free ? MakeReducingRing(context_, wire, op, count)
-        : gathers  ? MakeGatherThenFold(context_, wire, op, count)
+        order_free ? MakeReducingRing(context_, element, ReduceFunctionFor(wire, op), count)
+        : gathers  ? MakeGatherThenFold(context_, element, ReduceFunctionFor(wire, op), count)
                    : MakeHalvingDoubling(context_, wire, op, count);
     it = rings_.emplace(key, std::move(ring)).first;
     total_bytes_ += held;

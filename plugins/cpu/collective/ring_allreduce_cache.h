@@ -43,7 +43,8 @@ class RingAllreduceCache {
   static constexpr size_t kMaxBytes = 1024 * 1024;
   // At most this many rings, holding at most this many bytes in all, per
   // communicator: two messages per ring (inbox and outbox, or
-  // halving-doubling's buffer and its scratch), 2 x world where it gathers.
+  // halving-doubling's buffer and its scratch), three for two ranks (two
+  // inboxes), 2 x world where it gathers.
   static constexpr size_t kMaxRings = 16;
   static constexpr size_t kMaxTotalBytes = 16 * 1024 * 1024;
   // The all-gather ring takes world - 1 steps, halving-doubling 2 log2(world):

@@ -49,64 +49,85 @@ class RoundNotification {
   std::unique_ptr<gloo::transport::Buffer> from_right_;
 };
 
+// Why alternating copies need no handshake: a rank finishes a run only
+// after receiving every rank's message of that run, and a rank sends its
+// message of run n + 1 only after finishing run n. So when a neighbour,
+// having finished run n + 1, writes run n + 2 into a copy, every rank has
+// finished run n, the last run that used that copy.
 class ReducingRing : public ShapedAllreduce {
  public:
-  ReducingRing(const std::shared_ptr<gloo::Context>& context, WireType wire, WireOp op, size_t count)
+  ReducingRing(const std::shared_ptr<gloo::Context>& context, size_t element_bytes, ReduceFunction reduce,
+               size_t count)
       : context_(context),
         count_(count),
-        bytes_(count * WireElementBytes(wire)),
-        reduce_(ReduceFunctionFor(wire, op)),
-        inbox_(bytes_),
-        outbox_(bytes_) {
-    const int slot = context->nextSlot();
-    to_right_ = RightPair(*context).createSendBuffer(slot, outbox_.data(), bytes_);
-    from_left_ = LeftPair(*context).createRecvBuffer(slot, inbox_.data(), bytes_);
-    notification_ = std::make_unique<RoundNotification>(*context);
+        bytes_(count * element_bytes),
+        reduce_(reduce),
+        outbox_(bytes_),
+        copies_(context->size == 2 ? 2 : 1) {
+    for (Copy& c : copies_) {
+      c.inbox = std::make_unique<AlignedBytes>(bytes_);
+      const int slot = context->nextSlot();
+      c.to_right = RightPair(*context).createSendBuffer(slot, outbox_.data(), bytes_);
+      c.from_left = LeftPair(*context).createRecvBuffer(slot, c.inbox->data(), bytes_);
+    }
+    // Three or more ranks reuse the inbox within a run: the left neighbour
+    // may write the next round only once this rank has reduced the last.
+    if (context->size > 2) notification_ = std::make_unique<RoundNotification>(*context);
   }
 
   void Run(void* data) override {
+    Copy& c = copies_[next_];
+    next_ = (next_ + 1) % copies_.size();
     std::memcpy(outbox_.data(), data, bytes_);
     const int rounds = context_->size - 1;
     for (int round = 0; round < rounds; ++round) {
-      to_right_->send();
-      from_left_->waitRecv();
-      reduce_(data, data, inbox_.data(), count_);
-      to_right_->waitSend();
-      if (round + 1 < rounds) std::memcpy(outbox_.data(), inbox_.data(), bytes_);
-      notification_->Exchange();
+      c.to_right->send();
+      c.from_left->waitRecv();
+      reduce_(data, data, c.inbox->data(), count_);
+      c.to_right->waitSend();
+      if (round + 1 < rounds) std::memcpy(outbox_.data(), c.inbox->data(), bytes_);
+      if (notification_) notification_->Exchange();
     }
   }
 
  private:
+  struct Copy {
+    std::unique_ptr<AlignedBytes> inbox;
+    std::unique_ptr<gloo::transport::Buffer> to_right;  // from outbox_ into the right's inbox
+    std::unique_ptr<gloo::transport::Buffer> from_left;
+  };
   std::shared_ptr<gloo::Context> context_;
   const size_t count_;
   const size_t bytes_;
   const ReduceFunction reduce_;
-  AlignedBytes inbox_;
   AlignedBytes outbox_;
-  std::unique_ptr<gloo::transport::Buffer> to_right_;
-  std::unique_ptr<gloo::transport::Buffer> from_left_;
+  // Two ranks: two copies used in turn, so no handshake (see above); more:
+  // one, with a handshake per round.
+  std::vector<Copy> copies_;
+  size_t next_ = 0;
   std::unique_ptr<RoundNotification> notification_;
 };
 
 class GatherThenFold : public ShapedAllreduce {
  public:
-  GatherThenFold(const std::shared_ptr<gloo::Context>& context, WireType wire, WireOp op,
+  GatherThenFold(const std::shared_ptr<gloo::Context>& context, size_t element_bytes, ReduceFunction fold,
                  size_t count)
       : context_(context),
         count_(count),
-        bytes_(count * WireElementBytes(wire)),
-        fold_(ReduceFunctionFor(wire, op)) {
+        bytes_(count * element_bytes),
+        fold_(fold) {
     const size_t all = bytes_ * static_cast<size_t>(context->size);
     for (Copy& c : copies_) {
       c.gathered = std::make_unique<AlignedBytes>(all);
       const int slot = context->nextSlot();
       c.to_right = RightPair(*context).createSendBuffer(slot, c.gathered->data(), all);
       c.from_left = LeftPair(*context).createRecvBuffer(slot, c.gathered->data(), all);
-      c.notification = std::make_unique<RoundNotification>(*context);
     }
   }
 
+  // Each round's block lands at its own offset, so no round overwrites
+  // another and the rounds need no handshake; runs alternate between the
+  // two copies (see above ReducingRing).
   void Run(void* data) override {
     Copy& c = copies_[next_];
     next_ ^= 1;
@@ -122,7 +143,6 @@ class GatherThenFold : public ShapedAllreduce {
       c.from_left->waitRecv();
       c.to_right->waitSend();
       block = (block + world - 1) % world;
-      c.notification->Exchange();
     }
     std::memcpy(data, gathered, bytes_);
     for (int r = 1; r < world; ++r) {
@@ -135,7 +155,6 @@ class GatherThenFold : public ShapedAllreduce {
     std::unique_ptr<AlignedBytes> gathered;  // rank r's message at r * bytes_
     std::unique_ptr<gloo::transport::Buffer> to_right;
     std::unique_ptr<gloo::transport::Buffer> from_left;
-    std::unique_ptr<RoundNotification> notification;
   };
   std::shared_ptr<gloo::Context> context_;
   const size_t count_;
@@ -148,13 +167,13 @@ class GatherThenFold : public ShapedAllreduce {
 }  // namespace
 
 std::unique_ptr<ShapedAllreduce> MakeReducingRing(const std::shared_ptr<gloo::Context>& context,
-                                                  WireType wire, WireOp op, size_t count) {
-  return std::make_unique<ReducingRing>(context, wire, op, count);
+                                                  size_t element_bytes, ReduceFunction reduce, size_t count) {
+  return std::make_unique<ReducingRing>(context, element_bytes, reduce, count);
 }
 
 std::unique_ptr<ShapedAllreduce> MakeGatherThenFold(const std::shared_ptr<gloo::Context>& context,
-                                                    WireType wire, WireOp op, size_t count) {
-  return std::make_unique<GatherThenFold>(context, wire, op, count);
+                                                    size_t element_bytes, ReduceFunction reduce, size_t count) {
+  return std::make_unique<GatherThenFold>(context, element_bytes, reduce, count);
 }
 
 }  // namespace teplug::cpu::collective

@@ -1,5 +1,7 @@
 // All-reduce algorithms bound to one message shape (element size and count)
-// and run on the caller's buffer, written on Gloo's pair buffers.
+// and run on the caller's buffer, written on Gloo's pair buffers. Each
+// reduces with `reduce` (ReduceFunctionFor(wire, op) of the message's wire
+// type and operator).
 //
 // Gloo's own algorithm objects (gloo::AllreduceRing, gloo::AllgatherRing)
 // are bound to the data pointer they were built with, so a cache of them
@@ -30,21 +32,24 @@ class ShapedAllreduce {
 // gloo::AllreduceRing's messages and order: world - 1 rounds, each sending
 // the block received last round to the right and reducing the one from the
 // left into `data`. Ranks sum in different orders, so floating sums of more
-// than two ranks differ in their last bits between ranks.
+// than two ranks differ in their last bits between ranks. Two ranks hold
+// two inboxes, used by turns, and send no handshake (a rank cannot start the
+// run after next before its neighbour has finished this one); more ranks
+// reuse one inbox per round and, as Gloo's ring, tell the left neighbour
+// when it may write again.
 std::unique_ptr<ShapedAllreduce> MakeReducingRing(const std::shared_ptr<gloo::Context>& context,
-                                                  WireType wire, WireOp op, size_t count);
+                                                  size_t element_bytes, ReduceFunction reduce, size_t count);
 
-// A ring all-gather of every rank's message (gloo::AllgatherRing's messages:
-// world - 1 rounds, as many as the reducing ring), then one fold in rank
-// order, ((x0 op x1) op x2) ..., on every rank: every rank gets the same
-// bits. Holds two gathered copies (2 x world messages): runs alternate
-// between them, because a rank's last notification lets its left neighbour
-// start the next run and write into the gathered buffer while this rank
-// still folds it; the neighbour cannot start the run after that (which
-// reuses the buffer) before this rank, done folding, has sent the next run's
-// notifications.
+// A ring all-gather of every rank's message (world - 1 rounds, as many
+// messages as the reducing ring), then one fold in rank order,
+// ((x0 op x1) op x2) ..., on every rank: every rank gets the same bits.
+// Each round's block lands at its own place, and runs alternate between two
+// gathered copies (2 x world messages), so no round waits for a handshake:
+// a neighbour can write a copy again only after finishing the run after
+// this one, which needs this rank's message of that run, sent after this
+// run's fold.
 std::unique_ptr<ShapedAllreduce> MakeGatherThenFold(const std::shared_ptr<gloo::Context>& context,
-                                                    WireType wire, WireOp op, size_t count);
+                                                    size_t element_bytes, ReduceFunction reduce, size_t count);
 
 }  // namespace teplug::cpu::collective
 
