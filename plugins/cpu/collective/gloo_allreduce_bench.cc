@@ -2,9 +2,10 @@
 // TCP (--ranks=N, default 2): through teplug (the kernel's dispatching
 // ICollective, served by the Gloo implementation) against three direct Gloo
 // algorithms, gloo::allreduce (what the implementation calls above 1 MiB),
-// gloo::AllreduceRing (the ring whose messages it sends below) and
-// gloo::AllreduceHalvingDoubling (what it calls for floating sums of five or
-// more ranks, or above 256 KiB for three or four), 1 KiB .. 64 MiB, and
+// gloo::AllreduceRing (the ring whose data messages it sends below, without
+// the ring's per-round handshake for two ranks and for the gather of three or
+// four) and gloo::AllreduceHalvingDoubling (what it calls for floating sums
+// of five or more ranks), 1 KiB .. 64 MiB, and
 // reports it against the reference provider's shared-memory transport
 // (called directly: what serves ranks on one host by default). This
 // process is rank 0 and runs Google Benchmark; forked children are ranks 1 ..
@@ -291,14 +292,14 @@ class MedianReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::vector<double>> times_;
 };
 
-// The direct algorithm whose messages teplug's Gloo implementation sends for
-// an fp32 sum of `bytes` among `ranks` (RingAllreduceCache): the ring's up to
-// 1 MiB for two ranks and up to 256 KiB for three or four (an all-gather
-// ring and a fold in rank order), halving-doubling's otherwise up to 1 MiB,
-// gloo::allreduce's above.
+// The direct algorithm whose data messages teplug's Gloo implementation
+// sends for an fp32 sum of `bytes` among `ranks` (RingAllreduceCache): the
+// ring's up to 1 MiB for two to four ranks (for three or four an all-gather
+// ring and a fold in rank order), halving-doubling's for more ranks up to
+// 1 MiB, gloo::allreduce's above.
 int SameMessages(size_t bytes, int ranks) {
   if (bytes > (size_t{1} << 20)) return kGlooAllreduce;
-  if (ranks == 2 || (ranks <= 4 && bytes <= (size_t{256} << 10))) return kGlooRing;
+  if (ranks <= 4) return kGlooRing;
   return kGlooHalvingDoubling;
 }
 

@@ -247,13 +247,13 @@ void ExpectSameSums(const std::vector<RankResult>& results, const std::vector<Re
 }
 
 // Floating sums give every rank the same bits on either side of the size
-// where few ranks stop gathering and folding (256 KiB) and take
-// halving-doubling; below it the result is the rank-order fold
+// where few ranks stop gathering and folding (1 MiB, where the rings end and
+// gloo::allreduce takes over); below it the result is the rank-order fold
 // ((x0 + x1) + x2) ..., computed here in fp32.
 TEST_P(GlooReductionTest, FloatSumsGiveEveryRankTheSameBits) {
   const int world = GetParam().world;
   std::vector<ReduceCase> cases;
-  for (size_t count : {1000, 65537}) {  // 4000 bytes, 256 KiB + 4
+  for (size_t count : {1000, 262145}) {  // 4000 bytes, 1 MiB + 4
     ReduceCase c{DataType::kFp32, ReduceOp::kSum, {}};
     for (int r = 0; r < world; ++r) c.inputs.push_back(RandomElements(c.type, count, 700 + count + r));
     cases.push_back(std::move(c));
@@ -273,6 +273,21 @@ TEST_P(GlooReductionTest, FloatSumsGiveEveryRankTheSameBits) {
     EXPECT_EQ(std::memcmp(results[r].output.data(), folded.data(), count * sizeof(float)), 0)
         << "rank " << r << ": 1000 elements differ from the rank-order fold";
   }
+}
+
+// Five ranks, more than gather and fold: floating sums up to 1 MiB run
+// halving-doubling, which reduces each block on one rank and copies it to
+// all, so every rank gets the same bits too.
+TEST(GlooReductionFiveRanksTest, HalvingDoublingGivesEveryRankTheSameBits) {
+  ASSERT_NE(testing::KernelCollective(), nullptr);
+  constexpr int kWorld = 5;
+  std::vector<ReduceCase> cases;
+  for (size_t count : {1000, 65536}) {
+    ReduceCase c{DataType::kFp32, ReduceOp::kSum, {}};
+    for (int r = 0; r < kWorld; ++r) c.inputs.push_back(RandomElements(c.type, count, 800 + count + r));
+    cases.push_back(std::move(c));
+  }
+  ExpectSameSums(SumInPlace(Topology{reference::collective::testing::Launch::kThreads, kWorld}, cases, 0), cases);
 }
 
 // One communicator alternating messages its rings serve (pair buffers bound

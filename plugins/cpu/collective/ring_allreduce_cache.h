@@ -47,13 +47,15 @@ class RingAllreduceCache {
   // inboxes), 2 x world where it gathers.
   static constexpr size_t kMaxRings = 16;
   static constexpr size_t kMaxTotalBytes = 16 * 1024 * 1024;
-  // The all-gather ring takes world - 1 steps, halving-doubling 2 log2(world):
-  // fewer up to 4 ranks. Measured with 4 processes, the ring's messages beat
-  // halving-doubling at 1-16 KiB in every run, runs disagree at 64-256 KiB
-  // (0.77-1.28), and halving-doubling wins at 1 MiB, where the gathered
-  // copies (world x the message) also cost.
+  // The all-gather ring takes world - 1 steps without a handshake,
+  // halving-doubling 2 log2(world): fewer up to 4 ranks.
+  // Measured with 4 processes, the gather against direct halving-doubling
+  // (whose time teplug's copy of it also pays twice a memcpy of the message):
+  // 1.8-1.9x at 1-64 KiB, 1.4x at 256 KiB, 0.95-1.12 at 1 MiB (3 and 4
+  // ranks), so it serves the rings' whole range; each shape holds two
+  // gathered copies, 2 x world x the message (8 MiB for 1 MiB at 4 ranks).
   static constexpr int kMaxGatherWorld = 4;
-  static constexpr size_t kMaxGatherBytes = 256 * 1024;
+  static constexpr size_t kMaxGatherBytes = kMaxBytes;
 
   explicit RingAllreduceCache(std::shared_ptr<gloo::Context> context);
   ~RingAllreduceCache();
