@@ -58,8 +58,10 @@ absl::StatusOr<Decision> KernelCore::DecideNow(const KernelState& state, const I
   const DecisionRecord& rec = d.record();
   for (const CandidateVerdict& v : rec.candidates) {
     if (!v.supports_threw) continue;
-    logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", v.implementation()), LogLevel::kWarn,
-                     absl::StrCat(rec.ExplanationOf(v), " (asked about ", d.op_summary(), "); treated as a refusal"));
+    logger_->LogOnce(absl::StrCat("exception:", d.op_summary(), ":", v.implementation()),
+                     LogLevel::kWarn,
+                     absl::StrCat(rec.ExplanationOf(v), " (asked about ", d.op_summary(),
+                                  "); treated as a refusal"));
   }
   if (logger_->Enabled(LogLevel::kDebug)) {
     for (const CandidateVerdict& v : rec.candidates) {

@@ -4,11 +4,12 @@
 //
 // A verdict is the compact value the selector builds while deciding:
 // pointers, enums and numbers; a capability refusal is a `Refusal` value in
-// the record beside the verdicts. Deciding runs on every cache miss and among many implementations,
-// and most verdicts are never read, so nothing here is text until someone
-// reads it: the reason, the config rule and the implementation's name are
-// produced from the verdict by the record's methods each time a record is
-// printed, logged or turned into JSON, and never stored. A record is
+// the record beside the verdicts. Deciding runs on every cache miss and
+// among many implementations, and most verdicts are never read, so nothing
+// here is text until someone reads it: the reason, the config rule and the
+// implementation's name are produced from the verdict by the record's
+// methods each time a record is printed, logged or turned into JSON, and
+// never stored. A record is
 // immutable once Decide returns it, so those methods are safe to call from
 // any number of threads.
 #ifndef TEPLUG_CORE_SELECT_DECISION_RECORD_H_
@@ -119,7 +120,9 @@ struct DecisionRecord {
 
   // The reason of a kRefused / kExplained verdict of this record.
   const Refusal& RefusalOf(const CandidateVerdict& c) const { return refusals[c.reason]; }
-  const std::string& ExplanationOf(const CandidateVerdict& c) const { return explanations[c.reason]; }
+  const std::string& ExplanationOf(const CandidateVerdict& c) const {
+    return explanations[c.reason];
+  }
 
   bool served() const { return !candidates.empty() && candidates[0].verdict == Verdict::kChosen; }
   const CandidateVerdict* chosen() const { return served() ? &candidates[0] : nullptr; }

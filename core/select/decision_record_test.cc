@@ -111,12 +111,13 @@ TEST_F(DecisionRecordTest, EachRejectionFormatsItsReasonFromItsValues) {
   EXPECT_EQ(ReasonOfRejected(not_allowed), "not in the allow list");
   EXPECT_EQ(rec_.Rule(rec_.candidates[1]), "config rule \"only-a\" (cfg.textproto:5)");
 
-  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
+  CandidateVerdict device =
+      RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   EXPECT_EQ(ReasonOfRejected(device), "device cpu:0 not in {cuda}");
   EXPECT_EQ(rec_.Rule(rec_.candidates[1]), "");
 
-  CandidateVerdict capability =
-      RefusedBy(1, Stage::kCapability, ValueRefusal(Refusal::Kind::kAbove, "head_dim_qk", 320, 256));
+  CandidateVerdict capability = RefusedBy(
+      1, Stage::kCapability, ValueRefusal(Refusal::Kind::kAbove, "head_dim_qk", 320, 256));
   EXPECT_EQ(ReasonOfRejected(capability), "head_dim_qk 320 > max 256");
 
   CandidateVerdict declined = Rejected(1, Stage::kSupports, Why::kExplained);
@@ -197,7 +198,8 @@ class UpperCpu : public ReasonSpelling {
 
 TEST_F(DecisionRecordTest, TheSpellingAppliesToReasonsOnly) {
   rec_.spelling = std::make_shared<const UpperCpu>();
-  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
+  CandidateVerdict device =
+      RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   const config::CompiledRule deny = Rule("cpu-rule", 2);
   device.rule = &deny;
   EXPECT_EQ(ReasonOfRejected(device), "device CPU:0 not in {cuda}");
@@ -238,7 +240,8 @@ TEST_F(DecisionRecordTest, FormatAndOneLineLayOutEveryVerdict) {
 // sharing a record (as they share a cached decision) read it concurrently.
 TEST_F(DecisionRecordTest, ConcurrentReadersSeeTheSameText) {
   rec_.spelling = std::make_shared<const UpperCpu>();
-  CandidateVerdict device = RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
+  CandidateVerdict device =
+      RefusedBy(1, Stage::kDevice, *CheckDevice(rec_.pool->at(1)->capability.devices, HostCpu()));
   rec_.candidates = {Candidate(0, core::Verdict::kChosen, 3), device};
   const DecisionRecord& shared = rec_;
   const std::string expected = shared.Format();

@@ -103,7 +103,8 @@ Decision Decide(const SelectRequest& req) {
       v.rule = rule;
     };
     auto refuse = [&](Stage stage, const Refusal& r) {
-      if (rec.refusals.empty()) rec.refusals.reserve(n - index);  // one allocation, made only when one is refused
+      // One allocation, made only when one is refused.
+      if (rec.refusals.empty()) rec.refusals.reserve(n - index);
       v.reason = static_cast<uint32_t>(rec.refusals.size());
       rec.refusals.push_back(r);
       reject(stage, Why::kRefused);
@@ -160,7 +161,8 @@ Decision Decide(const SelectRequest& req) {
   std::vector<uint64_t> keys(survivors.size());
   for (size_t i = 0; i < survivors.size(); ++i) {
     const CandidateVerdict& v = arrival[survivors[i]];
-    const uint64_t prefer = v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
+    const uint64_t prefer =
+        v.prefer_rank ? static_cast<uint64_t>(std::min(*v.prefer_rank, 0xFFFE)) : 0xFFFF;
     const uint64_t priority_desc = ~(static_cast<uint32_t>(v.priority) ^ 0x80000000u) & 0xFFFFFFFFu;
     keys[i] = (prefer << 48) | (priority_desc << 16) | static_cast<uint64_t>(i & 0xFFFF);
   }

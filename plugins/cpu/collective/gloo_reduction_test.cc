@@ -284,10 +284,13 @@ TEST(GlooReductionFiveRanksTest, HalvingDoublingGivesEveryRankTheSameBits) {
   std::vector<ReduceCase> cases;
   for (size_t count : {1000, 65536}) {
     ReduceCase c{DataType::kFp32, ReduceOp::kSum, {}};
-    for (int r = 0; r < kWorld; ++r) c.inputs.push_back(RandomElements(c.type, count, 800 + count + r));
+    for (int r = 0; r < kWorld; ++r)
+      c.inputs.push_back(RandomElements(c.type, count, 800 + count + r));
     cases.push_back(std::move(c));
   }
-  ExpectSameSums(SumInPlace(Topology{reference::collective::testing::Launch::kThreads, kWorld}, cases, 0), cases);
+  ExpectSameSums(
+      SumInPlace(Topology{reference::collective::testing::Launch::kThreads, kWorld}, cases, 0),
+      cases);
 }
 
 // One communicator alternating messages its rings serve (pair buffers bound

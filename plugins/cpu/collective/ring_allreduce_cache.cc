@@ -117,7 +117,8 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
   if (it == rings_.end()) {
     // Two gathered copies; or the outbox and an inbox, two inboxes for two
     // ranks; or halving-doubling's buffer and scratch.
-    const size_t held = gathers ? 2 * bytes * context_->size : (context_->size == 2 && order_free ? 3 : 2) * bytes;
+    const size_t held =
+        gathers ? 2 * bytes * context_->size : (context_->size == 2 && order_free ? 3 : 2) * bytes;
     if (rings_.size() >= kMaxRings || total_bytes_ + held > kMaxTotalBytes) return false;
     std::unique_ptr<ShapedAllreduce> ring =
         order_free ? MakeReducingRing(context_, element, ReduceFunctionFor(wire, op), count)

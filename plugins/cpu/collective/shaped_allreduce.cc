@@ -56,8 +56,8 @@ class RoundNotification {
 // finished run n, the last run that used that copy.
 class ReducingRing : public ShapedAllreduce {
  public:
-  ReducingRing(const std::shared_ptr<gloo::Context>& context, size_t element_bytes, ReduceFunction reduce,
-               size_t count)
+  ReducingRing(const std::shared_ptr<gloo::Context>& context, size_t element_bytes,
+               ReduceFunction reduce, size_t count)
       : context_(context),
         count_(count),
         bytes_(count * element_bytes),
@@ -110,12 +110,9 @@ class ReducingRing : public ShapedAllreduce {
 
 class GatherThenFold : public ShapedAllreduce {
  public:
-  GatherThenFold(const std::shared_ptr<gloo::Context>& context, size_t element_bytes, ReduceFunction fold,
-                 size_t count)
-      : context_(context),
-        count_(count),
-        bytes_(count * element_bytes),
-        fold_(fold) {
+  GatherThenFold(const std::shared_ptr<gloo::Context>& context, size_t element_bytes,
+                 ReduceFunction fold, size_t count)
+      : context_(context), count_(count), bytes_(count * element_bytes), fold_(fold) {
     const size_t all = bytes_ * static_cast<size_t>(context->size);
     for (Copy& c : copies_) {
       c.gathered = std::make_unique<AlignedBytes>(all);
@@ -167,12 +164,14 @@ class GatherThenFold : public ShapedAllreduce {
 }  // namespace
 
 std::unique_ptr<ShapedAllreduce> MakeReducingRing(const std::shared_ptr<gloo::Context>& context,
-                                                  size_t element_bytes, ReduceFunction reduce, size_t count) {
+                                                  size_t element_bytes, ReduceFunction reduce,
+                                                  size_t count) {
   return std::make_unique<ReducingRing>(context, element_bytes, reduce, count);
 }
 
 std::unique_ptr<ShapedAllreduce> MakeGatherThenFold(const std::shared_ptr<gloo::Context>& context,
-                                                    size_t element_bytes, ReduceFunction reduce, size_t count) {
+                                                    size_t element_bytes, ReduceFunction reduce,
+                                                    size_t count) {
   return std::make_unique<GatherThenFold>(context, element_bytes, reduce, count);
 }
 

@@ -38,7 +38,8 @@ class ShapedAllreduce {
 // reuse one inbox per round and, as Gloo's ring, tell the left neighbour
 // when it may write again.
 std::unique_ptr<ShapedAllreduce> MakeReducingRing(const std::shared_ptr<gloo::Context>& context,
-                                                  size_t element_bytes, ReduceFunction reduce, size_t count);
+                                                  size_t element_bytes, ReduceFunction reduce,
+                                                  size_t count);
 
 // A ring all-gather of every rank's message (world - 1 rounds, as many
 // messages as the reducing ring), then one fold in rank order,
@@ -49,7 +50,8 @@ std::unique_ptr<ShapedAllreduce> MakeReducingRing(const std::shared_ptr<gloo::Co
 // this one, which needs this rank's message of that run, sent after this
 // run's fold.
 std::unique_ptr<ShapedAllreduce> MakeGatherThenFold(const std::shared_ptr<gloo::Context>& context,
-                                                    size_t element_bytes, ReduceFunction reduce, size_t count);
+                                                    size_t element_bytes, ReduceFunction reduce,
+                                                    size_t count);
 
 }  // namespace teplug::cpu::collective
 

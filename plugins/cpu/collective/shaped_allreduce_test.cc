@@ -35,7 +35,9 @@ void SumFloats(void* c, const void* a, const void* b, size_t n) {
   }
 }
 
-float Input(int run, int rank, size_t e) { return static_cast<float>((run * 7 + rank * 131 + e * 3) % 1000); }
+float Input(int run, int rank, size_t e) {
+  return static_cast<float>((run * 7 + rank * 131 + e * 3) % 1000);
+}
 
 using Factory = std::unique_ptr<ShapedAllreduce> (*)(const std::shared_ptr<gloo::Context>&, size_t,
                                                      ReduceFunction, size_t);
@@ -70,7 +72,8 @@ TEST_P(ShapedAllreduceTest, BackToBackRunsWithASlowRankKeepTheirOwnInputs) {
         auto context = std::make_shared<gloo::rendezvous::Context>(rank, c.world);
         context->setTimeout(std::chrono::seconds(30));
         context->connectFullMesh(store, device);
-        std::unique_ptr<ShapedAllreduce> algorithm = c.make(context, sizeof(float), &SumFloats, kCount);
+        std::unique_ptr<ShapedAllreduce> algorithm =
+            c.make(context, sizeof(float), &SumFloats, kCount);
         slow_rank = rank == kSlow;
         for (int run = 0; run < kRuns; ++run) {
           std::vector<float> data(kCount);
@@ -110,7 +113,9 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, ShapedAllreduceTest,
                                            Case{"ring_3_ranks", &MakeReducingRing, 3},
                                            Case{"gather_3_ranks", &MakeGatherThenFold, 3},
                                            Case{"gather_4_ranks", &MakeGatherThenFold, 4}),
-                         [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
 
 }  // namespace
 }  // namespace teplug::cpu::collective

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "gloo/allgather.h"
-#include "gloo/transport/device.h"
 #include "gloo/transport/buffer.h"
+#include "gloo/transport/device.h"
 #include "gloo/transport/pair.h"
 
 namespace teplug::cpu::collective {
