@@ -118,7 +118,7 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
     // Two gathered copies; or the outbox and an inbox, two inboxes for two
     // ranks; or halving-doubling's buffer and scratch.
     const size_t held =
-        gathers ? 2 * bytes * context_->size : (context_->size == 2 && order_free ? 3 : 2) * bytes;
+        gathers ? 2 * bytes * context_->size : (context_->size == 2 ? 3 : 2) * bytes;
     if (rings_.size() >= kMaxRings || total_bytes_ + held > kMaxTotalBytes) return false;
     std::unique_ptr<ShapedAllreduce> ring =
         order_free ? MakeReducingRing(context_, element, ReduceFunctionFor(wire, op), count)
@@ -133,7 +133,7 @@ bool RingAllreduceCache::Run(WireType wire, WireOp op, void* data, size_t count)
   }
   // The reductions read whole elements: a message at an address the element
   // type does not align runs on an aligned copy.
-  std::vector<std::max_align_t> aligned((bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t));
+  AlignedBytes aligned(bytes);
   std::memcpy(aligned.data(), data, bytes);
   it->second->Run(aligned.data());
   std::memcpy(data, aligned.data(), bytes);

@@ -10,17 +10,6 @@
 namespace teplug::cpu::collective {
 namespace {
 
-// Bytes aligned for any element type (16 for the 128-bit integers).
-class AlignedBytes {
- public:
-  explicit AlignedBytes(size_t bytes) : words_((bytes + sizeof(Word) - 1) / sizeof(Word)) {}
-  unsigned char* data() { return reinterpret_cast<unsigned char*>(words_.data()); }
-
- private:
-  using Word = std::max_align_t;
-  std::vector<Word> words_;
-};
-
 // The pairs to the ranks left (rank - 1) and right (rank + 1) of this one.
 gloo::transport::Pair& LeftPair(gloo::Context& c) { return *c.getPair((c.rank + c.size - 1) % c.size); }
 gloo::transport::Pair& RightPair(gloo::Context& c) { return *c.getPair((c.rank + 1) % c.size); }

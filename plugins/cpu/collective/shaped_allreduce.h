@@ -15,11 +15,23 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "gloo/context.h"
 #include "plugins/cpu/collective/element_reduction.h"
 
 namespace teplug::cpu::collective {
+
+// Bytes aligned for any element type (16 for the 128-bit integers).
+class AlignedBytes {
+ public:
+  explicit AlignedBytes(size_t bytes) : words_((bytes + sizeof(Word) - 1) / sizeof(Word)) {}
+  unsigned char* data() { return reinterpret_cast<unsigned char*>(words_.data()); }
+
+ private:
+  using Word = std::max_align_t;
+  std::vector<Word> words_;
+};
 
 class ShapedAllreduce {
  public:
