@@ -129,7 +129,7 @@ TEST(BuiltinLoadTest, HostAbiRangeIsOfferedAndChecked) {
   ASSERT_FALSE(loaded.ok());
   // The SDK plugin refuses itself, naming both ranges.
   EXPECT_THAT(std::string(loaded.status().message()),
-              HasSubstr("abi_mismatch: plugin good_builtin supports ABI [1.2, 1.2] but the host "
+              HasSubstr("abi_mismatch: plugin good_builtin supports ABI [1.3, 1.3] but the host "
                         "supports [2.0, 2.1]"));
   EXPECT_EQ(warnings.size(), 1u);
 }
@@ -192,7 +192,7 @@ absl::StatusOr<LoadedProvider> Load(TeplugPluginEntryFn entry, const LoadPolicy&
 TEST(BuiltinLoadTest, TheHostOffersEveryMinorOfItsMajor) {
   const LoadPolicy policy;
   EXPECT_EQ(policy.host_abi_min, TEPLUG_ABI_VERSION(1, 0));
-  EXPECT_EQ(policy.host_abi_max, TEPLUG_ABI_VERSION(1, 2));
+  EXPECT_EQ(policy.host_abi_max, TEPLUG_ABI_VERSION(1, 3));
 }
 
 TEST(BuiltinLoadTest, APluginBuiltAgainstAbi10LoadsAndDeclaresNoNames) {
@@ -228,7 +228,7 @@ TEST(BuiltinLoadTest, APluginDeclaringEveryMinorOfItsMajorLoadsOnA10Host) {
       host10);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->provider->abi_min, TEPLUG_ABI_VERSION(1, 0));
-  EXPECT_EQ(loaded->provider->abi_max, TEPLUG_ABI_VERSION(1, 2));
+  EXPECT_EQ(loaded->provider->abi_max, TEPLUG_ABI_VERSION(1, 3));
 }
 
 TEST(BuiltinLoadTest, APluginWhoseRangeReachesANewerMinorLoads) {
@@ -240,17 +240,17 @@ TEST(BuiltinLoadTest, APluginWhoseRangeReachesANewerMinorLoads) {
 
 TEST(BuiltinLoadTest, APluginThatNeedsANewerMinorIsRefusedNamingBothRanges) {
   absl::StatusOr<LoadedProvider> loaded =
-      Load(&EntryDeclaring<TEPLUG_ABI_VERSION(1, 3), TEPLUG_ABI_VERSION(1, 4)>);
+      Load(&EntryDeclaring<TEPLUG_ABI_VERSION(1, 4), TEPLUG_ABI_VERSION(1, 5)>);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.2]"));
-  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.3, 1.4]"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.3]"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.4, 1.5]"));
 }
 
 TEST(BuiltinLoadTest, ANewerMajorIsRefusedNamingBothRanges) {
   absl::StatusOr<LoadedProvider> loaded =
       Load(&EntryDeclaring<TEPLUG_ABI_VERSION(2, 0), TEPLUG_ABI_VERSION(2, 0)>);
   ASSERT_FALSE(loaded.ok());
-  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.2]"));
+  EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[1.0, 1.3]"));
   EXPECT_THAT(std::string(loaded.status().message()), HasSubstr("[2.0, 2.0]"));
 }
 

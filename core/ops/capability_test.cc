@@ -278,8 +278,8 @@ TEST_F(CapabilityTest, UnknownBitsAreRefused) {
   EXPECT_THAT(Error(AttentionModule(), a), HasSubstr("TeplugAttentionCaps.features 0x40"));
 
   TeplugQuantizerCaps q = Quantizer();
-  q.features = 1u << 4;
-  EXPECT_THAT(Error(QuantizerModule(), q), HasSubstr("TeplugQuantizerCaps.features 0x10"));
+  q.features = 1u << 5;
+  EXPECT_THAT(Error(QuantizerModule(), q), HasSubstr("TeplugQuantizerCaps.features 0x20"));
 
   TeplugCollectiveCaps c = Collective();
   c.ops |= TEPLUG_OP_BIT(TEPLUG_OP_GEMM);

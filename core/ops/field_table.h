@@ -55,6 +55,9 @@ struct Field {
   int32_t enum_count = 0;        // kInt32 enums: valid values are [0, enum_count)
   const char* (*enum_name)(int32_t) = nullptr;  // and their names (facts, messages)
   const char* enum_type = nullptr;  // when set, describe refuses values outside [0, enum_count)
+  // A scalar of the args struct added after v1.0: the struct_size that holds
+  // it. Readers take it as 0 from a shorter struct. 0: in the v1.0 layout.
+  size_t since_size = 0;
 
   constexpr Field Fact(const char* f, const char* doc) const {
     Field x = *this;
@@ -75,6 +78,11 @@ struct Field {
     Field x = *this; x.enum_count = count; x.enum_name = names; x.enum_type = type; return x;
   }
   constexpr Field Selected() const { Field x = *this; x.flags |= kSelected; return x; }
+  constexpr Field Since(size_t struct_size) const {
+    Field x = *this;
+    x.since_size = struct_size;
+    return x;
+  }
   const char* Label() const { return label != nullptr ? label : name; }
 };
 
@@ -136,13 +144,19 @@ constexpr size_t ScalarBytes(FieldRole r) { return r == FieldRole::kInt64 ? 8 : 
 
 // Whether a table is well formed: every field selection reads is keyed
 // (tensors always are; scalars and presences need kKeyed), every `via`
-// follows the struct field it points through, and offsets are distinct.
+// follows the struct field it points through, offsets are distinct, and a
+// versioned field (Since) is a 4-byte scalar of the args struct.
 template <size_t N>
 constexpr bool TableIsWellFormed(const Field (&fields)[N]) {
   for (size_t i = 0; i < N; ++i) {
     const Field& f = fields[i];
     if ((f.flags & kSelected) && f.role == FieldRole::kPerCall) return false;
     if ((f.flags & kSelected) && (IsScalar(f.role) || f.role == FieldRole::kPresence) && !(f.flags & kKeyed)) {
+      return false;
+    }
+    // Only top-level 4-byte scalars are versioned (the readers check the args' struct_size).
+    if (f.since_size != 0 && (f.via != kNone || !IsScalar(f.role) || ScalarBytes(f.role) != 4 ||
+                              f.since_size < f.offset + 4)) {
       return false;
     }
     if (f.via != kNone) {

@@ -520,6 +520,7 @@ TEST(OpSignatureTest, QuantizeKeysRecipeFlagsAndEpsilon) {
       {"rowwise", [](Call& c) { c.args.rowwise = 1; }},
       {"columnwise", [](Call& c) { c.args.columnwise = 1; }},
       {"amax_epsilon", [](Call& c) { c.args.amax_epsilon = 1e-6f; }},
+      {"mx_scale_rule", [](Call& c) { c.args.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE; }},
       {"scaling mode", [](Call& c) { c.q.mode = TEPLUG_SCALING_MXFP8_1D32; }},
       {"input shape", [](Call& c) { c.in.shape[1] = 256; }},
   };

@@ -24,7 +24,9 @@ using Caps = TeplugQuantizerCaps;
 
 constexpr uint32_t kTensor = kRequired | kDeviceFrom | kKeyShape;
 constexpr Field kQuantizeFields[] = {
-    TensorField("input", offsetof(Quantize, input), kTensor).Fact("input_dtype", "the input's element type").DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("input", offsetof(Quantize, input), kTensor)
+        .Fact("input_dtype", "the input's element type")
+        .DTypes(offsetof(Caps, input_dtypes)),
     TensorField("output", offsetof(Quantize, output), kTensor)
         .Fact("output_dtype", "the output's element type")
         .DTypes(offsetof(Caps, output_dtypes))
@@ -35,6 +37,11 @@ constexpr Field kQuantizeFields[] = {
     ScalarField("rowwise", FieldRole::kInt32, offsetof(Quantize, rowwise)),
     ScalarField("columnwise", FieldRole::kInt32, offsetof(Quantize, columnwise)).Selected(),
     PerCallField("stream", offsetof(Quantize, stream)),
+    ScalarField("mx_scale_rule", FieldRole::kInt32, offsetof(Quantize, mx_scale_rule))
+        .Since(TEPLUG_STRUCT_SIZE(Quantize, mx_scale_rule))
+        .Enum(TEPLUG_MX_SCALE_COUNT_, &sdk::MxScaleRuleName, "TeplugMxScaleRule")
+        .Fact("mx_scale_rule",
+              "how MXFP8 block scales are chosen (quantize; other modes ignore it)"),
 };
 // Dequantize reads the quantized side as input: its dtype against
 // output_dtypes, the high-precision output against input_dtypes.
@@ -50,6 +57,11 @@ constexpr size_t kQuantizeV1 = TEPLUG_STRUCT_SIZE(Quantize, stream);
 constexpr size_t kDequantizeV1 = TEPLUG_STRUCT_SIZE(Dequantize, stream);
 
 int32_t ModeOf(const TeplugTensor* t) { return t->quant != nullptr ? t->quant->mode : TEPLUG_SCALING_NONE; }
+
+// mx_scale_rule (v1.3): OCP from a struct without it.
+int32_t MxScaleRuleOf(const Quantize& a) {
+  return TEPLUG_HAS_FIELD(&a, Quantize, mx_scale_rule) ? a.mx_scale_rule : TEPLUG_MX_SCALE_OCP;
+}
 
 absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, const OpSpec& spec, const void* raw,
                                                const DeviceSpelling& spelling) {
@@ -67,6 +79,10 @@ absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, co
                                  sdk::ScalingName(a.output->quant->mode),
                                  a.output->quant->mode == TEPLUG_SCALING_PER_TENSOR
                                      ? (a.recipe == TEPLUG_RECIPE_CURRENT ? " current" : " delayed")
+                                     : "",
+                                 a.output->quant->mode == TEPLUG_SCALING_MXFP8_1D32 &&
+                                         MxScaleRuleOf(a) == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE
+                                     ? " transformer_engine scale rule"
                                      : "",
                                  a.rowwise ? " rowwise" : "", a.columnwise ? " columnwise" : ""),
                     spelling, &d);
@@ -93,6 +109,11 @@ std::optional<Refusal> CheckQuantize(const Capability& cap, const OpDescription&
   const auto& a = *static_cast<const Quantize*>(op.args);
   if (auto r = CheckTensorsFromTable<kQuantizeFields>(&c, &a)) return r;
   if (a.columnwise && !(c.features & TEPLUG_QUANT_CAP_COLUMNWISE)) return FixedRefusal("columnwise output not supported");
+  if (a.output->quant->mode == TEPLUG_SCALING_MXFP8_1D32 &&
+      MxScaleRuleOf(a) == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE &&
+      !(c.features & TEPLUG_QUANT_CAP_MX_TE_SCALE)) {
+    return FixedRefusal("TransformerEngine's MXFP8 scale rule not supported");
+  }
   if (a.output->quant->mode == TEPLUG_SCALING_PER_TENSOR) {
     if (a.recipe == TEPLUG_RECIPE_CURRENT && !(c.features & TEPLUG_QUANT_CAP_CURRENT_SCALING)) {
       return FixedRefusal("current scaling not supported");
@@ -113,7 +134,8 @@ std::optional<Refusal> CheckDequantize(const Capability& cap, const OpDescriptio
 absl::Status Validate(const Caps& c) {
   const char* s = "TeplugQuantizerCaps";
   constexpr uint64_t kFeatures = TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
-                                 TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING;
+                                 TEPLUG_QUANT_CAP_CURRENT_SCALING |
+                                 TEPLUG_QUANT_CAP_DELAYED_SCALING | TEPLUG_QUANT_CAP_MX_TE_SCALE;
   for (absl::Status st : {CheckDtypes(s, "input_dtypes", c.input_dtypes, true),
                           CheckDtypes(s, "output_dtypes", c.output_dtypes, true),
                           CheckBits(s, "scaling_modes", c.scaling_modes, MaskBelow(TEPLUG_SCALING_COUNT_), true),
@@ -147,7 +169,8 @@ const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
                              &dispatch::Op<Object, Dequantize, &Vtbl::dequantize, kDequantizeOp>};
 
 // The TEPLUG_QUANT_CAP_* bits of TeplugQuantizerCaps.features, by bit.
-constexpr const char* kFeatureCapNames[] = {"columnwise", "dequantize", "current_scaling", "delayed_scaling"};
+constexpr const char* kFeatureCapNames[] = {"columnwise", "dequantize", "current_scaling",
+                                            "delayed_scaling", "mx_te_scale"};
 constexpr CapsField kQuantizerCapsFields[] = {
     DTypesCapsField("input_dtypes", offsetof(Caps, input_dtypes)),
     DTypesCapsField("output_dtypes", offsetof(Caps, output_dtypes)),

@@ -26,6 +26,7 @@ absl::StatusOr<std::vector<ExampleParam>> QuantizerExampleParams(const Interface
     params.push_back(
         NameParam("recipe", "per-tensor scale recipe", "current", {"current", "delayed"}));
     params.push_back(SwitchParam("columnwise", "also write the column-wise copy"));
+    params.push_back(FactParam(v, "mx_scale_rule", "ocp"));
   }
   return params;
 }
@@ -41,6 +42,7 @@ void BuildQuantizerExample(const OpSpec& op, const ExampleValues& v, ExampleOp* 
     q->recipe = v.Name("recipe") == "delayed" ? TEPLUG_RECIPE_DELAYED : TEPLUG_RECIPE_CURRENT;
     q->rowwise = 1;
     q->columnwise = v.Switch("columnwise");
+    sdk::ParseMxScaleRule(v.Name("mx_scale_rule"), &q->mx_scale_rule);
     e->args = q;
   } else {
     auto* q = e->NewStruct<TeplugDequantizeArgs>();

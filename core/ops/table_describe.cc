@@ -105,7 +105,9 @@ absl::Status DescribeFromTable(const InterfaceModule& module, const OpSpec& spec
         break;
       }
       case FieldRole::kInt32: {
-        const int32_t v = Load<int32_t>(base, f.offset);
+        // A field added after v1.0 reads as 0 from a struct without it.
+        const int32_t v =
+            f.since_size != 0 && have < f.since_size ? 0 : Load<int32_t>(base, f.offset);
         if (f.enum_type != nullptr && (v < 0 || v >= f.enum_count)) {
           return absl::InvalidArgumentError(absl::StrCat(owner, ".", f.name, " ", v, " is not a ", f.enum_type));
         }

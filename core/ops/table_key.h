@@ -19,7 +19,9 @@
 //            explicit strides, and its shape when the table says kKeyShape.
 //   struct   nothing itself (NULL or short makes the call unkeyable); its
 //            keyed fields follow.
-//   scalars  their bytes, runs of adjacent keyed scalars as whole words.
+//   scalars  their bytes, runs of adjacent keyed scalars as whole words;
+//            a field added after v1.0 (Since) one word, 0 from a struct
+//            without it.
 //   presence one bit (field I: bit I) of one word written after the fields
 //            (also tensors marked kKeyPresence).
 //   workspace  the alignment class of the pointer and the size.
@@ -184,7 +186,8 @@ constexpr bool IsKeyedScalar(const Field (&f)[N], size_t i) {
 template <size_t N>
 constexpr bool ContinuesRun(const Field (&f)[N], size_t i) {
   return i > 0 && IsKeyedScalar(f, i) && IsKeyedScalar(f, i - 1) && f[i - 1].via == f[i].via &&
-         f[i - 1].offset + ScalarBytes(f[i - 1].role) == f[i].offset;
+         f[i - 1].offset + ScalarBytes(f[i - 1].role) == f[i].offset && f[i].since_size == 0 &&
+         f[i - 1].since_size == 0;
 }
 // The bytes of the run starting at field I.
 template <size_t N>
@@ -269,6 +272,11 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void KeyField(Cursor& c, const char* args, c
       p = kEmpty;
     }
     structs[StructSlot(kFields, I)] = p;
+  } else if constexpr (IsScalar(f.role) && f.since_size != 0) {
+    if constexpr ((f.flags & kKeyed) != 0) {  // one 4-byte field, 0 from a struct without it
+      const bool held = Load<size_t>(args, 0) >= f.since_size;
+      c.Add<kSite * 4>(held ? Load<uint32_t>(args, f.offset) : 0);
+    }
   } else if constexpr (IsScalar(f.role)) {
     if constexpr (IsKeyedScalar(kFields, I) && !ContinuesRun(kFields, I)) {
       constexpr size_t kBytes = RunBytes(kFields, I);

@@ -36,12 +36,24 @@
  *    saturating to max normal. A block holding NaN or +-Inf gets the NaN
  *    scale 0xFF and all its elements are NaN. recipe, amax_epsilon and
  *    force_pow2_scales do not apply; amax is written when given. This is the
- *    OCP rule; TransformerEngine's kernels round some scales UP instead (they
- *    differ only when the spec's scale would clamp the block maximum;
- *    plugins/reference/numerics/README.md states both), and teplug follows
- *    the spec. Column-wise MXFP8 output is not transposed: the codes keep the
- *    [rows, cols] layout and each block is 32 consecutive elements down a
- *    column, with scales [ceil(rows/32), cols].
+ *    OCP rule, the default (mx_scale_rule 0). Column-wise MXFP8 output is
+ *    not transposed: the codes keep the [rows, cols] layout and each block
+ *    is 32 consecutive elements down a column, with scales
+ *    [ceil(rows/32), cols].
+ *  - MXFP8 with TransformerEngine's rule (mx_scale_rule
+ *    TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, v1.3), as TE's kernels compute it:
+ *    amax = max |V_i| of the block with NaN skipped (+-Inf counts); the scale
+ *    code e is the e8m0 encoding of the fp32 product amax * (1 / max_normal)
+ *    (1/448 for e4m3, 1/57344 for e5m2, both rounded to fp32) with its
+ *    exponent rounded UP when the mantissa is non-zero: NaN gives 0xFF, Inf
+ *    0xFE, 0 gives 0, a result never rounds up past 0xFE, and a subnormal
+ *    product with mantissa <= 0x400000 keeps code 0; P_i = fp8(float(V_i * r))
+ *    with r = 2^(127 - e) (r = 1 when e = 0), round to nearest even,
+ *    saturating, NaN staying NaN. The two rules give the same scale unless
+ *    the OCP scale would clamp the block maximum (its significand above 1.75);
+ *    then this scale is twice the OCP one and nothing clamps. NaN/Inf do not
+ *    poison the block. Dequantize is the same for both rules
+ *    (2^(e - 127)).
  *  - Block modes (block_1d128, block_2d128): each block (1x128 along the row,
  *    or 128x128) gets its own scale by the current-scaling formula applied to
  *    the block's amax (with amax_epsilon and force_pow2_scales); scale_inv
@@ -64,7 +76,7 @@
  *    or document your rule and refuse every other mode. The reference
  *    quantizer does not serve fp4.
  *
- * Field reference: every field here appeared in ABI v1.0 ("v1.0"); "0 /
+ * Field reference: each field names the ABI version it appeared in ("v1.0"); "0 /
  * NULL:" is what a zero value means (and what a reader assumes for a field a
  * shorter struct lacks). */
 #ifndef TEPLUG_QUANTIZER_H_
@@ -96,7 +108,20 @@ typedef enum TeplugScaleRecipe {
   TEPLUG_RECIPE_COUNT_ = 2
 } TeplugScaleRecipe;
 
-/* Quantize `input` into `output` (56 bytes in v1.0). */
+/* How MXFP8 (mxfp8_1d32) block scales are chosen (v1.3); the exact rules
+ * are at the top of this file. Other scaling modes ignore it. */
+typedef enum TeplugMxScaleRule {
+  /* OCP MX v1.0 section 6.3: floor(log2(amax)) - emax_elem; the block
+   * maximum may saturate. */
+  TEPLUG_MX_SCALE_OCP = 0,
+  /* TransformerEngine's kernels: amax / max_normal rounded up to a power of
+   * two, so nothing saturates. Served only by an implementation whose
+   * descriptor sets TEPLUG_QUANT_CAP_MX_TE_SCALE. */
+  TEPLUG_MX_SCALE_TRANSFORMER_ENGINE = 1,
+  TEPLUG_MX_SCALE_COUNT_ = 2
+} TeplugMxScaleRule;
+
+/* Quantize `input` into `output` (64 bytes in v1.3, 56 in v1.0). */
 typedef struct TeplugQuantizeArgs {
   /* v1.0. The writer's sizeof(TeplugQuantizeArgs). */
   size_t struct_size;
@@ -126,8 +151,14 @@ typedef struct TeplugQuantizeArgs {
   int32_t reserved0;
   /* v1.0. NULL: CPU / default stream. */
   TeplugStream stream;
+  /* v1.3. A TeplugMxScaleRule, read in mxfp8_1d32 mode only (other modes
+   * ignore it). 0, or a struct_size without it: TEPLUG_MX_SCALE_OCP. A value
+   * outside the enum is TEPLUG_INVALID_ARGUMENT. */
+  int32_t mx_scale_rule;
+  /* v1.3. Zero. */
+  int32_t reserved1;
 } TeplugQuantizeArgs;
-TEPLUG_DECLARE_LAST_FIELD(TeplugQuantizeArgs, stream);
+TEPLUG_DECLARE_LAST_FIELD(TeplugQuantizeArgs, reserved1);
 
 /* Dequantize the ROW-WISE data of `input` (with its quant metadata) into
  * `output` (32 bytes in v1.0). */
@@ -149,6 +180,10 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugDequantizeArgs, stream);
 #define TEPLUG_QUANT_CAP_DEQUANTIZE (UINT32_C(1) << 1)      /* the dequantize op */
 #define TEPLUG_QUANT_CAP_CURRENT_SCALING (UINT32_C(1) << 2) /* per-tensor recipe CURRENT */
 #define TEPLUG_QUANT_CAP_DELAYED_SCALING (UINT32_C(1) << 3) /* per-tensor recipe DELAYED */
+/* v1.3: mxfp8_1d32 with mx_scale_rule TEPLUG_MX_SCALE_TRANSFORMER_ENGINE. A
+ * host older than v1.3 refuses a descriptor with this bit: a plugin that
+ * also loads there sets it only when TeplugHostApi.abi_max >= 1.3. */
+#define TEPLUG_QUANT_CAP_MX_TE_SCALE (UINT32_C(1) << 4)
 
 /* What a quantizer serves (48 bytes in v1.0): plugin-owned, static. The
  * dtype sets and scaling_modes must not be 0. */

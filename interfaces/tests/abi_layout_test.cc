@@ -232,7 +232,7 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_SIZE(TeplugNamedId, 16);
   EXPECT_OFFSET(TeplugNamedId, id, 0);
   EXPECT_OFFSET(TeplugNamedId, name, 8);
-  EXPECT_SIZE(TeplugQuantizeArgs, 56);
+  EXPECT_SIZE(TeplugQuantizeArgs, 64);
   EXPECT_OFFSET(TeplugQuantizeArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugQuantizeArgs, input, 8);
   EXPECT_OFFSET(TeplugQuantizeArgs, output, 16);
@@ -243,6 +243,8 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
   EXPECT_OFFSET(TeplugQuantizeArgs, columnwise, 40);
   EXPECT_OFFSET(TeplugQuantizeArgs, reserved0, 44);
   EXPECT_OFFSET(TeplugQuantizeArgs, stream, 48);
+  EXPECT_OFFSET(TeplugQuantizeArgs, mx_scale_rule, 56);  // v1.3
+  EXPECT_OFFSET(TeplugQuantizeArgs, reserved1, 60);      // v1.3
   EXPECT_SIZE(TeplugDequantizeArgs, 32);
   EXPECT_OFFSET(TeplugDequantizeArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugDequantizeArgs, input, 8);
@@ -429,7 +431,9 @@ TEST(AbiLayoutTest, EnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_REDUCE_AVG, 4);
   EXPECT_EQ(TEPLUG_COLLECTIVE_CAP_ONE_HOST, 1u);
   EXPECT_EQ(TEPLUG_FAILED_PRECONDITION, 9);
-  EXPECT_EQ(TEPLUG_ABI_VERSION_CURRENT, 0x00010002u);
+  EXPECT_EQ(TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, 1);
+  EXPECT_EQ(TEPLUG_QUANT_CAP_MX_TE_SCALE, 16u);
+  EXPECT_EQ(TEPLUG_ABI_VERSION_CURRENT, 0x00010003u);
   EXPECT_EQ(TEPLUG_ABI_VERSION_MAJOR_FIRST, 0x00010000u);
 }
 

@@ -1,9 +1,10 @@
 // The MXFP8 kernels with TransformerEngine's scale rule (MxRule::
-// kTransformerEngine, reachable through QuantizeLaunch only: teplug v1.0 has
-// no field for it) against the reference's kTransformerEngine rule, bit for
-// bit, row-wise and column-wise, on random inputs whose block maxima often
-// have significands above 1.75 (where the two rules differ) and with NaN and
-// +-Inf. Needs a GPU: SKIPPED with the driver's text otherwise.
+// kTransformerEngine, launched directly; through the kernel it is
+// TeplugQuantizeArgs.mx_scale_rule, quantizer_through_kernel_test) against
+// the reference's kTransformerEngine rule, bit for bit, row-wise and
+// column-wise, on random inputs whose block maxima often have significands
+// above 1.75 (where the two rules differ) and with NaN and +-Inf. Needs a
+// GPU: SKIPPED with the driver's text otherwise.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -236,6 +236,18 @@ absl::StatusOr<QuantizePlan> PlanQuantize(const TeplugQuantizeArgs& args, bool d
     l.force_pow2_scales = l.scaling == Scaling::kMx ? false : l.force_pow2_scales;
     l.amax_epsilon = l.scaling == Scaling::kMx ? 0.0f : l.amax_epsilon;
   }
+  // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
+  const int32_t rule = TEPLUG_HAS_FIELD(&args, TeplugQuantizeArgs, mx_scale_rule)
+                           ? args.mx_scale_rule
+                           : TEPLUG_MX_SCALE_OCP;
+  if (rule != TEPLUG_MX_SCALE_OCP && rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TeplugQuantizeArgs.mx_scale_rule is ", rule,
+                     "; it must be ocp (0) or transformer_engine (1)"));
+  }
+  l.mx_rule = l.scaling == Scaling::kMx && rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE
+                  ? MxRule::kTransformerEngine
+                  : MxRule::kOcp;
   if (q->amax != nullptr) {
     absl::StatusOr<CheckedTensor> a = CheckScaleTensor(
         q->amax, q_name + ".amax", Scaling::kPerTensor, {1}, *in, data_required, "amax is");

@@ -67,6 +67,29 @@ TEST(PlanQuantize, OptionsReachTheBlockModesButNotMx) {
   }
 }
 
+TEST(PlanQuantize, TheMxScaleRuleReachesTheMxLaunchOnly) {
+  for (int32_t mode :
+       {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32, TEPLUG_SCALING_BLOCK_1D128}) {
+    for (int32_t rule : {TEPLUG_MX_SCALE_OCP, TEPLUG_MX_SCALE_TRANSFORMER_ENGINE}) {
+      QuantizeCall call(mode, 8, 64);
+      call.args.mx_scale_rule = rule;
+      auto plan = PlanQuantize(call.args, true);
+      ASSERT_TRUE(plan.ok()) << mode << "/" << rule << ": " << plan.status();
+      const bool te =
+          mode == TEPLUG_SCALING_MXFP8_1D32 && rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+      EXPECT_EQ(plan->launch.mx_rule, te ? MxRule::kTransformerEngine : MxRule::kOcp)
+          << mode << "/" << rule;
+    }
+  }
+  // A caller built against v1.0-v1.2 headers passes a struct without the field.
+  QuantizeCall old(TEPLUG_SCALING_MXFP8_1D32, 8, 64);
+  old.args.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;  // past its struct_size: never read
+  old.args.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream);
+  auto plan = PlanQuantize(old.args, true);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->launch.mx_rule, MxRule::kOcp);
+}
+
 TEST(PlanQuantize, SupportsMayOmitDataButTheCallMayNot) {
   QuantizeCall call(TEPLUG_SCALING_MXFP8_1D32, 4, 64);
   call.input.data = nullptr;
@@ -129,6 +152,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Refusal{"input NULL", TEPLUG_SCALING_PER_TENSOR,
                               [](QuantizeCall& c) { c.args.input = nullptr; }, kInvalid,
                               "TeplugQuantizeArgs.input is NULL"},
+                      Refusal{"mx_scale_rule outside the enum", TEPLUG_SCALING_MXFP8_1D32,
+                              [](QuantizeCall& c) { c.args.mx_scale_rule = 2; }, kInvalid,
+                              "TeplugQuantizeArgs.mx_scale_rule is 2; it must be ocp (0) or "
+                              "transformer_engine (1)"},
                       Refusal{"input struct too small", TEPLUG_SCALING_PER_TENSOR,
                               [](QuantizeCall& c) { c.input.struct_size = 8; }, kInvalid,
                               "TeplugQuantizeArgs.input.struct_size 8 is smaller than v1.0's 168"},

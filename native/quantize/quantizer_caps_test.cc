@@ -59,8 +59,14 @@ TEST(NativeQuantizerCaps, EveryDeclaredFeatureIsAcceptedAndDevicesAreCudaWithout
   QuantizeCall dequantize(TEPLUG_SCALING_MXFP8_1D32, 8, 256);
   EXPECT_EQ(PlanDequantize(dequantize.DequantizeArgs(), true).ok(),
             (caps.features & TEPLUG_QUANT_CAP_DEQUANTIZE) != 0);
+  QuantizeCall te_rule(TEPLUG_SCALING_MXFP8_1D32, 8, 256);
+  te_rule.args.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+  const auto te_plan = PlanQuantize(te_rule.args, true);
+  EXPECT_EQ(te_plan.ok() && te_plan->launch.mx_rule == MxRule::kTransformerEngine,
+            (caps.features & TEPLUG_QUANT_CAP_MX_TE_SCALE) != 0);
   EXPECT_EQ(caps.features, TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING |
-                               TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE);
+                               TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
+                               TEPLUG_QUANT_CAP_MX_TE_SCALE);
 }
 
 }  // namespace

@@ -126,13 +126,14 @@ struct Case {
   // The copies asked for: each direction alone runs other kernels than both.
   bool rowwise = true;
   bool columnwise = true;
+  bool te_rule = false;  // mxfp8_1d32 with TransformerEngine's scale rule
   std::string Name() const {
     return std::string(sdk::ScalingName(mode)) +
-           (mode == TEPLUG_SCALING_PER_TENSOR ? (current ? "/current" : "/delayed") : "") + " " +
-           sdk::DTypeName(input_dtype) + "->" + sdk::DTypeName(output_dtype) + " [" +
-           std::to_string(rows) + ", " + std::to_string(cols) + "]" +
-           (specials ? " with NaN/Inf/subnormals" : "") + (rowwise ? " rowwise" : "") +
-           (columnwise ? " columnwise" : "");
+           (mode == TEPLUG_SCALING_PER_TENSOR ? (current ? "/current" : "/delayed") : "") +
+           (te_rule ? "/transformer_engine" : "") + " " + sdk::DTypeName(input_dtype) + "->" +
+           sdk::DTypeName(output_dtype) + " [" + std::to_string(rows) + ", " +
+           std::to_string(cols) + "]" + (specials ? " with NaN/Inf/subnormals" : "") +
+           (rowwise ? " rowwise" : "") + (columnwise ? " columnwise" : "");
   }
 };
 
@@ -243,7 +244,9 @@ Expected Reference(const Case& c, const std::vector<float>& x) {
         ref::DequantizePerTensor(r->data.data(), x.size(), f, r->scale_inv, e.dequantized.data())
             .ok());
   } else if (c.mode == TEPLUG_SCALING_MXFP8_1D32) {
-    auto r = ref::QuantizeMxfp8(x.data(), rows, cols, f, ref::MxScaleRule::kOcpSpec, true);
+    auto r = ref::QuantizeMxfp8(
+        x.data(), rows, cols, f,
+        c.te_rule ? ref::MxScaleRule::kTransformerEngine : ref::MxScaleRule::kOcpSpec, true);
     EXPECT_TRUE(r.ok()) << r.status();
     e.data = r->data;
     e.columnwise_data = r->columnwise_data;
@@ -347,6 +350,7 @@ void RunCase(core::Kernel& k, const Case& c, cudaStream_t stream) {
   a.force_pow2_scales = Pow2(c.mode) ? 1 : 0;
   a.rowwise = c.rowwise ? 1 : 0;
   a.columnwise = c.columnwise ? 1 : 0;
+  a.mx_scale_rule = c.te_rule ? TEPLUG_MX_SCALE_TRANSFORMER_ENGINE : TEPLUG_MX_SCALE_OCP;
   a.stream = stream;
 
   auto record = k.Explain(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &a);
@@ -413,11 +417,13 @@ TEST(NativeQuantizerThroughKernel, EveryServedModeMatchesTheReferenceBitForBit) 
     int32_t mode;
     bool current;
     std::vector<std::pair<int64_t, int64_t>> shapes;  // an aligned one and a ragged one
+    bool te_rule = false;
   };
   const ModeCase modes[] = {
       {TEPLUG_SCALING_PER_TENSOR, false, {{64, 512}, {37, 300}}},
       {TEPLUG_SCALING_PER_TENSOR, true, {{64, 512}, {37, 300}}},
       {TEPLUG_SCALING_MXFP8_1D32, false, {{64, 256}, {70, 100}}},
+      {TEPLUG_SCALING_MXFP8_1D32, false, {{64, 256}, {70, 100}}, true},
       {TEPLUG_SCALING_BLOCK_1D128, false, {{256, 256}, {130, 300}}},
       {TEPLUG_SCALING_BLOCK_2D128, false, {{256, 256}, {130, 300}}},
   };
@@ -431,6 +437,7 @@ TEST(NativeQuantizerThroughKernel, EveryServedModeMatchesTheReferenceBitForBit) 
               Case c{m.mode, m.current, in_dtype, out_dtype, shape.first, shape.second, specials};
               c.rowwise = (directions & 1) != 0;
               c.columnwise = (directions & 2) != 0;
+              c.te_rule = m.te_rule;
               RunCase(*k, c, (runs++ % 2) ? stream : nullptr);
             }
           }

@@ -15,7 +15,7 @@
 #define PLUGIN_ABI TEPLUG_ABI_VERSION(2, 0)
 #define PLUGIN_ABI_MIN PLUGIN_ABI
 #elif defined(HOSTILE_INVERTED_ABI)
-/* [1.5, 1.0]: an inverted range whose bounds both look compatible. */
+/* [1.5, current]: an inverted range whose bounds both look compatible. */
 #define PLUGIN_ABI TEPLUG_ABI_VERSION_CURRENT
 #define PLUGIN_ABI_MIN TEPLUG_ABI_VERSION(1, 5)
 #else

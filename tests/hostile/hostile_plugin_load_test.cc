@@ -83,7 +83,7 @@ TEST_P(HostilePluginTest, IsRefusedCleanly) {
   EXPECT_EQ("plugin " + path + " (TEPLUG_PLUGINS) refused: " + entry.reason, message);
 }
 
-const char kHost[] = "[1.0, 1.2]";
+const char kHost[] = "[1.0, 1.3]";
 using Code = absl::StatusCode;
 
 // Every refusal this test expects; RefusedPluginsAllHaveACase keeps it equal
@@ -142,16 +142,18 @@ const HostileCase kRefusals[] = {
                  "NULL, not the registered object"},
                 false,
                 Code::kInvalidArgument},
-    HostileCase{"hostile_throw_query",
-                {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
-                 "exception escaped query_interface: query_interface exploded"},
-                false,
-                Code::kInvalidArgument},
-    HostileCase{"hostile_throw_add_ref",
-                {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
-                 "exception escaped implementation \"gemm\" (IGemm/1) add_ref: add_ref exploded"},
-                false,
-                Code::kInvalidArgument},
+    HostileCase{
+        "hostile_throw_query",
+        {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
+         "exception escaped query_interface: query_interface exploded"},
+        false,
+        Code::kInvalidArgument},
+    HostileCase{
+        "hostile_throw_add_ref",
+        {"teplug_plugin_entry returned invalid_argument: implementation \"gemm\" (IGemm/1): C++ "
+         "exception escaped implementation \"gemm\" (IGemm/1) add_ref: add_ref exploded"},
+        false,
+        Code::kInvalidArgument},
     HostileCase{"hostile_null_object",
                 {"implementation \"null-object\" (IGemm/1): object is NULL"},
                 false,
@@ -189,20 +191,22 @@ const HostileCase kRefusals[] = {
                  "multiple of 8 (it is the array stride)"},
                 true,
                 Code::kInvalidArgument},
-    HostileCase{"hostile_device_stride_wrap",
-                {"TeplugGemmCaps.devices[0].struct_size 18446744073709551608: must be >= 24, <= 256"},
-                true,
-                Code::kInvalidArgument},
+    HostileCase{
+        "hostile_device_stride_wrap",
+        {"TeplugGemmCaps.devices[0].struct_size 18446744073709551608: must be >= 24, <= 256"},
+        true,
+        Code::kInvalidArgument},
     HostileCase{"hostile_builtin_device_name",
                 {"TeplugPluginInfo.device_kind_names[0] {1100, \"cuda\"}: \"cuda\" is a built-in "
                  "device kind name"},
                 true,
                 Code::kInvalidArgument},
-    HostileCase{"hostile_bad_device_name",
-                {"TeplugPluginInfo.vendor_names[0] {0x1da3, \"Habana Labs\\x0a\"}: a vendor name must "
-                 "match [a-z][a-z0-9_]{0,30} and not be vendor<digits>"},
-                true,
-                Code::kInvalidArgument},
+    HostileCase{
+        "hostile_bad_device_name",
+        {"TeplugPluginInfo.vendor_names[0] {0x1da3, \"Habana Labs\\x0a\"}: a vendor name must "
+         "match [a-z][a-z0-9_]{0,30} and not be vendor<digits>"},
+        true,
+        Code::kInvalidArgument},
     HostileCase{"hostile_device_name_twice",
                 {"TeplugPluginInfo.device_kind_names[1] {1101, \"gaudi\"}: \"gaudi\" already names "
                  "id 1100 in this provider"},
@@ -228,7 +232,7 @@ const HostileCase kRefusals[] = {
                 Code::kInvalidArgument},
     HostileCase{"hostile_inverted_abi",
                 {"register_implementation called before TeplugPluginInfo names an ABI range "
-                 "overlapping the host's [1.0, 1.2] (info says [1.5, 1.2])"},
+                 "overlapping the host's [1.0, 1.3] (info says [1.5, 1.3])"},
                 false,
                 Code::kFailedPrecondition},
     HostileCase{"hostile_reentrant",

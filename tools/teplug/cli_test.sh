@@ -783,6 +783,20 @@ PY
     --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=per_tensor,recipe=current,columnwise=0,dequantize=0,rows=17,cols=64'
   expect_status 0
   expect_in "$OUT" "pass         features=current_scaling"
+  # An MXFP8 quantizer right by the OCP rule that declares TransformerEngine's
+  # rule but never reads mx_scale_rule: its OCP cases pass, the TE ones fail
+  # on their scales.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_mx_rule_ignored.so"
+  expect_status 1
+  expect_in "$OUT" "FAIL         features=mx_te_scale"
+  expect_in "$OUT" "not bit-exact (quantizer.h defines every bit): codes byte"
+  expect_in "$OUT" ",mx_scale_rule=transformer_engine'"
+  expect_reproduced "features=mx_te_scale"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_mx_rule_ignored.so" \
+    --interface quantizer --seed 3 \
+    --case 'input_dtype=fp32,output_dtype=fp8_e4m3,scaling=mxfp8_1d32,recipe=current,columnwise=0,dequantize=0,rows=17,cols=64'
+  expect_status 0
+  expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
   # Collectives run on 2 and 3 ranks against an exact host oracle: an
   # all_reduce that leaves one rank out fails.
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_collective_ignores_rank.so"

@@ -1,5 +1,6 @@
 #include "tools/teplug/conformance_quantizer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -23,7 +24,7 @@ constexpr int32_t kOutputs[] = {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
 constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32,
                                  TEPLUG_SCALING_BLOCK_1D128, TEPLUG_SCALING_BLOCK_2D128};
 constexpr const char* kFeatures[] = {"columnwise", "dequantize", "current_scaling",
-                                     "delayed_scaling"};
+                                     "delayed_scaling", "mx_te_scale"};
 
 struct QuantizeCase {
   int32_t input = TEPLUG_DTYPE_FP32, output = TEPLUG_DTYPE_FP8_E4M3;
@@ -31,6 +32,7 @@ struct QuantizeCase {
   int32_t recipe = TEPLUG_RECIPE_CURRENT;  // per_tensor only; block modes ignore it
   bool columnwise = false, dequantize = false;
   int64_t rows = 17, cols = 64;
+  int32_t mx_scale_rule = TEPLUG_MX_SCALE_OCP;  // mxfp8_1d32 only
 };
 
 std::string Format(const QuantizeCase& c) {
@@ -39,7 +41,11 @@ std::string Format(const QuantizeCase& c) {
                       ",scaling=", sdk::ScalingName(c.scaling),
                       ",recipe=", c.recipe == TEPLUG_RECIPE_DELAYED ? "delayed" : "current",
                       ",columnwise=", int{c.columnwise}, ",dequantize=", int{c.dequantize},
-                      ",rows=", c.rows, ",cols=", c.cols);
+                      ",rows=", c.rows, ",cols=", c.cols,
+                      // Named only when not the default, so OCP cases read as they always did.
+                      c.mx_scale_rule != TEPLUG_MX_SCALE_OCP
+                          ? absl::StrCat(",mx_scale_rule=", sdk::MxScaleRuleName(c.mx_scale_rule))
+                          : "");
 }
 
 absl::StatusOr<QuantizeCase> Parse(const std::string& text) {
@@ -58,6 +64,9 @@ absl::StatusOr<QuantizeCase> Parse(const std::string& text) {
         } else if (key == "recipe") {
           if (value != "current" && value != "delayed") return bad("current or delayed");
           c.recipe = value == "delayed" ? TEPLUG_RECIPE_DELAYED : TEPLUG_RECIPE_CURRENT;
+        } else if (key == "mx_scale_rule") {
+          if (!sdk::ParseMxScaleRule(value, &c.mx_scale_rule))
+            return bad("ocp or transformer_engine");
         } else if (key == "dequantize" || key == "columnwise") {
           if (value != "0" && value != "1") return bad("0 or 1");
           (key == "dequantize" ? c.dequantize : c.columnwise) = value == "1";
@@ -69,13 +78,16 @@ absl::StatusOr<QuantizeCase> Parse(const std::string& text) {
           return absl::InvalidArgumentError(
               absl::StrCat("--case: unknown key \"", key,
                            "\" (keys: input_dtype, output_dtype, scaling, recipe, columnwise, "
-                           "dequantize, rows, cols)"));
+                           "dequantize, rows, cols, mx_scale_rule)"));
         }
         return absl::OkStatus();
       });
   if (!parsed.ok()) return parsed;
   if (c.recipe == TEPLUG_RECIPE_DELAYED && c.scaling != TEPLUG_SCALING_PER_TENSOR)
     return BadCaseValue("recipe", "delayed", "current outside per_tensor scaling");
+  if (c.mx_scale_rule != TEPLUG_MX_SCALE_OCP && c.scaling != TEPLUG_SCALING_MXFP8_1D32)
+    return BadCaseValue("mx_scale_rule", sdk::MxScaleRuleName(c.mx_scale_rule),
+                        "ocp outside mxfp8_1d32 scaling");
   return c;
 }
 
@@ -88,6 +100,8 @@ std::vector<std::string> Exercised(const QuantizeCase& c) {
                       c.recipe == TEPLUG_RECIPE_DELAYED ? "delayed_scaling" : "current_scaling"));
   if (c.columnwise) e.push_back(Claim("features", "columnwise"));
   if (c.dequantize) e.push_back(Claim("features", "dequantize"));
+  if (c.mx_scale_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE)
+    e.push_back(Claim("features", "mx_te_scale"));
   return e;
 }
 
@@ -158,6 +172,19 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
   for (int32_t r : per_tensor_recipes)
     if (HasClaim(claims, Claim("scaling_modes", "per_tensor")))
       add({ins[0], outs[0], TEPLUG_SCALING_PER_TENSOR, r, columnwise, dequantize, 17, 64});
+  // TransformerEngine's MX rule, each direction (uniform inputs put most
+  // block maxima where it and the OCP rule differ).
+  if (declared("features", "mx_te_scale") &&
+      std::find(modes.begin(), modes.end(), TEPLUG_SCALING_MXFP8_1D32) != modes.end()) {
+    QuantizeCase te{ins[0], outs[0], TEPLUG_SCALING_MXFP8_1D32, recipe, false, dequantize, 17, 64};
+    te.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+    add(te);
+    if (columnwise) {
+      te.columnwise = true;
+      te.dequantize = false;
+      add(te);
+    }
+  }
   if (quick) return plan;
   std::mt19937_64 rng(seed ^ 0x51ed270b27a5c3a1ull);
   for (int i = 0; i < 8; ++i) {
@@ -262,6 +289,7 @@ TeplugQuantizeArgs QuantizeArgs(const QuantizeCase& c, const HostTensor& input,
   a.recipe = c.recipe;
   a.rowwise = 1;
   a.columnwise = c.columnwise;
+  a.mx_scale_rule = c.mx_scale_rule;
   return a;
 }
 

@@ -15,6 +15,7 @@
 #include "teplug/collective.h"
 #include "teplug/gemm.h"
 #include "teplug/norm.h"
+#include "teplug/quantizer.h"
 #include "teplug/types.h"
 
 namespace teplug::sdk {
@@ -45,6 +46,9 @@ inline constexpr const char* kMasks[] = {"none",   "padding", "causal", "padding
 inline constexpr const char* kBiases[] = {"none", "pre_scale", "post_scale", "alibi"};
 inline constexpr const char* kScalings[] = {"none", "per_tensor", "mxfp8_1d32", "block_1d128",
                                             "block_2d128"};
+inline constexpr const char* kMxScaleRules[] = {"ocp", "transformer_engine"};
+static_assert(sizeof(kMxScaleRules) / sizeof(kMxScaleRules[0]) == TEPLUG_MX_SCALE_COUNT_,
+              "one name per rule");
 // Indexed by TeplugOp: the op's name within its interface, and that
 // interface's name (capability.h lists the pairs).
 inline constexpr const char* kOps[] = {nullptr,      "gemm",       "forward",        "backward",  "quantize",
@@ -65,6 +69,9 @@ inline const char* LayoutName(int32_t l) { return internal::NameAt(internal::kLa
 inline const char* MaskName(int32_t m) { return internal::NameAt(internal::kMasks, m); }
 inline const char* BiasName(int32_t b) { return internal::NameAt(internal::kBiases, b); }
 inline const char* ScalingName(int32_t s) { return internal::NameAt(internal::kScalings, s); }
+inline const char* MxScaleRuleName(int32_t r) {
+  return internal::NameAt(internal::kMxScaleRules, r);
+}
 // A TeplugOp's name within its interface, as config rules spell it
 // (`ops: "forward"`): "gemm", "forward", "backward", "quantize", "all_reduce".
 // Not unique on its own (attention and norm both have "forward"): where an op
@@ -105,6 +112,9 @@ inline bool ParseBias(const std::string& s, int32_t* out) {
 }
 inline bool ParseScaling(const std::string& s, int32_t* out) {
   return internal::ParseName(internal::kScalings, s, out);
+}
+inline bool ParseMxScaleRule(const std::string& s, int32_t* out) {
+  return internal::ParseName(internal::kMxScaleRules, s, out);
 }
 inline bool ParseReduce(const std::string& s, int32_t* out) {
   return internal::ParseName(internal::kReduces, s, out);

@@ -153,6 +153,11 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
   return t;
 }
 
+int32_t MxScaleRuleOf(const TeplugQuantizeArgs& args) {
+  return TEPLUG_HAS_FIELD(&args, TeplugQuantizeArgs, mx_scale_rule) ? args.mx_scale_rule
+                                                                    : TEPLUG_MX_SCALE_OCP;
+}
+
 absl::Status WriteFloats(const TensorView& t, const std::vector<float>& values) {
   return WriteValues(t, std::vector<double>(values.begin(), values.end()));
 }
@@ -187,7 +192,11 @@ absl::Status QuantizePerTensor(const TeplugQuantizeArgs& args, const QuantizeTar
 
 absl::Status QuantizeMx(const TeplugQuantizeArgs& args, const QuantizeTargets& t,
                         const std::vector<float>& x, int64_t rows, int64_t cols) {
-  absl::StatusOr<MxFp8> q = QuantizeMxfp8(x.data(), rows, cols, t.format, kReferenceMxScaleRule, args.columnwise != 0);
+  const MxScaleRule rule = MxScaleRuleOf(args) == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE
+                               ? MxScaleRule::kTransformerEngine
+                               : MxScaleRule::kOcpSpec;
+  absl::StatusOr<MxFp8> q =
+      QuantizeMxfp8(x.data(), rows, cols, t.format, rule, args.columnwise != 0);
   if (!q.ok()) return absl::Status(q.status().code(), absl::StrCat("quantize (mxfp8_1d32): ", q.status().message()));
   if (t.data) {
     TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.data, q->data));
@@ -238,6 +247,12 @@ class ReferenceQuantizer : public sdk::QuantizerImpl {
 }  // namespace
 
 absl::Status RunReferenceQuantize(const TeplugQuantizeArgs& args) {
+  // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
+  const int32_t rule = MxScaleRuleOf(args);
+  if (rule != TEPLUG_MX_SCALE_OCP && rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("TeplugQuantizeArgs.mx_scale_rule ", rule, " is not a TeplugMxScaleRule"));
+  }
   absl::StatusOr<TensorView> in = ViewTensor(args.input, "TeplugQuantizeArgs.input");
   if (!in.ok()) return in.status();
   TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireDType(*in, kHighPrecisionDTypes, "quantize reads only"));

@@ -26,8 +26,8 @@
 
 namespace teplug::reference::provider {
 
-// The MX scale rule the reference quantizes with, wherever it writes MXFP8
-// (IQuantizer, INorm's quantized output).
+// The MX scale rule of INorm's MXFP8 output (INorm has no field to choose
+// one; IQuantizer takes TeplugQuantizeArgs.mx_scale_rule).
 inline constexpr MxScaleRule kReferenceMxScaleRule = MxScaleRule::kOcpSpec;
 
 // Quantizes as the file comment says. quant->amax, when given, receives the

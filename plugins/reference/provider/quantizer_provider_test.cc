@@ -6,7 +6,9 @@
 // independently by quantize -> dequantize round trips within the format's
 // half-ulp bound: |deq - x| <= 2^-(m+1) |x| + half the smallest subnormal
 // times the block's scale_inv.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -250,6 +252,86 @@ TEST_F(QuantizerErrorsTest, DelayedScalingUsesTheGivenScale) {
   }
   EXPECT_EQ(out.scale_inv()->Values()[0], 1.0f / 100.0f);
   EXPECT_EQ(out.scale()->Values()[0], 100.0f);
+}
+
+// TransformerEngine's MX rule (mx_scale_rule, v1.3), checked from its
+// definition in quantizer.h rather than against the numerics library: each
+// block's scale code is the exponent of fp32(amax * fp32(1/448)) rounded up,
+// no element saturates, and every element is within half an e4m3 ulp. The
+// OCP call on the same input differs exactly on the blocks whose maximum's
+// significand exceeds 1.75 (there TE's scale is twice OCP's); a caller built
+// against v1.0 headers gets OCP whatever lies past its struct.
+TEST_F(QuantizerErrorsTest, TransformerEnginesMxRuleFollowsItsDefinition) {
+  constexpr int64_t kRows = 8, kCols = 96, kBlocks = kCols / 32;
+  AbiTensor input(TEPLUG_DTYPE_FP32, {kRows, kCols});
+  const std::vector<double> x = testing::RandomValues(rng_, kRows * kCols, 0.05, 1.0);
+  input.Fill(x);
+  auto quantize = [&](int32_t rule, size_t struct_size) {
+    auto out =
+        std::make_unique<AbiTensor>(TEPLUG_DTYPE_FP8_E4M3, std::vector<int64_t>{kRows, kCols});
+    out->SetQuant(
+        TEPLUG_SCALING_MXFP8_1D32,
+        std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{kRows, kBlocks}));
+    TeplugQuantizeArgs args = sdk::Versioned<TeplugQuantizeArgs>();
+    args.struct_size = struct_size;
+    args.input = input.get();
+    args.output = out->get();
+    args.rowwise = 1;
+    args.mx_scale_rule = rule;
+    sdk::OwnedError e(q_->vtbl->quantize(q_, &args));
+    EXPECT_TRUE(e.ok()) << e.message();
+    return out;
+  };
+  const auto te = quantize(TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, sizeof(TeplugQuantizeArgs));
+  const auto ocp = quantize(TEPLUG_MX_SCALE_OCP, sizeof(TeplugQuantizeArgs));
+  const std::vector<unsigned char> te_scales = te->scale_inv()->Bytes(),
+                                   ocp_scales = ocp->scale_inv()->Bytes();
+  const std::vector<double> te_codes = te->Values();
+  int differing = 0;
+  for (int64_t r = 0; r < kRows; ++r) {
+    for (int64_t b = 0; b < kBlocks; ++b) {
+      float amax = 0;
+      for (int64_t i = 0; i < 32; ++i)
+        amax = std::max(amax, std::fabs(static_cast<float>(x[r * kCols + 32 * b + i])));
+      int exponent = 0;
+      const float m = std::frexp(amax * (1.0f / 448.0f), &exponent);  // m in [0.5, 1)
+      const int want = (m == 0.5f ? exponent - 1 : exponent) + 127;
+      const size_t s = static_cast<size_t>(r * kBlocks + b);
+      ASSERT_EQ(te_scales[s], want) << "block " << r << "," << b << " amax " << amax;
+      const double scale = std::ldexp(1.0, want - 127);
+      for (int64_t i = 0; i < 32; ++i) {
+        const size_t k = static_cast<size_t>(r * kCols + 32 * b + i);
+        const double xi = static_cast<float>(x[k]);
+        EXPECT_LE(std::fabs(xi / scale), 448.0) << "TE's scale never saturates";
+        EXPECT_LE(std::fabs(te_codes[k] * scale - xi),
+                  std::ldexp(std::fabs(xi), -4) + 0x1p-10 * scale)
+            << k;
+      }
+      int amax_exponent = 0;
+      const bool above = 2 * std::frexp(amax, &amax_exponent) > 1.75f;
+      EXPECT_EQ(te_scales[s], ocp_scales[s] + (above ? 1 : 0))
+          << "block " << r << "," << b << " amax " << amax;
+      differing += above ? 1 : 0;
+    }
+  }
+  EXPECT_GT(differing, 0) << "the input never told the rules apart";
+  const auto old =
+      quantize(TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream));
+  EXPECT_EQ(old->scale_inv()->Bytes(), ocp_scales) << "a v1.0 struct never asks for TE's rule";
+  EXPECT_EQ(old->Bytes(), ocp->Bytes());
+
+  AbiTensor out(TEPLUG_DTYPE_FP8_E4M3, {kRows, kCols});
+  out.SetQuant(
+      TEPLUG_SCALING_MXFP8_1D32,
+      std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{kRows, kBlocks}));
+  TeplugQuantizeArgs bad = sdk::Versioned<TeplugQuantizeArgs>();
+  bad.input = input.get();
+  bad.output = out.get();
+  bad.rowwise = 1;
+  bad.mx_scale_rule = 5;
+  sdk::OwnedError e(q_->vtbl->quantize(q_, &bad));
+  EXPECT_EQ(e.code(), TEPLUG_INVALID_ARGUMENT);
+  EXPECT_EQ(e.message(), "TeplugQuantizeArgs.mx_scale_rule 5 is not a TeplugMxScaleRule");
 }
 
 // The output's own data may be NULL when only the column-wise codes are

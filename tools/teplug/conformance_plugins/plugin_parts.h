@@ -120,6 +120,27 @@ inline void RmsNormRows(const float* x, const float* g, float* y, float* rsigma,
   }
 }
 
+// OCP e4m3: bias 7, 3 mantissa bits, subnormals; 0x7F is NaN, 448 the max.
+inline float DecodeE4m3(uint8_t code) {
+  const int exponent = (code >> 3) & 0xF, mantissa = code & 7;
+  if (exponent == 0) return std::ldexp(static_cast<float>(mantissa), -9);
+  return std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
+}
+
+// The nearest e4m3 code (ties to the even code), saturating at 448.
+inline uint8_t EncodeE4m3(float v) {
+  const uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  const float a = std::fabs(v);
+  if (std::isnan(v)) return 0x7F;
+  if (a >= 448.0f) return sign | 0x7E;
+  uint8_t best = 0;
+  for (uint8_t c = 1; c <= 0x7E; ++c) {
+    const float d = std::fabs(DecodeE4m3(c) - a), best_d = std::fabs(DecodeE4m3(best) - a);
+    if (d < best_d || (d == best_d && (c & 1) == 0)) best = c;
+  }
+  return sign | best;
+}
+
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
 inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
                                 const char* provider, const TeplugIID& iid, TeplugObject* object,
