@@ -5,9 +5,10 @@
 #      with -c opt for it alone (--define=teplug_cuda_archs=<arch>);
 #   2. runs every test of //native/... (host tests and GPU tests) and fails
 #      if a GPU test skipped for want of a device (it must run here);
-#   3. runs `teplug conformance` on libteplug_native.so, then its attention
-#      alone on cuda:0 (cuDNN fused attention, forward and backward, against
-#      the reference on every declared capability), and the main job with its
+#   3. runs `teplug conformance` on libteplug_native.so's IDevice, IGemm and
+#      IQuantizer on its devices, then its attention on cuda:0 (cuDNN fused
+#      attention, forward and backward, against the reference on every
+#      declared capability), and the main job with its
 #      GEMMs on the GPU (`teplug run --device cuda`), then the NCCL
 #      collectives through teplug on one rank and on one rank per GPU;
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
@@ -186,13 +187,19 @@ main() {
     fi
   fi
 
-  echo "== teplug conformance libteplug_native.so"
-  local bin
+  # Every interface of native but the collective, on native's devices. A
+  # collective case of conformance puts all its ranks on one device, which
+  # NCCL refuses (one GPU per rank): nccl_gpu_test checks NCCL below.
+  local bin iface
   bin="$( [[ "$DRY_RUN" == 1 ]] && echo bazel-bin || "$BAZEL" info "${flags[@]}" bazel-bin)"
-  if ! run "$bin/tools/teplug/teplug" conformance "$bin/native/provider/libteplug_native.so"; then
-    echo "gpu_check: FAILED: conformance" >&2
-    failures=$((failures + 1))
-  fi
+  for iface in device gemm quantizer; do
+    echo "== teplug conformance libteplug_native.so --interface $iface"
+    if ! run "$bin/tools/teplug/teplug" conformance "$bin/native/provider/libteplug_native.so" \
+        --interface "$iface"; then
+      echo "gpu_check: FAILED: $iface conformance" >&2
+      failures=$((failures + 1))
+    fi
+  done
 
   echo "== teplug conformance: attention on cuda:0 (native/cudnn vs the reference)"
   if ! run "$bin/tools/teplug/teplug" conformance "$bin/native/provider/libteplug_native.so" \

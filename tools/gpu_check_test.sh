@@ -91,14 +91,16 @@ out="$(bash "$SCRIPT" --arch 100 --dry-run --out "$TMP/dry" 2>&1)"
 expect_eq "dry run rc" "$?" 0
 expect_contains "dry build" "$out" "+ bazel build -c opt --define=teplug_cuda_archs=100 //native/... //tools/teplug"
 expect_contains "dry test" "$out" "+ bazel test -c opt --define=teplug_cuda_archs=100 --test_output=errors //native/..."
-expect_contains "dry conformance" "$out" "+ bazel-bin/tools/teplug/teplug conformance bazel-bin/native/provider/libteplug_native.so"
+for iface in device gemm quantizer; do
+  expect_contains "dry $iface conformance" "$out" "+ bazel-bin/tools/teplug/teplug conformance bazel-bin/native/provider/libteplug_native.so --interface $iface"
+done
 expect_contains "dry attention conformance" "$out" "+ bazel-bin/tools/teplug/teplug conformance bazel-bin/native/provider/libteplug_native.so --interface attention --device cuda:0"
 expect_contains "dry run --device cuda" "$out" "+ bazel-bin/tools/teplug/teplug run --device cuda --ranks 1"
 expect_contains "dry nccl" "$out" "+ bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu"
 expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/native/gemm/cublaslt_gemm_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
 expect_contains "dry quantize bench" "$out" "+ bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true"
-expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
+expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
 
 # ---- without nvidia-smi and without --arch: a clear refusal
 mkdir -p "$TMP/nobin"
