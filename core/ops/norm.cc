@@ -12,6 +12,7 @@
 #include "core/ops/table_check.h"
 #include "core/ops/table_describe.h"
 #include "core/ops/table_key.h"
+#include "teplug/quantizer.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 
@@ -31,10 +32,14 @@ constexpr Field NormType(size_t offset) {
 }
 constexpr Field kForwardFields[] = {
     NormType(offsetof(Fwd, norm_type)),
-    ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Fwd, zero_centered_gamma)).Selected(),
+    ScalarField("zero_centered_gamma", FieldRole::kInt32, offsetof(Fwd, zero_centered_gamma))
+        .Selected(),
     PerCallField("epsilon", offsetof(Fwd, epsilon)),
-    TensorField("x", offsetof(Fwd, x), kInput).Fact("dtype", "x's element type").DTypes(offsetof(Caps, input_dtypes)),
-    TensorField("gamma", offsetof(Fwd, gamma), kRequired | kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
+    TensorField("x", offsetof(Fwd, x), kInput)
+        .Fact("dtype", "x's element type")
+        .DTypes(offsetof(Caps, input_dtypes)),
+    TensorField("gamma", offsetof(Fwd, gamma), kRequired | kKeyShape)
+        .DTypes(offsetof(Caps, weight_dtypes)),
     TensorField("beta", offsetof(Fwd, beta), kKeyShape).DTypes(offsetof(Caps, weight_dtypes)),
     TensorField("y", offsetof(Fwd, y), kRequired | kKeyShape)
         .Fact("output_dtype", "y's element type (fp8: quantized output)")
@@ -44,6 +49,11 @@ constexpr Field kForwardFields[] = {
     TensorField("rsigma", offsetof(Fwd, rsigma), kKeyShape),
     WorkspaceField(offsetof(Fwd, workspace)),
     PerCallField("stream", offsetof(Fwd, stream)),
+    ScalarField("mx_scale_rule", FieldRole::kInt32, offsetof(Fwd, mx_scale_rule))
+        .Since(TEPLUG_STRUCT_SIZE(Fwd, mx_scale_rule))
+        .Enum(TEPLUG_MX_SCALE_COUNT_, &sdk::MxScaleRuleName, "TeplugMxScaleRule")
+        .Fact("mx_scale_rule",
+              "how an MXFP8 y's block scales are chosen (forward; other outputs ignore it)"),
 };
 constexpr Field kBackwardFields[] = {
     NormType(offsetof(Bwd, norm_type)),
@@ -62,6 +72,15 @@ constexpr Field kBackwardFields[] = {
 constexpr size_t kFwdV1 = TEPLUG_STRUCT_SIZE(Fwd, stream);
 constexpr size_t kBwdV1 = TEPLUG_STRUCT_SIZE(Bwd, stream);
 
+// Whether a forward asks for TransformerEngine's rule for an MXFP8 y
+// (mx_scale_rule, v1.3: OCP from a struct without it).
+bool WantsTeMxScales(const Fwd& a) {
+  return a.struct_size >= TEPLUG_STRUCT_SIZE(Fwd, mx_scale_rule) &&
+         a.mx_scale_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE && a.y->quant != nullptr &&
+         a.y->quant->mode == TEPLUG_SCALING_MXFP8_1D32;
+}
+bool WantsTeMxScales(const Bwd&) { return false; }
+
 // The hidden size: the last axis of x (1 for a rank-0 x).
 int64_t HiddenOf(const TeplugTensor& x) { return x.rank > 0 ? x.shape[x.rank - 1] : 1; }
 
@@ -74,8 +93,9 @@ absl::StatusOr<OpDescription> Describe(const InterfaceModule& module, const OpSp
   const Args& a = *static_cast<const Args*>(raw);
   const int64_t hidden = HiddenOf(*a.x);
   d.facts.AddInteger("hidden_size", hidden);
-  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), " ", ShapeText(a.x),
-                                 " hidden=", hidden, a.zero_centered_gamma ? " zero_centered_gamma" : ""),
+  FinishDescription(absl::StrCat(sdk::NormTypeName(a.norm_type), " ", ShapeText(a.x), " hidden=",
+                                 hidden, a.zero_centered_gamma ? " zero_centered_gamma" : "",
+                                 WantsTeMxScales(a) ? " transformer_engine scale rule" : ""),
                     spelling, &d);
   return d;
 }
@@ -92,6 +112,9 @@ std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
     return FixedRefusal("zero-centered gamma not supported");
   }
   if (auto r = CheckTensorsFromTable<kFields>(&c, op.args)) return r;
+  if (WantsTeMxScales(a) && !(c.features & TEPLUG_NORM_CAP_MX_TE_SCALE)) {
+    return FixedRefusal("TransformerEngine's MXFP8 scale rule not supported");
+  }
   const int64_t hidden = HiddenOf(*a.x);
   if (c.hidden_min > 0 && hidden < c.hidden_min) return ValueRefusal(Refusal::Kind::kBelow, "hidden size", hidden, c.hidden_min);
   if (c.hidden_max > 0 && hidden > c.hidden_max) return ValueRefusal(Refusal::Kind::kAbove, "hidden size", hidden, c.hidden_max);
@@ -103,7 +126,8 @@ std::optional<Refusal> Check(const Capability& cap, const OpDescription& op) {
 
 absl::Status Validate(const Caps& c) {
   const char* s = "TeplugNormCaps";
-  constexpr uint64_t kFeatures = TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA;
+  constexpr uint64_t kFeatures =
+      TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA | TEPLUG_NORM_CAP_MX_TE_SCALE;
   for (absl::Status st : {CheckDtypes(s, "input_dtypes", c.input_dtypes, true),
                           CheckDtypes(s, "weight_dtypes", c.weight_dtypes, true),
                           CheckDtypes(s, "output_dtypes", c.output_dtypes, true),
@@ -146,7 +170,7 @@ const Vtbl kDispatchTable = {dispatch::Base(sizeof(Vtbl)), &dispatch::Supports,
                              &dispatch::Op<Object, Bwd, &Vtbl::backward, kBackwardOp>};
 
 // The TEPLUG_NORM_CAP_* bits of TeplugNormCaps.features, by bit.
-constexpr const char* kFeatureCapNames[] = {"backward", "zero_centered_gamma"};
+constexpr const char* kFeatureCapNames[] = {"backward", "zero_centered_gamma", "mx_te_scale"};
 constexpr CapsField kNormCapsFields[] = {
     DTypesCapsField("input_dtypes", offsetof(Caps, input_dtypes)),
     DTypesCapsField("weight_dtypes", offsetof(Caps, weight_dtypes)),

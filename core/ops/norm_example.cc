@@ -23,6 +23,7 @@ absl::StatusOr<std::vector<ExampleParam>> NormExampleParams(const InterfaceModul
     params.push_back(Following(FactParam(v, "output_dtype", ""), "dtype"));
     params.push_back(NameParam("scaling_mode", "y's scaling mode when output_dtype is fp8",
                                "per_tensor", ScalingModeNames()));
+    params.push_back(FactParam(v, "mx_scale_rule", "ocp"));
   }
   return params;
 }
@@ -49,6 +50,7 @@ void BuildNormExample(const OpSpec& op, const ExampleValues& v, ExampleOp* e) {
     a->zero_centered_gamma = v.Switch("zero_centered_gamma");
     a->epsilon = 1e-5f;
     a->x = x, a->gamma = gamma, a->beta = beta, a->y = y, a->mu = mu, a->rsigma = rsigma;
+    sdk::ParseMxScaleRule(v.Name("mx_scale_rule"), &a->mx_scale_rule);
     e->args = a;
   } else {
     auto* a = e->NewStruct<TeplugNormBwdArgs>();

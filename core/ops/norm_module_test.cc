@@ -6,8 +6,10 @@
 
 #include "core/ops/interface_module.h"
 #include "core/ops/norm.h"
+#include "core/ops/op_signature.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "teplug/quantizer.h"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::core {
@@ -132,6 +134,50 @@ TEST(NormModuleTest, EachCapabilityRefusesWithItsValues) {
   EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD), "y scaling mode mxfp8_1d32 not in {}");
   n.caps_.scaling_modes = TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
   EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD), "");
+}
+
+// mx_scale_rule (v1.3): TransformerEngine's rule for an MXFP8 y needs the
+// feature; other outputs ignore the field; a v1.0 struct reads as OCP; the
+// rule is a fact, named in the summary and keyed.
+TEST(NormModuleTest, TransformerEnginesMxRuleNeedsTheFeatureForAnMxfp8Y) {
+  NormCase n;
+  n.fwd_.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+  EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD), "") << "a bf16 y ignores the rule";
+  n.caps_.output_dtypes |= TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3);
+  n.caps_.scaling_modes = TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
+  TeplugQuantization mx = sdk::Versioned<TeplugQuantization>();
+  mx.mode = TEPLUG_SCALING_MXFP8_1D32;
+  n.y_.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  n.y_.quant = &mx;
+  auto key = [&] {
+    OpSignature sig;
+    EXPECT_TRUE(BuildSignature(NormModule(), TEPLUG_NORM_OP_FORWARD, &n.fwd_, &sig));
+    return sig;
+  };
+  const OpSignature te_key = key();
+  EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD),
+            "TransformerEngine's MXFP8 scale rule not supported");
+  absl::StatusOr<OpDescription> d = n.Describe(TEPLUG_NORM_OP_FORWARD);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->Facts().Find("mx_scale_rule")->text, "transformer_engine");
+  EXPECT_THAT(d->summary, HasSubstr("transformer_engine scale rule"));
+  n.caps_.features |= TEPLUG_NORM_CAP_MX_TE_SCALE;
+  EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD), "");
+  n.caps_.features &= ~TEPLUG_NORM_CAP_MX_TE_SCALE;
+  // A caller built against v1.0-v1.2 headers: the field lies past its struct.
+  n.fwd_.struct_size = TEPLUG_STRUCT_SIZE(TeplugNormFwdArgs, stream);
+  EXPECT_EQ(n.Verdict(TEPLUG_NORM_OP_FORWARD), "");
+  d = n.Describe(TEPLUG_NORM_OP_FORWARD);
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->Facts().Find("mx_scale_rule")->text, "ocp");
+  const OpSignature old_key = key();
+  n.fwd_.struct_size = sizeof(TeplugNormFwdArgs);
+  n.fwd_.mx_scale_rule = TEPLUG_MX_SCALE_OCP;
+  EXPECT_EQ(key(), old_key) << "a v1.0 struct keys as the OCP rule";
+  EXPECT_FALSE(key() == te_key) << "the rule is keyed";
+  n.fwd_.mx_scale_rule = TEPLUG_MX_SCALE_COUNT_;
+  EXPECT_THAT(std::string(n.Describe(TEPLUG_NORM_OP_FORWARD).status().message()),
+              HasSubstr("TeplugNormFwdArgs.mx_scale_rule 2 is not a TeplugMxScaleRule"));
 }
 
 TEST(NormModuleTest, HiddenSizeLimitsAreInclusive) {

@@ -37,7 +37,9 @@ extern "C" {
  *  - 1.2: TeplugCommCreateArgs.num_hosts, TeplugCollectiveCaps.features and
  *         TEPLUG_COLLECTIVE_CAP_ONE_HOST (collective.h).
  *  - 1.3: TeplugQuantizeArgs.mx_scale_rule and reserved1, TeplugMxScaleRule
- *         and TEPLUG_QUANT_CAP_MX_TE_SCALE (quantizer.h). */
+ *         and TEPLUG_QUANT_CAP_MX_TE_SCALE (quantizer.h);
+ *         TeplugNormFwdArgs.mx_scale_rule and reserved1 and
+ *         TEPLUG_NORM_CAP_MX_TE_SCALE (norm.h). */
 #define TEPLUG_ABI_VERSION_CURRENT TEPLUG_ABI_VERSION(1, 3)
 /* The first version of the current major. A plugin that writes and reads the
  * fields of later minors only when struct_size holds them (as the SDK does)

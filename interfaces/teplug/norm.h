@@ -69,7 +69,8 @@ typedef enum TeplugNormType {
  *        > 0); quant->amax, when given, receives max |y_fp32|; quant->scale_inv,
  *        when given, receives 1/scale.
  *      mxfp8_1d32: quant->scale_inv e8m0 [rows, ceil(hidden/32)] receives the
- *        block scales (OCP MX rule, as IQuantizer); quant->amax, when given,
+ *        block scales, by the rule mx_scale_rule names (quantizer.h's OCP or
+ *        TransformerEngine rule, as IQuantizer); quant->amax, when given,
  *        receives max |y_fp32|.
  *    quant->columnwise_data must be NULL (column-wise output is not part of
  *    this op; quantize y again with IQuantizer for it).
@@ -79,7 +80,12 @@ typedef enum TeplugNormType {
  *    follows.
  *  - workspace: scratch on the op's device, at least what workspace_size said
  *    (NULL when that was 0).
- *  - stream: see TeplugStream. */
+ *  - stream: see TeplugStream.
+ *  - mx_scale_rule (v1.3; every other field is v1.0): a TeplugMxScaleRule
+ *    (quantizer.h), read only for an mxfp8_1d32 y. 0, or a struct_size
+ *    without it: TEPLUG_MX_SCALE_OCP. TRANSFORMER_ENGINE needs
+ *    TEPLUG_NORM_CAP_MX_TE_SCALE; a value outside the enum is
+ *    TEPLUG_INVALID_ARGUMENT. reserved1 (v1.3) is zero. */
 typedef struct TeplugNormFwdArgs {
   size_t struct_size;
   int32_t norm_type; /* TeplugNormType */
@@ -95,8 +101,10 @@ typedef struct TeplugNormFwdArgs {
   void* workspace;
   size_t workspace_size; /* bytes */
   TeplugStream stream;
+  int32_t mx_scale_rule; /* v1.3. TeplugMxScaleRule, for an mxfp8_1d32 y */
+  int32_t reserved1;     /* v1.3. zero */
 } TeplugNormFwdArgs;
-TEPLUG_DECLARE_LAST_FIELD(TeplugNormFwdArgs, stream);
+TEPLUG_DECLARE_LAST_FIELD(TeplugNormFwdArgs, reserved1);
 
 /* Backward. Pass the forward's norm_type, zero_centered_gamma, x, gamma, mu
  * and rsigma.
@@ -132,6 +140,10 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugNormBwdArgs, stream);
 /* Feature bits for TeplugNormCaps.features. */
 #define TEPLUG_NORM_CAP_BACKWARD (UINT32_C(1) << 0)            /* backward is served */
 #define TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA (UINT32_C(1) << 1) /* zero_centered_gamma = 1 */
+/* v1.3: an mxfp8_1d32 y with mx_scale_rule TEPLUG_MX_SCALE_TRANSFORMER_ENGINE.
+ * A host older than v1.3 refuses a descriptor with this bit: a plugin that
+ * also loads there sets it only when TeplugHostApi.abi_max >= 1.3. */
+#define TEPLUG_NORM_CAP_MX_TE_SCALE (UINT32_C(1) << 2)
 
 /* What a norm implementation serves. Bit masks use TEPLUG_DTYPE_BIT,
  * TEPLUG_NORM_TYPE_BIT and TEPLUG_SCALING_BIT.

@@ -298,7 +298,7 @@ TEST(AbiLayoutTest, EveryV1StructIsPinned) {
 }
 
 TEST(AbiLayoutTest, NormV1StructsArePinned) {
-  EXPECT_SIZE(TeplugNormFwdArgs, 96);
+  EXPECT_SIZE(TeplugNormFwdArgs, 104);
   EXPECT_OFFSET(TeplugNormFwdArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugNormFwdArgs, norm_type, 8);
   EXPECT_OFFSET(TeplugNormFwdArgs, zero_centered_gamma, 12);
@@ -313,6 +313,8 @@ TEST(AbiLayoutTest, NormV1StructsArePinned) {
   EXPECT_OFFSET(TeplugNormFwdArgs, workspace, 72);
   EXPECT_OFFSET(TeplugNormFwdArgs, workspace_size, 80);
   EXPECT_OFFSET(TeplugNormFwdArgs, stream, 88);
+  EXPECT_OFFSET(TeplugNormFwdArgs, mx_scale_rule, 96);  // v1.3
+  EXPECT_OFFSET(TeplugNormFwdArgs, reserved1, 100);     // v1.3
   EXPECT_SIZE(TeplugNormBwdArgs, 104);
   EXPECT_OFFSET(TeplugNormBwdArgs, struct_size, 0);
   EXPECT_OFFSET(TeplugNormBwdArgs, norm_type, 8);
@@ -433,6 +435,7 @@ TEST(AbiLayoutTest, EnumValuesArePinned) {
   EXPECT_EQ(TEPLUG_FAILED_PRECONDITION, 9);
   EXPECT_EQ(TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, 1);
   EXPECT_EQ(TEPLUG_QUANT_CAP_MX_TE_SCALE, 16u);
+  EXPECT_EQ(TEPLUG_NORM_CAP_MX_TE_SCALE, 4u);
   EXPECT_EQ(TEPLUG_ABI_VERSION_CURRENT, 0x00010003u);
   EXPECT_EQ(TEPLUG_ABI_VERSION_MAJOR_FIRST, 0x00010000u);
 }

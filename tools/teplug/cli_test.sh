@@ -164,7 +164,7 @@ assert fields["reference/gemm"]["epilogues"] == ["bias", "gelu", "gelu_aux", "ac
 assert fields["reference/gemm"]["max_dim"] == 0 and fields["reference/gemm"]["devices"] == ["cpu"], fields
 assert fields["fast/attn"]["head_dim_max"] == 128 and fields["fast/attn"]["head_dim_multiple"] == 8, fields
 assert fields["fast/attn"]["mask_types"] == ["none", "causal"], fields
-assert fields["reference/norm"]["features"] == ["backward", "zero_centered_gamma"], fields
+assert fields["reference/norm"]["features"] == ["backward", "zero_centered_gamma", "mx_te_scale"], fields
 assert "reserved0" not in fields["reference/norm"], fields
 assert fields["reference/collective"]["ops"][0] == "all_reduce", fields
 refused = doc["refused"]
@@ -935,6 +935,20 @@ PY
   expect_in "$OUT" "pass         contract refcount"
   expect_in "$OUT" "--interface norm --case 'norm_type=rmsnorm,input_dtype=fp32,"
   expect_reproduced "norm_types=rmsnorm"
+  # An RMSNorm writing MXFP8 y by the OCP rule while declaring TransformerEngine's:
+  # its fp32 cases pass, the TE case fails on y's block scales.
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_mx_rule.so"
+  expect_status 1
+  expect_in "$OUT" "pass         output_dtypes=fp32"
+  expect_in "$OUT" "FAIL         features=mx_te_scale"
+  expect_in "$OUT" "y's MX block scale"
+  expect_in "$OUT" ",mx_scale_rule=transformer_engine'"
+  expect_reproduced "features=mx_te_scale"
+  run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_norm_mx_rule.so" \
+    --interface norm --seed 5 \
+    --case 'norm_type=rmsnorm,input_dtype=fp32,weight_dtype=fp32,output_dtype=fp8_e4m3,scaling=mxfp8_1d32,zero_centered_gamma=0,backward=0,rows=17,hidden=64'
+  expect_status 0
+  expect_in "$OUT" "pass         scaling_modes=mxfp8_1d32"
   run_teplug conformance "$CONFORMANCE_PLUGINS/libteplug_conformance_attention_numbers.so"
   expect_status 1
   expect_in "$OUT" "FAIL         layouts=bshd_bshd_bshd"

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -18,7 +19,7 @@ namespace {
 constexpr int32_t kHigh[] = {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16};
 constexpr int32_t kFp8[] = {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2};
 constexpr int32_t kScalings[] = {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32};
-constexpr const char* kFeatures[] = {"backward", "zero_centered_gamma"};
+constexpr const char* kFeatures[] = {"backward", "zero_centered_gamma", "mx_te_scale"};
 
 bool IsFp8(int32_t d) { return d == TEPLUG_DTYPE_FP8_E4M3 || d == TEPLUG_DTYPE_FP8_E5M2; }
 
@@ -28,6 +29,7 @@ struct NormCase {
   int32_t scaling = TEPLUG_SCALING_NONE;  // of an fp8 output
   bool zero_centered_gamma = false, backward = false;
   int64_t rows = 17, hidden = 64;
+  int32_t mx_scale_rule = TEPLUG_MX_SCALE_OCP;  // of an mxfp8_1d32 output
 };
 
 std::string Format(const NormCase& c) {
@@ -35,7 +37,11 @@ std::string Format(const NormCase& c) {
       "norm_type=", sdk::NormTypeName(c.norm_type), ",input_dtype=", sdk::DTypeName(c.input),
       ",weight_dtype=", sdk::DTypeName(c.weight), ",output_dtype=", sdk::DTypeName(c.output),
       ",scaling=", sdk::ScalingName(c.scaling), ",zero_centered_gamma=", int{c.zero_centered_gamma},
-      ",backward=", int{c.backward}, ",rows=", c.rows, ",hidden=", c.hidden);
+      ",backward=", int{c.backward}, ",rows=", c.rows, ",hidden=", c.hidden,
+      // Named only when not the default, so OCP cases read as they always did.
+      c.mx_scale_rule != TEPLUG_MX_SCALE_OCP
+          ? absl::StrCat(",mx_scale_rule=", sdk::MxScaleRuleName(c.mx_scale_rule))
+          : "");
 }
 
 absl::StatusOr<NormCase> Parse(const std::string& text) {
@@ -56,6 +62,9 @@ absl::StatusOr<NormCase> Parse(const std::string& text) {
           for (int32_t s : kScalings)
             if (value == sdk::ScalingName(s)) c.scaling = s, found = true;
           if (!found) return bad("none, per_tensor or mxfp8_1d32");
+        } else if (key == "mx_scale_rule") {
+          if (!sdk::ParseMxScaleRule(value, &c.mx_scale_rule))
+            return bad("ocp or transformer_engine");
         } else if (key == "zero_centered_gamma" || key == "backward") {
           if (value != "0" && value != "1") return bad("0 or 1");
           (key == "backward" ? c.backward : c.zero_centered_gamma) = value == "1";
@@ -67,11 +76,15 @@ absl::StatusOr<NormCase> Parse(const std::string& text) {
           return absl::InvalidArgumentError(
               absl::StrCat("--case: unknown key \"", key,
                            "\" (keys: norm_type, input_dtype, weight_dtype, output_dtype, scaling, "
-                           "zero_centered_gamma, backward, rows, hidden)"));
+                           "zero_centered_gamma, backward, rows, hidden, mx_scale_rule)"));
         }
         return absl::OkStatus();
       });
   if (!parsed.ok()) return parsed;
+  if (c.mx_scale_rule != TEPLUG_MX_SCALE_OCP &&
+      (!IsFp8(c.output) || c.scaling != TEPLUG_SCALING_MXFP8_1D32))
+    return BadCaseValue("mx_scale_rule", sdk::MxScaleRuleName(c.mx_scale_rule),
+                        "ocp unless the output is fp8 in mxfp8_1d32 scaling");
   return c;
 }
 
@@ -83,6 +96,8 @@ std::vector<std::string> Exercised(const NormCase& c) {
   if (IsFp8(c.output)) e.push_back(Claim("scaling_modes", sdk::ScalingName(c.scaling)));
   if (c.backward) e.push_back(Claim("features", "backward"));
   if (c.zero_centered_gamma) e.push_back(Claim("features", "zero_centered_gamma"));
+  if (c.mx_scale_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE)
+    e.push_back(Claim("features", "mx_te_scale"));
   return e;
 }
 
@@ -183,6 +198,14 @@ std::vector<PlannedCase> Plan(const std::vector<std::string>& claims, bool quick
     NormCase c = base;
     c.zero_centered_gamma = true;
     c.backward = backward;
+    add(c);
+  }
+  if (declared("features", "mx_te_scale") && !fp8.empty() &&
+      std::find(modes.begin(), modes.end(), TEPLUG_SCALING_MXFP8_1D32) != modes.end()) {
+    NormCase c = base;
+    c.output = fp8[0];
+    c.scaling = TEPLUG_SCALING_MXFP8_1D32;
+    c.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
     add(c);
   }
   if (quick) return plan;
@@ -287,6 +310,7 @@ TeplugNormFwdArgs ForwardArgs(const NormCase& c, const HostTensor& x, const Host
   a.y = out->y.tensor();
   a.mu = layernorm ? out->mu.tensor() : nullptr;
   a.rsigma = out->rsigma.tensor();
+  a.mx_scale_rule = c.mx_scale_rule;
   return a;
 }
 
@@ -302,6 +326,25 @@ absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::st
   if (std::string e = staging.Stage(StagedTensorsOf(TEPLUG_NORM_OP_FORWARD, &a)); !e.empty())
     return absl::UnavailableError(e);
   return plugin.Select(sdk::kIidNormV1, TEPLUG_NORM_OP_FORWARD, &a, provider);
+}
+
+// "" when two MXFP8 y's of [rows, hidden] carry the same e8m0 block scales,
+// else the first block that differs. quantizer.h's rule (the one mx_scale_rule
+// names) fixes each scale from the block's fp32 maximum, so implementations
+// whose fp32 y differ in the last bits still agree unless a maximum lies on
+// a power-of-two boundary; the rule followed shows here, where the codes'
+// tolerance would not tell the two rules apart.
+std::string FirstScaleDifference(const TeplugTensor& mine, const TeplugTensor& ref, int64_t rows,
+                                 int64_t hidden) {
+  const int64_t count = rows * ((hidden + 31) / 32);
+  const auto* a = static_cast<const uint8_t*>(mine.quant->scale_inv->data);
+  const auto* b = static_cast<const uint8_t*>(ref.quant->scale_inv->data);
+  for (int64_t i = 0; i < count; ++i) {
+    if (a[i] != b[i])
+      return absl::StrFormat("y's MX block scale %d (row %d) is 0x%02x, the reference's 0x%02x", i,
+                             i / ((hidden + 31) / 32), a[i], b[i]);
+  }
+  return "";
 }
 
 // The plugin's calls run on `where`'s device when given, else on host memory.
@@ -334,6 +377,11 @@ CaseOutcome RunOn(const core::Kernel& plugin, const std::string& provider,
   if (layernorm) {
     o.Include(NormalizedMaxError(mine.mu.Values(), ref.mu.Values()),
               OutputTolerance(ToleranceKind::kGemm, TEPLUG_DTYPE_FP32));
+  }
+  if (IsFp8(c->output) && c->scaling == TEPLUG_SCALING_MXFP8_1D32) {
+    if (std::string d = FirstScaleDifference(*mine.y.tensor(), *ref.y.tensor(), c->rows, c->hidden);
+        !d.empty())
+      return {false, d};
   }
   if (c->backward) {
     // Both from the reference's mu and rsigma, so the backward is compared alone.

@@ -87,7 +87,8 @@ TeplugNormCaps MakeNormCaps() {
   c.norm_types = AllBits(TEPLUG_NORM_TYPE_COUNT_);
   c.scaling_modes =
       TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32);
-  c.features = TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA;
+  c.features =
+      TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA | TEPLUG_NORM_CAP_MX_TE_SCALE;
   c.hidden_min = 1;
   c.hidden_max = 0;
   c.hidden_multiple = 1;

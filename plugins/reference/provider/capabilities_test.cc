@@ -279,6 +279,7 @@ TEST_F(CapabilitiesTest, QuantizerDeclaredBitsWorkAndOthersAreRefused) {
     }
   }
   ASSERT_TRUE(caps.features & TEPLUG_QUANT_CAP_DELAYED_SCALING);
+  ASSERT_TRUE(caps.features & TEPLUG_QUANT_CAP_MX_TE_SCALE);
   EXPECT_TRUE(quantize(TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_FP8_E5M2, TEPLUG_SCALING_PER_TENSOR,
                        TEPLUG_RECIPE_DELAYED).ok());
 }
@@ -327,7 +328,16 @@ TEST_F(CapabilitiesTest, NormDeclaredBitsWorkAndOthersAreRefused) {
     EXPECT_EQ(NormRun(norm_, type, f32, f32, f32, none, 32, true, true, rng_).ok(),
               ((caps.norm_types >> type) & 1) != 0) << "norm type " << type;
   }
-  EXPECT_EQ(caps.features, TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA);
+  EXPECT_EQ(caps.features, TEPLUG_NORM_CAP_BACKWARD | TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA |
+                               TEPLUG_NORM_CAP_MX_TE_SCALE);
+  {  // the declared TransformerEngine MX rule is served
+    testing::NormTensors t(TEPLUG_NORM_RMSNORM, {2, 40}, f32, f32, TEPLUG_DTYPE_FP8_E4M3, rng_);
+    t.y.SetQuant(TEPLUG_SCALING_MXFP8_1D32,
+                 std::make_unique<AbiTensor>(TEPLUG_DTYPE_E8M0, std::vector<int64_t>{2, 2}));
+    t.fwd.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+    sdk::OwnedError e = t.Forward(norm_);
+    EXPECT_TRUE(e.ok()) << e.message();
+  }
   EXPECT_EQ(caps.hidden_min, 1);
   EXPECT_EQ(caps.hidden_max, 0);
   for (int64_t hidden : {1, 7, 4096}) {

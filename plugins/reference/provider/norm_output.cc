@@ -153,7 +153,7 @@ absl::Status WriteNormOutput(const NormOutputTarget& t, const std::vector<double
     return t.amax ? WriteScalar(*t.amax, q->amax) : absl::OkStatus();
   }
   absl::StatusOr<MxFp8> q =
-      QuantizeMxfp8(y32.data(), r, h, format, kReferenceMxScaleRule, /*with_columnwise=*/false);
+      QuantizeMxfp8(y32.data(), r, h, format, t.mx_rule, /*with_columnwise=*/false);
   if (!q.ok()) return q.status();
   TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(t.y, q->data));
   TEPLUG_REFERENCE_RETURN_IF_ERROR(WriteCodes(*t.scale_inv, q->scales));

@@ -7,7 +7,7 @@
 //     exactly as the reference IQuantizer quantizes that fp32 tensor (the same
 //     numerics calls): per_tensor with the given quant->scale (delayed
 //     scaling; scale_inv and amax written when given), or mxfp8_1d32 with the
-//     reference's MX scale rule (e8m0 scale_inv required; amax when given).
+//     args' MX scale rule (e8m0 scale_inv required; amax when given).
 // Column-wise output is refused (quant->columnwise_data must be NULL).
 #ifndef TEPLUG_PLUGINS_REFERENCE_PROVIDER_NORM_OUTPUT_H_
 #define TEPLUG_PLUGINS_REFERENCE_PROVIDER_NORM_OUTPUT_H_
@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "plugins/reference/numerics/mx_scaling.h"
 #include "plugins/reference/provider/tensor_view.h"
 
 namespace teplug::reference::provider {
@@ -28,6 +29,7 @@ struct NormOutputTarget {
   std::optional<TensorView> scale;      // per_tensor: fp32[1], read
   std::optional<TensorView> scale_inv;  // per_tensor fp32[1] or mxfp8 e8m0 grid, written
   std::optional<TensorView> amax;       // fp32[1], written
+  MxScaleRule mx_rule = MxScaleRule::kOcpSpec;  // mxfp8_1d32: the scale rule
 };
 
 // Checks y (already viewed; `rows` x `hidden` is its 2D geometry) and its

@@ -111,6 +111,16 @@ absl::Status RunReferenceNormForward(const TeplugNormFwdArgs& args) {
   TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireShape(*y, x->shape, "x is"));
   absl::StatusOr<NormOutputTarget> target = CheckNormOutput(*y, rows, hidden);
   if (!target.ok()) return target.status();
+  // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
+  const int32_t rule = args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugNormFwdArgs, mx_scale_rule)
+                           ? args.mx_scale_rule
+                           : TEPLUG_MX_SCALE_OCP;
+  if (rule != TEPLUG_MX_SCALE_OCP && rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(n, ".mx_scale_rule ", rule, " is not a TeplugMxScaleRule"));
+  }
+  target->mx_rule = rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE ? MxScaleRule::kTransformerEngine
+                                                               : MxScaleRule::kOcpSpec;
   TEPLUG_REFERENCE_RETURN_IF_ERROR(RequireAbsentForRms(*kind, args.mu, n + ".mu"));
   absl::StatusOr<std::optional<TensorView>> mu =
       ViewShaped(args.mu, n + ".mu", {rows}, rows_what, kFp32, false);

@@ -136,14 +136,15 @@ TEST_F(NormProviderTest, HighPrecisionAmaxIsThatOfTheStoredValues) {
 // The fp32 y of the problem, then IQuantizer (through the ABI) into `out`.
 class NormQuantizedOutputTest
     : public NormProviderTest,
-      public ::testing::WithParamInterface<std::tuple<int32_t, int32_t, int32_t>> {
+      public ::testing::WithParamInterface<std::tuple<int32_t, int32_t, int32_t, int32_t>> {
  protected:
-  void QuantizeWithIQuantizer(AbiTensor* fp32_y, AbiTensor* out) {
+  void QuantizeWithIQuantizer(AbiTensor* fp32_y, AbiTensor* out, int32_t mx_scale_rule) {
     TeplugQuantizeArgs q = sdk::Versioned<TeplugQuantizeArgs>();
     q.input = fp32_y->get();
     q.output = out->get();
     q.recipe = TEPLUG_RECIPE_DELAYED;
     q.rowwise = 1;
+    q.mx_scale_rule = mx_scale_rule;
     sdk::OwnedError e(quant_->vtbl->quantize(quant_, &q));
     ASSERT_TRUE(e.ok()) << e.message();
   }
@@ -152,7 +153,7 @@ class NormQuantizedOutputTest
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 TEST_P(NormQuantizedOutputTest, Fp8YIsBitForBitTheReferenceQuantizerOfTheFp32Y) {
-  const auto [norm_type, mode, dtype] = GetParam();
+  const auto [norm_type, mode, dtype, rule] = GetParam();
   const std::vector<int64_t> shape = {3, 80};  // 80: a partial MX block per row
   std::mt19937_64 rng_a(7), rng_b(7);
   NormTensors quantized(norm_type, shape, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_FP32, dtype, rng_a);
@@ -160,6 +161,7 @@ TEST_P(NormQuantizedOutputTest, Fp8YIsBitForBitTheReferenceQuantizerOfTheFp32Y) 
                    rng_b);
   quantized.SetZeroCentered(true);
   high.SetZeroCentered(true);
+  quantized.fwd.mx_scale_rule = rule;  // per_tensor ignores it
   AbiTensor via_quantizer(dtype, shape);
   if (mode == TEPLUG_SCALING_PER_TENSOR) {
     quantized.y.SetPerTensor(3.5f, -1.0f);  // scale_inv and amax are outputs
@@ -172,7 +174,7 @@ TEST_P(NormQuantizedOutputTest, Fp8YIsBitForBitTheReferenceQuantizerOfTheFp32Y) 
   sdk::OwnedError e = quantized.Forward(norm_);
   ASSERT_TRUE(e.ok()) << e.message();
   ASSERT_TRUE(high.Forward(norm_).ok());
-  QuantizeWithIQuantizer(&high.y, &via_quantizer);
+  QuantizeWithIQuantizer(&high.y, &via_quantizer, rule);
   EXPECT_EQ(quantized.y.Bytes(), via_quantizer.Bytes()) << "codes";
   EXPECT_EQ(quantized.y.scale_inv()->Bytes(), via_quantizer.scale_inv()->Bytes()) << "scale_inv";
   EXPECT_EQ(quantized.y.amax()->Values(), via_quantizer.amax()->Values()) << "amax";
@@ -184,11 +186,13 @@ INSTANTIATE_TEST_SUITE_P(
     ModesAndFormats, NormQuantizedOutputTest,
     ::testing::Combine(::testing::Values(TEPLUG_NORM_LAYERNORM, TEPLUG_NORM_RMSNORM),
                        ::testing::Values(TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32),
-                       ::testing::Values(TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2)),
+                       ::testing::Values(TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2),
+                       ::testing::Values(TEPLUG_MX_SCALE_OCP, TEPLUG_MX_SCALE_TRANSFORMER_ENGINE)),
     [](const auto& info) {
       return std::string(sdk::NormTypeName(std::get<0>(info.param))) + "_" +
              sdk::ScalingName(std::get<1>(info.param)) + "_" +
-             sdk::DTypeName(std::get<2>(info.param));
+             sdk::DTypeName(std::get<2>(info.param)) + "_" +
+             sdk::MxScaleRuleName(std::get<3>(info.param));
     });
 
 TEST_F(NormProviderTest, BackwardEqualsTheKernelOnTheGivenStatistics) {

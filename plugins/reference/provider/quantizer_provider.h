@@ -4,7 +4,8 @@
 //   per_tensor  delayed (scale given) or current scaling (amax_epsilon,
 //               force_pow2_scales; an overflowing scale becomes the input
 //               dtype's largest finite value, as TE does)
-//   mxfp8_1d32  OCP MX v1.0 scale rule (MxScaleRule::kOcpSpec), e8m0 scale_inv
+//   mxfp8_1d32  the OCP MX v1.0 scale rule, or TransformerEngine's when
+//               mx_scale_rule asks for it; e8m0 scale_inv
 //   block_1d128 / block_2d128  TE Float8BlockScaling with the args'
 //               amax_epsilon and force_pow2_scales
 // Column-wise output follows TeplugQuantization (interfaces/teplug/types.h): per_tensor and block
@@ -20,15 +21,10 @@
 #include <memory>
 
 #include "absl/status/status.h"
-#include "plugins/reference/numerics/mx_scaling.h"
 #include "teplug/quantizer.h"
 #include "teplug/sdk/implement.hpp"
 
 namespace teplug::reference::provider {
-
-// The MX scale rule of INorm's MXFP8 output (INorm has no field to choose
-// one; IQuantizer takes TeplugQuantizeArgs.mx_scale_rule).
-inline constexpr MxScaleRule kReferenceMxScaleRule = MxScaleRule::kOcpSpec;
 
 // Quantizes as the file comment says. quant->amax, when given, receives the
 // input's amax (every mode); per_tensor also writes scale (current scaling)

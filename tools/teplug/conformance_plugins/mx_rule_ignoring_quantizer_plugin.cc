@@ -12,7 +12,6 @@
 namespace {
 
 using conformance_plugins::AddRef;
-using conformance_plugins::EncodeE4m3;
 using conformance_plugins::Error;
 using conformance_plugins::Release;
 
@@ -38,39 +37,12 @@ TeplugBool Supports(TeplugObject*, int32_t op, const void* args, char* reason, s
   return conformance_plugins::AnswerSupports(why, reason, size);
 }
 
-// One block by the OCP rule: shared_exp = floor(log2(amax)) - 8 (e4m3's
-// emax), at least -127; codes = e4m3(x / 2^shared_exp). Its scale code is
-// returned. A block with NaN or Inf gets 0xFF and NaN codes.
-uint8_t QuantizeBlock(const float* x, int64_t n, uint8_t* codes) {
-  float amax = 0;
-  bool special = false;
-  for (int64_t i = 0; i < n; ++i) {
-    special = special || !std::isfinite(x[i]);
-    amax = std::fmax(amax, std::fabs(x[i]));
-  }
-  if (special) {
-    std::memset(codes, 0x7F, static_cast<size_t>(n));
-    return 0xFF;
-  }
-  int shared_exp = -127;
-  if (amax > 0) shared_exp = std::ilogb(amax) - 8 < -127 ? -127 : std::ilogb(amax) - 8;
-  for (int64_t i = 0; i < n; ++i) codes[i] = EncodeE4m3(std::ldexp(x[i], -shared_exp));
-  return static_cast<uint8_t>(shared_exp + 127);
-}
-
 TeplugError* Quantize(TeplugQuantizerV1*, const TeplugQuantizeArgs* a) {
   if (const char* why = Unserved(a)) return Error(TEPLUG_UNSUPPORTED, why);
   const int64_t rows = a->input->shape[0], cols = a->input->shape[1];
-  const int64_t blocks = (cols + 31) / 32;
   const auto* x = static_cast<const float*>(a->input->data);
-  auto* codes = static_cast<uint8_t*>(a->output->data);
-  auto* scales = static_cast<uint8_t*>(a->output->quant->scale_inv->data);
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t first = r * cols + 32 * b, n = cols - 32 * b < 32 ? cols - 32 * b : 32;
-      scales[r * blocks + b] = QuantizeBlock(x + first, n, codes + first);
-    }
-  }
+  conformance_plugins::QuantizeMxRowsE4m3(x, rows, cols, static_cast<uint8_t*>(a->output->data),
+                                          static_cast<uint8_t*>(a->output->quant->scale_inv->data));
   if (a->output->quant->amax != nullptr) {
     float amax = 0;
     for (int64_t i = 0; i < rows * cols; ++i)

@@ -141,6 +141,40 @@ inline uint8_t EncodeE4m3(float v) {
   return sign | best;
 }
 
+// One MXFP8 block of e4m3 codes by the OCP rule (quantizer.h): shared_exp = floor(log2(amax)) - 8
+// (e4m3's emax), at least -127; codes = e4m3(x / 2^shared_exp). Its scale code is returned. A block
+// with NaN or Inf gets 0xFF and NaN codes.
+inline uint8_t QuantizeMxBlockE4m3(const float* x, int64_t n, uint8_t* codes) {
+  float amax = 0;
+  bool special = false;
+  for (int64_t i = 0; i < n; ++i) {
+    special = special || !std::isfinite(x[i]);
+    amax = std::fmax(amax, std::fabs(x[i]));
+  }
+  if (special) {
+    std::memset(codes, 0x7F, static_cast<size_t>(n));
+    return 0xFF;
+  }
+  int shared_exp = -127;
+  if (amax > 0) shared_exp = std::ilogb(amax) - 8 < -127 ? -127 : std::ilogb(amax) - 8;
+  for (int64_t i = 0; i < n; ++i) codes[i] = EncodeE4m3(std::ldexp(x[i], -shared_exp));
+  return static_cast<uint8_t>(shared_exp + 127);
+}
+
+// A row-major [rows, cols] fp32 tensor as MXFP8 e4m3 by the OCP rule: codes
+// [rows, cols], scales e8m0 [rows, ceil(cols/32)] (the last block of a row
+// partial).
+inline void QuantizeMxRowsE4m3(const float* x, int64_t rows, int64_t cols, uint8_t* codes,
+                               uint8_t* scales) {
+  const int64_t blocks = (cols + 31) / 32;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t first = r * cols + 32 * b, n = cols - 32 * b < 32 ? cols - 32 * b : 32;
+      scales[r * blocks + b] = QuantizeMxBlockE4m3(x + first, n, codes + first);
+    }
+  }
+}
+
 // Fills `info` (ABI 1.0 to current) and registers one implementation.
 inline TeplugError* RegisterOne(const TeplugHostApi* host, TeplugPluginInfo* info,
                                 const char* provider, const TeplugIID& iid, TeplugObject* object,

@@ -4,6 +4,9 @@
 //   LIE_REFCOUNT  release does not decrement the reference count
 //   LIE_ANY_DTYPE it answers success to an x, gamma or y in a dtype it does
 //                 not declare (writing nothing), where it should refuse them
+//   LIE_MX_RULE   it also writes an fp8_e4m3 y in mxfp8_1d32 and declares
+//                 TransformerEngine's MX scale rule, but always quantizes by
+//                 the OCP rule (it never reads mx_scale_rule)
 // Built with HIDDEN_MULTIPLE_48 instead it tells no lie: it declares
 // hidden_multiple 48 and refuses (unsupported) every other hidden size, so
 // conformance must keep its cases to multiples of 48 and pass it.
@@ -11,6 +14,7 @@
 // that has only the shared contract checks.
 #include <atomic>
 #include <cmath>
+#include <vector>
 
 #include "teplug/teplug.h"
 #include "tools/teplug/conformance_plugins/plugin_parts.h"
@@ -59,8 +63,15 @@ TeplugError* Forward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
   if (a == nullptr || a->x == nullptr || a->gamma == nullptr || a->y == nullptr)
     return Error(TEPLUG_INVALID_ARGUMENT, "forward: x, gamma and y are required");
   if (TeplugError* e = OutsideLimits(a->x)) return e;
+#ifdef LIE_MX_RULE
+  const bool mx = a->y->dtype == TEPLUG_DTYPE_FP8_E4M3 && a->y->quant != nullptr &&
+                  a->y->quant->mode == TEPLUG_SCALING_MXFP8_1D32 &&
+                  a->y->quant->scale_inv != nullptr;
+#else
+  const bool mx = false;
+#endif
   if (a->x->dtype != TEPLUG_DTYPE_FP32 || a->gamma->dtype != TEPLUG_DTYPE_FP32 ||
-      a->y->dtype != TEPLUG_DTYPE_FP32) {
+      (a->y->dtype != TEPLUG_DTYPE_FP32 && !mx)) {
 #ifdef LIE_ANY_DTYPE
     return nullptr;  // the lie: success, and nothing read or written
 #else
@@ -75,11 +86,17 @@ TeplugError* Forward(TeplugNormV1*, const TeplugNormFwdArgs* a) {
 #else
   const double divisor = static_cast<double>(hidden);
 #endif
+  std::vector<float> y32(mx ? static_cast<size_t>(rows * hidden) : 0);
   conformance_plugins::RmsNormRows(
       static_cast<const float*>(a->x->data), static_cast<const float*>(a->gamma->data),
-      static_cast<float*>(a->y->data),
+      mx ? y32.data() : static_cast<float*>(a->y->data),
       a->rsigma == nullptr ? nullptr : static_cast<float*>(a->rsigma->data), rows, hidden, divisor,
       a->epsilon, a->zero_centered_gamma != 0);
+  if (mx) {  // the lie: the OCP rule whatever mx_scale_rule asks for
+    conformance_plugins::QuantizeMxRowsE4m3(y32.data(), rows, hidden,
+                                            static_cast<uint8_t*>(a->y->data),
+                                            static_cast<uint8_t*>(a->y->quant->scale_inv->data));
+  }
   return nullptr;
 }
 TeplugError* Backward(TeplugNormV1*, const TeplugNormBwdArgs*) {
@@ -95,19 +112,27 @@ TeplugNormV1 g_norm = {&kVtbl};
 
 const TeplugDeviceSupport kCpu[] = {
     {sizeof(TeplugDeviceSupport), TEPLUG_DEVICE_CPU, TEPLUG_VENDOR_ANY, 0, 0}};
-const TeplugNormCaps kCaps = {sizeof(TeplugNormCaps),
-                              kCpu,
-                              1,
-                              TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                              TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                              TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
-                              TEPLUG_NORM_TYPE_BIT(TEPLUG_NORM_RMSNORM),
-                              0,
-                              0,
-                              0,
-                              0,
-                              0,
-                              kHiddenMultiple};
+const TeplugNormCaps kCaps = {
+    sizeof(TeplugNormCaps),
+    kCpu,
+    1,
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+#ifdef LIE_MX_RULE
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3),
+    TEPLUG_NORM_TYPE_BIT(TEPLUG_NORM_RMSNORM),
+    TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32),
+    TEPLUG_NORM_CAP_MX_TE_SCALE,
+#else
+    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP32),
+    TEPLUG_NORM_TYPE_BIT(TEPLUG_NORM_RMSNORM),
+    0,
+    0,
+#endif
+    0,
+    0,
+    0,
+    kHiddenMultiple};
 
 }  // namespace
 
