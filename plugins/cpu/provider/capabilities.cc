@@ -59,7 +59,8 @@ TeplugQuantizerCaps MakeQuantizerCaps() {
   c.output_dtypes = kFp8DTypes;
   c.scaling_modes = kRowwiseScalingModes;
   c.features = TEPLUG_QUANT_CAP_COLUMNWISE | TEPLUG_QUANT_CAP_DEQUANTIZE |
-               TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING;
+               TEPLUG_QUANT_CAP_CURRENT_SCALING | TEPLUG_QUANT_CAP_DELAYED_SCALING |
+               TEPLUG_QUANT_CAP_MX_TE_SCALE;
   return c;
 }
 

@@ -86,7 +86,8 @@ declared_checks("quantizer", ["refcount", "error_object", "supports_reason", "re
                 ["scaling_modes=" + m for m in
                  ("per_tensor", "mxfp8_1d32", "block_1d128", "block_2d128")] +
                 ["features=" + f for f in
-                 ("columnwise", "dequantize", "current_scaling", "delayed_scaling")])
+                 ("columnwise", "dequantize", "current_scaling", "delayed_scaling",
+                  "mx_te_scale")])
 PY
 
 LAST="teplug list --no-discovery"

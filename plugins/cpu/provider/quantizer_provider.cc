@@ -148,6 +148,7 @@ absl::StatusOr<std::optional<MatrixView>> ReadOptional(const TeplugTensor* t, co
 struct QuantizeCall {
   MatrixView input, output;
   int32_t mode = 0;
+  quantize::MxRule mx_rule = quantize::MxRule::kOcp;
   std::optional<MatrixView> scale_inv, columnwise_data, columnwise_scale_inv, scale, amax;
 };
 
@@ -199,6 +200,16 @@ absl::StatusOr<QuantizeCall> CheckQuantize(const TeplugQuantizeArgs& args) {
     return absl::InvalidArgumentError(
         "TeplugQuantizeArgs: rowwise and columnwise are both false; at least one output is needed");
   }
+  // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
+  const int32_t mx_rule = args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, mx_scale_rule)
+                              ? args.mx_scale_rule
+                              : TEPLUG_MX_SCALE_OCP;
+  if (mx_rule != TEPLUG_MX_SCALE_OCP && mx_rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("TeplugQuantizeArgs.mx_scale_rule %d is not a TeplugMxScaleRule", mx_rule));
+  }
+  if (mx_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE)
+    call.mx_rule = quantize::MxRule::kTransformerEngine;
   TEPLUG_CPU_ASSIGN_OPTIONAL(call.scale_inv, q.scale_inv, q_name + ".scale_inv");
   TEPLUG_CPU_ASSIGN_OPTIONAL(call.columnwise_data, q.columnwise_data, q_name + ".columnwise_data");
   TEPLUG_CPU_ASSIGN_OPTIONAL(call.columnwise_scale_inv, q.columnwise_scale_inv,
@@ -308,14 +319,14 @@ absl::Status Quantize(const TeplugQuantizeArgs& args, const QuantizeCall& call, 
     }
     case TEPLUG_SCALING_MXFP8_1D32: {
       if (call.scale_inv) {
-        quantize::QuantizeMxRows(wide, in.data, rows, cols, kind, AsBytes(call.output),
-                                 AsBytes(*call.scale_inv), threads);
+        quantize::QuantizeMxRows(wide, in.data, rows, cols, kind, call.mx_rule,
+                                 AsBytes(call.output), AsBytes(*call.scale_inv), threads);
       }
       if (call.columnwise_data) {
         const int64_t blocks = CeilDiv(rows, 32);
         std::vector<uint8_t> codes(static_cast<size_t>(n)), scales(static_cast<size_t>(cols * blocks));
-        quantize::QuantizeMxRows(Wide::kFp32, transposed.data(), cols, rows, kind, codes.data(),
-                                 scales.data(), threads);
+        quantize::QuantizeMxRows(Wide::kFp32, transposed.data(), cols, rows, kind, call.mx_rule,
+                                 codes.data(), scales.data(), threads);
         quantize::TransposeBytes(codes.data(), cols, rows, AsBytes(*call.columnwise_data), threads);
         quantize::TransposeBytes(scales.data(), cols, blocks, AsBytes(*call.columnwise_scale_inv),
                                  threads);

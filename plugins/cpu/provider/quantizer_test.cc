@@ -160,12 +160,15 @@ struct Recipe {
   int32_t recipe;
   float epsilon;
   bool pow2;
+  int32_t mx_rule = TEPLUG_MX_SCALE_OCP;
 };
 const Recipe kRecipes[] = {
     {"delayed", TEPLUG_SCALING_PER_TENSOR, TEPLUG_RECIPE_DELAYED, 0.f, false},
     {"current", TEPLUG_SCALING_PER_TENSOR, TEPLUG_RECIPE_CURRENT, 0.f, false},
     {"current eps pow2", TEPLUG_SCALING_PER_TENSOR, TEPLUG_RECIPE_CURRENT, 1e3f, true},
     {"mxfp8", TEPLUG_SCALING_MXFP8_1D32, 0, 0.f, false},
+    {"mxfp8 transformer_engine", TEPLUG_SCALING_MXFP8_1D32, 0, 0.f, false,
+     TEPLUG_MX_SCALE_TRANSFORMER_ENGINE},
     {"1d128", TEPLUG_SCALING_BLOCK_1D128, 0, 0.f, false},
     {"1d128 eps pow2", TEPLUG_SCALING_BLOCK_1D128, 0, 1e-2f, true},
     {"2d128", TEPLUG_SCALING_BLOCK_2D128, 0, 0.f, false},
@@ -213,6 +216,7 @@ void CompareQuantize(TeplugQuantizerV1* cpu, const Recipe& r, int32_t in_dtype, 
   args.force_pow2_scales = r.pow2;
   args.rowwise = rowwise;
   args.columnwise = columnwise;
+  args.mx_scale_rule = r.mx_rule;
   const std::string what = Describe((args.output = &oracle.data.tensor, args), r, shape);
   const absl::Status want = ref::provider::RunReferenceQuantize(args);
   ASSERT_TRUE(want.ok()) << what << ": " << want;
@@ -446,6 +450,13 @@ TEST_F(QuantizerRefusalTest, MalformedArgsAreInvalidArgumentsNamingTheField) {
   const float zero = 0.0f;
   std::memcpy(out_.scale.bytes.data(), &zero, 4);
   EXPECT_THAT(Call().second, HasSubstr("delayed scaling needs a finite scale > 0, got 0"));
+  args_.recipe = TEPLUG_RECIPE_CURRENT;
+  args_.mx_scale_rule = 2;
+  EXPECT_EQ(Call(), std::make_pair(int32_t{TEPLUG_INVALID_ARGUMENT},
+                                   std::string("TeplugQuantizeArgs.mx_scale_rule 2 is not a "
+                                               "TeplugMxScaleRule")));
+  args_.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream);  // a v1.0 caller: never read
+  EXPECT_EQ(Call().first, 0);
 }
 
 }  // namespace

@@ -170,7 +170,8 @@ TEST(KernelsIsaTest, MxRowsEqualTheBlockRuleAppliedElementByElement) {
         std::vector<uint8_t> want_codes, want_scales;
         MxExpected(type, in, rows, cols, kind, &want_codes, &want_scales);
         std::vector<uint8_t> codes(want_codes.size()), scales(want_scales.size());
-        QuantizeMxRows(type, Data(type, in), rows, cols, kind, codes.data(), scales.data(), 2);
+        QuantizeMxRows(type, Data(type, in), rows, cols, kind, MxRule::kOcp, codes.data(),
+                       scales.data(), 2);
         EXPECT_EQ(scales, want_scales);
         EXPECT_EQ(codes, want_codes);
       }

@@ -134,6 +134,30 @@ inline float MxMultiplier(uint8_t code) {
   return BitsFloat(static_cast<uint32_t>(254 - code) << 23);
 }
 
+// TransformerEngine's MX scale code from the bits of a block's max |x| (NaN
+// skipped, Inf counted): the e8m0 encoding of the fp32 product
+// amax * fp32(1 / max_normal), its exponent field rounded up when the
+// mantissa is not zero, except at 0xFE and for a subnormal product whose
+// mantissa is at most 0x400000; Inf gives 0xFE, 0 gives 0 (quantizer.h).
+template <Fp8Kind K>
+uint8_t TeMxScaleCode(uint32_t amax_bits) {
+  if (amax_bits >= kInfBits) return 0xFE;
+  constexpr float kReciprocal = 1.0f / kFp8Max<K>;
+  const uint32_t p = FloatBits(BitsFloat(amax_bits) * kReciprocal);
+  uint32_t exponent = p >> 23;
+  const uint32_t mantissa = p & 0x7FFFFFu;
+  if (mantissa != 0 && exponent != 0xFE && !(exponent == 0 && mantissa <= 0x400000u)) ++exponent;
+  return static_cast<uint8_t>(exponent);
+}
+
+// TransformerEngine's multiplier for scale code `code`: 2^(127 - code), 1 for
+// code 0; 0xFE's 2^-127 is subnormal.
+inline float TeMxMultiplier(uint8_t code) {
+  if (code == 0) return 1.0f;
+  if (code == 0xFE) return BitsFloat(0x00400000u);
+  return BitsFloat(static_cast<uint32_t>(254 - code) << 23);
+}
+
 // Elements per multiplier of MxEncodeGroup: fp16/bf16 elements go in pairs.
 template <class L>
 inline constexpr int64_t kMxPerMultiplier = sizeof(typename L::T) == 2 ? 2 : 1;
@@ -180,11 +204,14 @@ inline void MxNanBlock(const typename L::T* x, int64_t count, uint8_t* __restric
 // (independent reductions the CPU overlaps), the codes and multipliers of
 // all of them (one vectorised loop), each block's multiplier spread over
 // its elements, the elements encoded in one loop, then, where the group has
-// a non-finite block, its NaNs over its codes. (Block by block, each
-// block's elements waited for its own reduction: 2x slower.)
-template <class L, Fp8Kind K>
+// a non-finite block, its NaNs over its codes (OCP) or the block encoded
+// again with NaN kept and Inf saturated (TransformerEngine's rule, whose
+// scale skips NaN). (Block by block, each block's elements waited for its
+// own reduction: 2x slower.)
+template <class L, Fp8Kind K, MxRule kRule>
 TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, uint8_t* codes,
                                       uint8_t* scales) {
+  constexpr bool kTe = kRule == MxRule::kTransformerEngine;
   // 4 KiB of input per group (fp32: 32 blocks, fp16/bf16: 64), measured
   // best streaming from memory (fp32 with 64 blocks: 20% slower).
   constexpr int64_t kGroup = 4096 / (kMxBlock * sizeof(typename L::T));
@@ -202,8 +229,16 @@ TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, ui
     if (full < n) amax[full] = RawAbsMaxBits<L>(x + full * kMxBlock, count - full * kMxBlock);
     uint32_t largest = 0;
     for (int64_t b = 0; b < n; ++b) {
-      scales[g + b] = MxScaleCode<K>(amax[b]);
-      block_multiplier[b] = MxMultiplier(scales[g + b]);
+      if constexpr (kTe) {
+        // The scale skips NaN: a block holding one takes the maximum again without it.
+        const int64_t m = std::min(kMxBlock, count - b * kMxBlock);
+        const uint32_t finite = amax[b] > kInfBits ? AbsMaxBits<L>(x + b * kMxBlock, m) : amax[b];
+        scales[g + b] = TeMxScaleCode<K>(finite);
+        block_multiplier[b] = TeMxMultiplier(scales[g + b]);
+      } else {
+        scales[g + b] = MxScaleCode<K>(amax[b]);
+        block_multiplier[b] = MxMultiplier(scales[g + b]);
+      }
       largest = largest > amax[b] ? largest : amax[b];
     }
     for (int64_t b = 0; b < n; ++b) {
@@ -214,22 +249,28 @@ TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, ui
     MxEncodeGroup<L, K>(x, multiplier, count, codes + first);
     if (largest >= kInfBits) {
       for (int64_t b = 0; b < n; ++b) {
-        if (scales[g + b] == 0xFF) {
-          MxNanBlock<L, K>(x + b * kMxBlock, std::min(kMxBlock, count - b * kMxBlock),
-                           codes + first + b * kMxBlock);
+        const int64_t m = std::min(kMxBlock, count - b * kMxBlock);
+        if constexpr (kTe) {
+          if (amax[b] < kInfBits) continue;
+          for (int64_t i = 0; i < m; ++i) {
+            codes[first + b * kMxBlock + i] =
+                FloatToFp8<K>(L::Load(x[b * kMxBlock + i]) * block_multiplier[b]);
+          }
+        } else if (scales[g + b] == 0xFF) {
+          MxNanBlock<L, K>(x + b * kMxBlock, m, codes + first + b * kMxBlock);
         }
       }
     }
   }
 }
 
-template <class L, Fp8Kind K>
-void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes,
-            uint8_t* scales, int threads) {
+template <class L, Fp8Kind K, MxRule kRule>
+void MxRows(const typename L::T* x, int64_t rows, int64_t cols, uint8_t* codes, uint8_t* scales,
+            int threads) {
   const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
   ParallelFor(rows, threads, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      MxRow<L, K>(x + r * cols, cols, codes + r * cols, scales + r * blocks);
+      MxRow<L, K, kRule>(x + r * cols, cols, codes + r * cols, scales + r * blocks);
     }
   });
 }
@@ -365,12 +406,17 @@ void QuantizeWithScale(Wide type, const void* x, int64_t n, float scale, Fp8Kind
   });
 }
 
-void QuantizeMxRows(Wide type, const void* x, int64_t rows, int64_t cols, Fp8Kind kind,
+void QuantizeMxRows(Wide type, const void* x, int64_t rows, int64_t cols, Fp8Kind kind, MxRule rule,
                     uint8_t* codes, uint8_t* scales, int threads) {
   WithTypes(type, kind, [&](auto loader, auto tag) {
     using L = decltype(loader);
-    MxRows<L, decltype(tag)::kKind>(static_cast<const typename L::T*>(x), rows, cols, codes,
-                                    scales, threads);
+    constexpr Fp8Kind kKind = decltype(tag)::kKind;
+    const auto* in = static_cast<const typename L::T*>(x);
+    if (rule == MxRule::kTransformerEngine) {
+      MxRows<L, kKind, MxRule::kTransformerEngine>(in, rows, cols, codes, scales, threads);
+    } else {
+      MxRows<L, kKind, MxRule::kOcp>(in, rows, cols, codes, scales, threads);
+    }
   });
 }
 

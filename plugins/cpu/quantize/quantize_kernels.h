@@ -3,7 +3,8 @@
 // block (1x128, 128x128) quantization into fp8, transposition for the
 // column-wise copies, and dequantization. They follow the exact rules of
 // interfaces/teplug/quantizer.h (TransformerEngine's scale formula, the OCP
-// MX v1.0 scale rule) and split rows or blocks over `threads` threads; every
+// MX v1.0 scale rule and TransformerEngine's MX rule) and split rows or
+// blocks over `threads` threads; every
 // output element is computed by one thread from the same inputs, so results
 // are identical for every thread count.
 #ifndef TEPLUG_PLUGINS_CPU_QUANTIZE_QUANTIZE_KERNELS_H_
@@ -40,9 +41,12 @@ float ScaleFromAmax(float amax, float fp8_max, const ScaleOptions& options);
 void QuantizeWithScale(Wide type, const void* x, int64_t n, float scale, Fp8Kind kind,
                        uint8_t* codes, int threads);
 
+// How MX block scales are chosen (quantizer.h's TeplugMxScaleRule).
+enum class MxRule { kOcp, kTransformerEngine };
+
 // MXFP8 along rows: blocks of 32 consecutive elements of a row (the last one
-// partial), scales e8m0 [rows, ceil(cols/32)].
-void QuantizeMxRows(Wide type, const void* x, int64_t rows, int64_t cols, Fp8Kind kind,
+// partial), scales e8m0 [rows, ceil(cols/32)], by `rule`.
+void QuantizeMxRows(Wide type, const void* x, int64_t rows, int64_t cols, Fp8Kind kind, MxRule rule,
                     uint8_t* codes, uint8_t* scales, int threads);
 
 // Block scaling: blocks of 1 x 128 (block_rows 1) or 128 x 128 (block_rows
