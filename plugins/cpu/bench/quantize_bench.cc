@@ -7,7 +7,8 @@
 // Bandwidth = (input bytes + code bytes + scale bytes) / wall time, for both.
 // Cases: 64 MB inputs (fp32 [4096, 4096], bf16 [8192, 4096]) quantized to
 // fp8_e4m3 row-wise: per_tensor current scaling (amax pass + cast pass),
-// per_tensor delayed scaling (cast only), mxfp8_1d32. Rounds interleave the
+// per_tensor delayed scaling (cast only), mxfp8_1d32 by the OCP rule and by
+// TransformerEngine's (mx_scale_rule). Rounds interleave the
 // two variants (memcpy first in even rounds); the verdict (target >= 0.5) is
 // the median over rounds of the paired ratio quantize/memcpy bandwidth.
 // TEPLUG_CPU_THREADS sets the quantizer's threads (default: one per core);
@@ -42,6 +43,7 @@ struct Case {
   int64_t rows, cols;
   int32_t mode;
   int32_t recipe;
+  int32_t mx_scale_rule = TEPLUG_MX_SCALE_OCP;
 };
 
 constexpr double kTarget = 0.5;
@@ -141,6 +143,7 @@ void Quantize(benchmark::State& state, Buffers* b) {
   args.output = &output;
   args.recipe = c.recipe;
   args.rowwise = 1;
+  args.mx_scale_rule = c.mx_scale_rule;
   absl::StatusOr<core::Selection> chosen =
       kernel->Select(sdk::kIidQuantizerV1, TEPLUG_OP_QUANTIZE, &args, "");
   if (!chosen.ok()) return state.SkipWithError(std::string(chosen.status().message()).c_str());
@@ -181,9 +184,13 @@ int main(int argc, char** argv) {
       {"fp32/per_tensor_delayed", TEPLUG_DTYPE_FP32, r32, cols, TEPLUG_SCALING_PER_TENSOR,
        TEPLUG_RECIPE_DELAYED},
       {"fp32/mxfp8", TEPLUG_DTYPE_FP32, r32, cols, TEPLUG_SCALING_MXFP8_1D32, 0},
+      {"fp32/mxfp8_te_rule", TEPLUG_DTYPE_FP32, r32, cols, TEPLUG_SCALING_MXFP8_1D32, 0,
+       TEPLUG_MX_SCALE_TRANSFORMER_ENGINE},
       {"bf16/per_tensor_current", TEPLUG_DTYPE_BF16, r16, cols, TEPLUG_SCALING_PER_TENSOR,
        TEPLUG_RECIPE_CURRENT},
       {"bf16/mxfp8", TEPLUG_DTYPE_BF16, r16, cols, TEPLUG_SCALING_MXFP8_1D32, 0},
+      {"bf16/mxfp8_te_rule", TEPLUG_DTYPE_BF16, r16, cols, TEPLUG_SCALING_MXFP8_1D32, 0,
+       TEPLUG_MX_SCALE_TRANSFORMER_ENGINE},
   };
   const int rounds = smoke ? 1 : 5;
   std::vector<std::unique_ptr<Buffers>> buffers;

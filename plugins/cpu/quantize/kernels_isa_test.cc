@@ -130,8 +130,21 @@ TEST(KernelsIsaTest, PerTensorCastEqualsTheElementConversion) {
 
 // MXFP8 along rows, written out: each block's max |x| with NaN counted, the
 // OCP MX v1.0 scale code, every element NaN in a non-finite block.
-void MxExpected(Wide type, const Inputs& in, int64_t rows, int64_t cols, Fp8Kind kind, std::vector<uint8_t>* codes,
-                std::vector<uint8_t>* scales) {
+// TransformerEngine's scale code of a block whose NaN-free max |x| is
+// `amax` (quantizer.h): the e8m0 exponent of fp32(amax * fp32(1/max_normal)),
+// rounded up when the mantissa is not zero (not past 0xFE, and not for a
+// subnormal product with mantissa <= 0x400000); Inf gives 0xFE.
+int TeScaleCode(float amax, Fp8Kind kind) {
+  if (std::isinf(amax)) return 0xFE;
+  const float p = amax * (1.0f / (kind == Fp8Kind::kE4M3 ? 448.0f : 57344.0f));
+  const int exponent = static_cast<int>(FloatBits(p) >> 23);
+  const uint32_t mantissa = FloatBits(p) & 0x7FFFFFu;
+  const bool up = mantissa != 0 && exponent != 0xFE && !(exponent == 0 && mantissa <= 0x400000u);
+  return exponent + (up ? 1 : 0);
+}
+
+void MxExpected(Wide type, const Inputs& in, int64_t rows, int64_t cols, Fp8Kind kind, MxRule rule,
+                std::vector<uint8_t>* codes, std::vector<uint8_t>* scales) {
   const int64_t blocks = (cols + 31) / 32;
   const int emax = kind == Fp8Kind::kE4M3 ? 8 : 15;
   const uint8_t nan_code = kind == Fp8Kind::kE4M3 ? 0x7F : 0x7E;
@@ -140,6 +153,20 @@ void MxExpected(Wide type, const Inputs& in, int64_t rows, int64_t cols, Fp8Kind
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t c0 = b * 32, c1 = std::min(cols, c0 + 32);
+      if (rule == MxRule::kTransformerEngine) {
+        float amax = 0;
+        for (int64_t c = c0; c < c1; ++c) {
+          const float v = Element(type, in, r * cols + c);
+          if (!std::isnan(v)) amax = std::max(amax, std::fabs(v));
+        }
+        const int code = TeScaleCode(amax, kind);
+        (*scales)[r * blocks + b] = static_cast<uint8_t>(code);
+        const float multiplier = code == 0 ? 1.0f : std::ldexp(1.0f, 127 - code);
+        for (int64_t c = c0; c < c1; ++c) {
+          (*codes)[r * cols + c] = EncodeAs(kind, Element(type, in, r * cols + c) * multiplier);
+        }
+        continue;
+      }
       uint32_t amax = 0;
       for (int64_t c = c0; c < c1; ++c) amax = std::max(amax, FloatBits(Element(type, in, r * cols + c)) & 0x7FFFFFFFu);
       const int code = amax >= 0x7F800000u ? 0xFF : std::max(0, static_cast<int>(amax >> 23) - emax);
@@ -164,16 +191,19 @@ TEST(KernelsIsaTest, MxRowsEqualTheBlockRuleAppliedElementByElement) {
   for (Wide type : kTypes) {
     for (Fp8Kind kind : kKinds) {
       for (auto [rows, cols] : shapes) {
-        SCOPED_TRACE(std::string(Name(type)) + (kind == Fp8Kind::kE4M3 ? " e4m3 " : " e5m2 ") +
-                     std::to_string(rows) + "x" + std::to_string(cols));
-        const Inputs in = MakeInputs(rows * cols, static_cast<uint32_t>(cols));
-        std::vector<uint8_t> want_codes, want_scales;
-        MxExpected(type, in, rows, cols, kind, &want_codes, &want_scales);
-        std::vector<uint8_t> codes(want_codes.size()), scales(want_scales.size());
-        QuantizeMxRows(type, Data(type, in), rows, cols, kind, MxRule::kOcp, codes.data(),
-                       scales.data(), 2);
-        EXPECT_EQ(scales, want_scales);
-        EXPECT_EQ(codes, want_codes);
+        for (MxRule rule : {MxRule::kOcp, MxRule::kTransformerEngine}) {
+          SCOPED_TRACE(std::string(Name(type)) + (kind == Fp8Kind::kE4M3 ? " e4m3 " : " e5m2 ") +
+                       std::to_string(rows) + "x" + std::to_string(cols) +
+                       (rule == MxRule::kOcp ? " ocp" : " transformer_engine"));
+          const Inputs in = MakeInputs(rows * cols, static_cast<uint32_t>(cols));
+          std::vector<uint8_t> want_codes, want_scales;
+          MxExpected(type, in, rows, cols, kind, rule, &want_codes, &want_scales);
+          std::vector<uint8_t> codes(want_codes.size()), scales(want_scales.size());
+          QuantizeMxRows(type, Data(type, in), rows, cols, kind, rule, codes.data(), scales.data(),
+                         2);
+          EXPECT_EQ(scales, want_scales);
+          EXPECT_EQ(codes, want_codes);
+        }
       }
     }
   }

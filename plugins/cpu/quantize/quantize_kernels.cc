@@ -139,23 +139,24 @@ inline float MxMultiplier(uint8_t code) {
 // amax * fp32(1 / max_normal), its exponent field rounded up when the
 // mantissa is not zero, except at 0xFE and for a subnormal product whose
 // mantissa is at most 0x400000; Inf gives 0xFE, 0 gives 0 (quantizer.h).
+// Selects, not branches, so that the loop over a group's blocks vectorises
+// (with branches the per-block work cost as much as encoding the block).
 template <Fp8Kind K>
 uint8_t TeMxScaleCode(uint32_t amax_bits) {
-  if (amax_bits >= kInfBits) return 0xFE;
   constexpr float kReciprocal = 1.0f / kFp8Max<K>;
   const uint32_t p = FloatBits(BitsFloat(amax_bits) * kReciprocal);
-  uint32_t exponent = p >> 23;
-  const uint32_t mantissa = p & 0x7FFFFFu;
-  if (mantissa != 0 && exponent != 0xFE && !(exponent == 0 && mantissa <= 0x400000u)) ++exponent;
-  return static_cast<uint8_t>(exponent);
+  const uint32_t exponent = p >> 23, mantissa = p & 0x7FFFFFu;
+  const uint32_t up =
+      static_cast<uint32_t>(mantissa != 0) & static_cast<uint32_t>(exponent != 0xFE) &
+      ~(static_cast<uint32_t>(exponent == 0) & static_cast<uint32_t>(mantissa <= 0x400000u));
+  return static_cast<uint8_t>(amax_bits >= kInfBits ? 0xFEu : exponent + up);
 }
 
 // TransformerEngine's multiplier for scale code `code`: 2^(127 - code), 1 for
 // code 0; 0xFE's 2^-127 is subnormal.
 inline float TeMxMultiplier(uint8_t code) {
-  if (code == 0) return 1.0f;
-  if (code == 0xFE) return BitsFloat(0x00400000u);
-  return BitsFloat(static_cast<uint32_t>(254 - code) << 23);
+  const uint32_t normal = static_cast<uint32_t>(254 - code) << 23;
+  return BitsFloat(code == 0 ? 0x3F800000u : (code == 0xFE ? 0x00400000u : normal));
 }
 
 // Elements per multiplier of MxEncodeGroup: fp16/bf16 elements go in pairs.
@@ -218,6 +219,7 @@ TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, ui
   constexpr int64_t kMultipliersPerBlock = kMxBlock / kMxPerMultiplier<L>;
   const int64_t blocks = (cols + kMxBlock - 1) / kMxBlock;
   uint32_t amax[kGroup];
+  bool nan_block[kGroup];  // TransformerEngine's rule: the block holds a NaN
   float block_multiplier[kGroup];
   float multiplier[kGroup * kMultipliersPerBlock];
   for (int64_t g = 0; g < blocks; g += kGroup) {
@@ -228,18 +230,27 @@ TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, ui
     for (int64_t b = 0; b < full; ++b) amax[b] = RawAbsMaxBits<L>(x + b * kMxBlock, kMxBlock);
     if (full < n) amax[full] = RawAbsMaxBits<L>(x + full * kMxBlock, count - full * kMxBlock);
     uint32_t largest = 0;
-    for (int64_t b = 0; b < n; ++b) {
-      if constexpr (kTe) {
-        // The scale skips NaN: a block holding one takes the maximum again without it.
-        const int64_t m = std::min(kMxBlock, count - b * kMxBlock);
-        const uint32_t finite = amax[b] > kInfBits ? AbsMaxBits<L>(x + b * kMxBlock, m) : amax[b];
-        scales[g + b] = TeMxScaleCode<K>(finite);
+    for (int64_t b = 0; b < n; ++b) largest = largest > amax[b] ? largest : amax[b];
+    if constexpr (kTe) {
+      // The scale skips NaN: a block holding one (rare) takes its maximum
+      // again without it. nan_block is read only where this group set it.
+      if (largest >= kInfBits) {
+        for (int64_t b = 0; b < n; ++b) {
+          nan_block[b] = amax[b] > kInfBits;
+          if (nan_block[b]) {
+            amax[b] = AbsMaxBits<L>(x + b * kMxBlock, std::min(kMxBlock, count - b * kMxBlock));
+          }
+        }
+      }
+      for (int64_t b = 0; b < n; ++b) {
+        scales[g + b] = TeMxScaleCode<K>(amax[b]);
         block_multiplier[b] = TeMxMultiplier(scales[g + b]);
-      } else {
+      }
+    } else {
+      for (int64_t b = 0; b < n; ++b) {
         scales[g + b] = MxScaleCode<K>(amax[b]);
         block_multiplier[b] = MxMultiplier(scales[g + b]);
       }
-      largest = largest > amax[b] ? largest : amax[b];
     }
     for (int64_t b = 0; b < n; ++b) {
       for (int64_t i = 0; i < kMultipliersPerBlock; ++i) {
@@ -251,7 +262,7 @@ TEPLUG_CPU_QUANTIZE_CLONES void MxRow(const typename L::T* row, int64_t cols, ui
       for (int64_t b = 0; b < n; ++b) {
         const int64_t m = std::min(kMxBlock, count - b * kMxBlock);
         if constexpr (kTe) {
-          if (amax[b] < kInfBits) continue;
+          if (amax[b] < kInfBits && !nan_block[b]) continue;
           for (int64_t i = 0; i < m; ++i) {
             codes[first + b * kMxBlock + i] =
                 FloatToFp8<K>(L::Load(x[b * kMxBlock + i]) * block_multiplier[b]);
