@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "core/log/untrusted_text.h"
+#include "teplug/sdk/names.hpp"
 
 namespace teplug::cli {
 
@@ -50,6 +52,21 @@ std::vector<std::string> DeclaredClaims(const core::ImplementationListing& listi
     for (const std::string& m : f.members) claims.push_back(Claim(f.name, m));
   }
   return claims;
+}
+
+std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
+                            const TeplugTensor* ref) {
+  if (mine == nullptr || ref == nullptr) return "";
+  int64_t n = 1;
+  for (int i = 0; i < ref->rank; ++i) n *= ref->shape[i];
+  const size_t bytes = static_cast<size_t>(n * sdk::DTypeBits(ref->dtype) / 8);
+  const auto* a = static_cast<const uint8_t*>(mine->data);
+  const auto* b = static_cast<const uint8_t*>(ref->data);
+  for (size_t i = 0; i < bytes; ++i) {
+    if (a[i] != b[i])
+      return absl::StrFormat("%s byte %d is 0x%02x, the reference's 0x%02x", what, i, a[i], b[i]);
+  }
+  return "";
 }
 
 }  // namespace teplug::cli

@@ -181,6 +181,11 @@ absl::Status ForEachCaseItem(
 // `--case: "key=value": the value must be <want>`.
 absl::Status BadCaseValue(const std::string& key, const std::string& value,
                           const std::string& want);
+// "" when `mine` and `ref` (same dtype and shape; NULL: nothing to compare)
+// hold the same bytes, else which byte of `what` differs first and both
+// values.
+std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
+                            const TeplugTensor* ref);
 // "field=member".
 std::string Claim(const std::string& field, const std::string& member);
 // Whether `claims` holds `claim`.

@@ -8,7 +8,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "teplug/sdk/iids.hpp"
 #include "teplug/sdk/names.hpp"
 #include "teplug/sdk/struct_io.hpp"
@@ -291,23 +290,6 @@ TeplugQuantizeArgs QuantizeArgs(const QuantizeCase& c, const HostTensor& input,
   a.columnwise = c.columnwise;
   a.mx_scale_rule = c.mx_scale_rule;
   return a;
-}
-
-// "" when `mine` and `ref` (same dtype and shape) hold the same bytes, else
-// which byte of `what` differs first and both values.
-std::string FirstDifference(const std::string& what, const TeplugTensor* mine,
-                            const TeplugTensor* ref) {
-  if (mine == nullptr || ref == nullptr) return "";
-  int64_t n = 1;
-  for (int i = 0; i < ref->rank; ++i) n *= ref->shape[i];
-  const size_t bytes = static_cast<size_t>(n * sdk::DTypeBits(ref->dtype) / 8);
-  const auto* a = static_cast<const uint8_t*>(mine->data);
-  const auto* b = static_cast<const uint8_t*>(ref->data);
-  for (size_t i = 0; i < bytes; ++i) {
-    if (a[i] != b[i])
-      return absl::StrFormat("%s byte %d is 0x%02x, the reference's 0x%02x", what, i, a[i], b[i]);
-  }
-  return "";
 }
 
 absl::StatusOr<core::Selection> Select(const core::Kernel& plugin, const std::string& provider,
