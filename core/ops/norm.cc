@@ -75,9 +75,9 @@ constexpr size_t kBwdV1 = TEPLUG_STRUCT_SIZE(Bwd, stream);
 // Whether a forward asks for TransformerEngine's rule for an MXFP8 y
 // (mx_scale_rule, v1.3: OCP from a struct without it).
 bool WantsTeMxScales(const Fwd& a) {
-  return a.struct_size >= TEPLUG_STRUCT_SIZE(Fwd, mx_scale_rule) &&
-         a.mx_scale_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE && a.y->quant != nullptr &&
-         a.y->quant->mode == TEPLUG_SCALING_MXFP8_1D32;
+  return TEPLUG_FIELD_OR(a, Fwd, mx_scale_rule, TEPLUG_MX_SCALE_OCP) ==
+             TEPLUG_MX_SCALE_TRANSFORMER_ENGINE &&
+         a.y->quant != nullptr && a.y->quant->mode == TEPLUG_SCALING_MXFP8_1D32;
 }
 bool WantsTeMxScales(const Bwd&) { return false; }
 

@@ -60,8 +60,7 @@ int32_t ModeOf(const TeplugTensor* t) { return t->quant != nullptr ? t->quant->m
 
 // mx_scale_rule (v1.3): OCP from a struct without it.
 int32_t MxScaleRuleOf(const Quantize& a) {
-  return a.struct_size >= TEPLUG_STRUCT_SIZE(Quantize, mx_scale_rule) ? a.mx_scale_rule
-                                                                      : TEPLUG_MX_SCALE_OCP;
+  return TEPLUG_FIELD_OR(a, Quantize, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
 }
 
 absl::StatusOr<OpDescription> DescribeQuantize(const InterfaceModule& module, const OpSpec& spec, const void* raw,

@@ -58,6 +58,13 @@ extern "C" {
 #define TEPLUG_HAS_FIELD(ptr, type, field) \
   ((ptr) != NULL && (ptr)->struct_size >= TEPLUG_STRUCT_SIZE(type, field))
 
+/* The value of `field` of the struct `s` (an lvalue, not a pointer), or
+ * `fallback` (the field's documented 0 / NULL meaning) when its writer's
+ * struct_size ends before the field: how a reader takes a field of a later
+ * minor from a struct an older writer built. */
+#define TEPLUG_FIELD_OR(s, type, field, fallback) \
+  ((s).struct_size >= TEPLUG_STRUCT_SIZE(type, field) ? (s).field : (fallback))
+
 #ifdef __cplusplus
 /* Compile-time check that `field` is the last field of `type`: v1 structs have no
  * tail padding, so any field after `field` makes sizeof(type) larger. */

@@ -62,6 +62,22 @@ TEST(StructVersioningTest, OlderShorterStructReadsMissingFieldsAsDefaults) {
   EXPECT_TRUE(TEPLUG_HAS_FIELD(&read, TeplugGemmCaps, scaling_modes));
 }
 
+// A field of a later minor read in place: its value when the writer's
+// struct holds it, the fallback when the struct ends before it (whatever
+// bytes lie there).
+TEST(StructVersioningTest, FieldOrReadsALaterFieldOnlyWhenTheStructHoldsIt) {
+  TeplugQuantizeArgs args = teplug::sdk::Versioned<TeplugQuantizeArgs>();
+  args.mx_scale_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+  EXPECT_EQ(TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP),
+            TEPLUG_MX_SCALE_TRANSFORMER_ENGINE);
+  args.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, mx_scale_rule);
+  EXPECT_EQ(TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP),
+            TEPLUG_MX_SCALE_TRANSFORMER_ENGINE);
+  args.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream);  // a v1.0 writer
+  EXPECT_EQ(TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP),
+            TEPLUG_MX_SCALE_OCP);
+}
+
 TEST(StructVersioningTest, TooShortForTheRequiredFieldsIsRefused) {
   OlderGemmCaps old{};
   old.struct_size = TEPLUG_STRUCT_SIZE(TeplugGemmCaps, num_devices);

@@ -237,9 +237,8 @@ absl::StatusOr<QuantizePlan> PlanQuantize(const TeplugQuantizeArgs& args, bool d
     l.amax_epsilon = l.scaling == Scaling::kMx ? 0.0f : l.amax_epsilon;
   }
   // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
-  const int32_t rule = args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, mx_scale_rule)
-                           ? args.mx_scale_rule
-                           : TEPLUG_MX_SCALE_OCP;
+  const int32_t rule =
+      TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
   if (rule != TEPLUG_MX_SCALE_OCP && rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
     return absl::InvalidArgumentError(
         absl::StrCat("TeplugQuantizeArgs.mx_scale_rule is ", rule,

@@ -201,9 +201,8 @@ absl::StatusOr<QuantizeCall> CheckQuantize(const TeplugQuantizeArgs& args) {
         "TeplugQuantizeArgs: rowwise and columnwise are both false; at least one output is needed");
   }
   // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
-  const int32_t mx_rule = args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, mx_scale_rule)
-                              ? args.mx_scale_rule
-                              : TEPLUG_MX_SCALE_OCP;
+  const int32_t mx_rule =
+      TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
   if (mx_rule != TEPLUG_MX_SCALE_OCP && mx_rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
     return absl::InvalidArgumentError(
         absl::StrFormat("TeplugQuantizeArgs.mx_scale_rule %d is not a TeplugMxScaleRule", mx_rule));

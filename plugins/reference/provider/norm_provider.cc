@@ -112,9 +112,7 @@ absl::Status RunReferenceNormForward(const TeplugNormFwdArgs& args) {
   absl::StatusOr<NormOutputTarget> target = CheckNormOutput(*y, rows, hidden);
   if (!target.ok()) return target.status();
   // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
-  const int32_t rule = args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugNormFwdArgs, mx_scale_rule)
-                           ? args.mx_scale_rule
-                           : TEPLUG_MX_SCALE_OCP;
+  const int32_t rule = TEPLUG_FIELD_OR(args, TeplugNormFwdArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
   if (rule != TEPLUG_MX_SCALE_OCP && rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
     return absl::InvalidArgumentError(
         absl::StrCat(n, ".mx_scale_rule ", rule, " is not a TeplugMxScaleRule"));

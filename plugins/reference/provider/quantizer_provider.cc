@@ -154,9 +154,7 @@ absl::StatusOr<QuantizeTargets> CheckTargets(const TeplugQuantizeArgs& args, con
 }
 
 int32_t MxScaleRuleOf(const TeplugQuantizeArgs& args) {
-  return args.struct_size >= TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, mx_scale_rule)
-             ? args.mx_scale_rule
-             : TEPLUG_MX_SCALE_OCP;
+  return TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
 }
 
 absl::Status WriteFloats(const TensorView& t, const std::vector<float>& values) {
