@@ -7,12 +7,14 @@
 //              with no stream, so each call waits for its kernels
 // Cases: per_tensor current scaling fp32 -> fp8_e4m3 with the transposed
 // column-wise copy (amax, scale, cast), and mxfp8_1d32 bf16 -> fp8_e4m3 row-
-// and column-wise, at 256x1024 and 1024x1024. Rounds interleave the variants
-// (reference first in even rounds); each variant's time is the median of its
-// rounds. The ratio is the speed of teplug over the reference (reference
-// time / teplug time): the ratio of the medians and the median of the
-// per-round ratios. Both variants are warmed up (the kernel build is in
-// neither). A report, no target.
+// and column-wise by the OCP rule and by TransformerEngine's (mx_scale_rule,
+// the "_te_rule" cases), at 256x1024 and 1024x1024. Rounds interleave the
+// variants (reference first in even rounds); each variant's time is the
+// median of its rounds. The ratio is the speed of teplug over the reference
+// (reference time / teplug time): the ratio of the medians and the median of
+// the per-round ratios. A last table puts each TE-rule case's teplug time
+// over its OCP case's (same round paired). Both variants are warmed up (the
+// kernel build is in neither). A report, no target.
 //
 //   bazel run -c opt //plugins/opencl:quantize_bench                # 5 rounds
 //   bazel run -c opt //plugins/opencl:quantize_bench -- --smoke     # tiny, 1 round
@@ -42,11 +44,13 @@ struct Case {
   int32_t mode;
   int32_t input;
   int64_t rows, cols;
+  int32_t mx_scale_rule = TEPLUG_MX_SCALE_OCP;
 };
 
 std::string CaseName(const Case& c) {
-  return std::string(sdk::ScalingName(c.mode)) + "/" + sdk::DTypeName(c.input) + "/" +
-         std::to_string(c.rows) + "x" + std::to_string(c.cols);
+  return std::string(sdk::ScalingName(c.mode)) +
+         (c.mx_scale_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE ? "_te_rule" : "") + "/" +
+         sdk::DTypeName(c.input) + "/" + std::to_string(c.rows) + "x" + std::to_string(c.cols);
 }
 size_t InputBytes(const Case& c) {
   return static_cast<size_t>(c.rows * c.cols) * (c.input == TEPLUG_DTYPE_FP32 ? 4 : 2);
@@ -113,6 +117,7 @@ void BuildCall(const Case& c, Call* call, const TeplugDevice* device, Alloc allo
   call->args.recipe = TEPLUG_RECIPE_CURRENT;
   call->args.rowwise = 1;
   call->args.columnwise = 1;
+  call->args.mx_scale_rule = c.mx_scale_rule;
 }
 
 // Random non-zero input bytes of `c`.
@@ -216,11 +221,11 @@ int main(int argc, char** argv) {
   std::vector<Case> cases;
   for (int32_t mode : {TEPLUG_SCALING_PER_TENSOR, TEPLUG_SCALING_MXFP8_1D32}) {
     const int32_t input = mode == TEPLUG_SCALING_PER_TENSOR ? TEPLUG_DTYPE_FP32 : TEPLUG_DTYPE_BF16;
-    if (smoke) {
-      cases.push_back({mode, input, 40, 96});
-    } else {
-      cases.push_back({mode, input, 256, 1024});
-      cases.push_back({mode, input, 1024, 1024});
+    const bool mx = mode == TEPLUG_SCALING_MXFP8_1D32;
+    for (int64_t rows : smoke ? std::vector<int64_t>{40} : std::vector<int64_t>{256, 1024}) {
+      const int64_t cols = smoke ? 96 : 1024;
+      cases.push_back({mode, input, rows, cols});
+      if (mx) cases.push_back({mode, input, rows, cols, TEPLUG_MX_SCALE_TRANSFORMER_ENGINE});
     }
   }
   const int rounds = smoke ? 1 : 5;
@@ -240,16 +245,27 @@ int main(int argc, char** argv) {
     const std::vector<double> ref = reporter.Rounds("reference", CaseName(c)),
                               tep = reporter.Rounds("teplug", CaseName(c));
     if (ref.empty() || tep.empty()) {
-      std::printf("  %-32s  not measured\n", CaseName(c).c_str());
+      std::printf("  %-34s  not measured\n", CaseName(c).c_str());
       ++missing;
       continue;
     }
     const double rm = Median(ref), tm = Median(tep);
     std::printf(
-        "  %-32s  reference %9.3f ms  teplug %8.3f ms (%6.2f GB/s in)  ratio of medians %.2f  "
+        "  %-34s  reference %9.3f ms  teplug %8.3f ms (%6.2f GB/s in)  ratio of medians %.2f  "
         "median of paired ratios %.2f\n",
         CaseName(c).c_str(), rm, tm, InputBytes(c) / tm / 1e6, rm / tm,
         MedianOfPairedRatios(ref, tep));
+  }
+  std::printf("\nteplug (opencl) time of TransformerEngine's MX rule over the OCP rule's:\n");
+  for (const Case& te : cases) {
+    if (te.mx_scale_rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) continue;
+    Case ocp = te;
+    ocp.mx_scale_rule = TEPLUG_MX_SCALE_OCP;
+    const std::vector<double> t = reporter.Rounds("teplug", CaseName(te)),
+                              o = reporter.Rounds("teplug", CaseName(ocp));
+    if (t.empty() || o.empty()) continue;  // counted above
+    std::printf("  %-34s  ratio of medians %.3f  median of paired ratios %.3f\n",
+                CaseName(te).c_str(), Median(t) / Median(o), MedianOfPairedRatios(t, o));
   }
   benchmark::Shutdown();
   return missing == 0 ? 0 : 1;

@@ -58,7 +58,7 @@ quant = {r["check"] for r in rows if r["implementation"].startswith("opencl/open
 for claim in ["input_dtypes=fp32", "input_dtypes=fp16", "input_dtypes=bf16",
               "output_dtypes=fp8_e4m3", "output_dtypes=fp8_e5m2", "scaling_modes=per_tensor",
               "scaling_modes=mxfp8_1d32", "features=columnwise", "features=dequantize",
-              "features=current_scaling", "features=delayed_scaling"]:
+              "features=current_scaling", "features=delayed_scaling", "features=mx_te_scale"]:
     assert claim in quant, (claim, sorted(quant))
 print(f"conformance: {len(rows)} checks pass on opencl:0")
 PY

@@ -149,6 +149,14 @@ QuantizeCall ResolveQuantize(const TeplugQuantizeArgs& args) {
       c.columnwise_scale_inv = ResolveScalar(q.columnwise_scale_inv, s_name);
     }
   }
+  // OCP from a v1.0-v1.2 caller, whose struct ends before the field.
+  const int32_t mx_rule =
+      TEPLUG_FIELD_OR(args, TeplugQuantizeArgs, mx_scale_rule, TEPLUG_MX_SCALE_OCP);
+  if (mx_rule != TEPLUG_MX_SCALE_OCP && mx_rule != TEPLUG_MX_SCALE_TRANSFORMER_ENGINE) {
+    throw sdk::InvalidArgument(absl::StrCat("TeplugQuantizeArgs.mx_scale_rule ", mx_rule,
+                                            " is not ocp (0) or transformer_engine (1)"));
+  }
+  c.te_rule = mx && mx_rule == TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
   if (!mx) {
     if (args.recipe != TEPLUG_RECIPE_DELAYED && args.recipe != TEPLUG_RECIPE_CURRENT) {
       throw sdk::InvalidArgument(absl::StrCat("TeplugQuantizeArgs.recipe ", args.recipe,

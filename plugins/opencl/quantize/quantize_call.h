@@ -30,6 +30,8 @@ struct QuantizeCall {
   bool e5m2 = false;
   int32_t mode = 0;
   bool current = false;  // per_tensor with the current recipe
+  // mxfp8_1d32: true for TEPLUG_MX_SCALE_TRANSFORMER_ENGINE, false for OCP.
+  bool te_rule = false;
   int64_t rows = 0, cols = 0;
   provider::DeviceTensor input;
   std::optional<provider::DeviceTensor> rowwise, scale_inv, columnwise, columnwise_scale_inv,

@@ -9,7 +9,9 @@
 //                   the scratch words and to the caller's tensors
 //   cast_per_tensor codes = fp8(fp32(x * scale)), row-wise and/or transposed
 //   mx_rows/mx_cols MXFP8: one work item per 32-element block along a row /
-//                   down a column, its e8m0 scale and its codes
+//                   down a column, its e8m0 scale (by the OCP rule or
+//                   TransformerEngine's, the kernels' `te` argument) and its
+//                   codes
 //   dequantize      code * scale_inv (per-tensor) or * 2^(e - 127) (MXFP8),
 //                   rounded once into fp32/fp16/bf16
 // Tensors are (buffer, byte offset) pairs; the host checked every extent.
@@ -108,53 +110,89 @@ __kernel void cast_per_tensor(__global const uchar* in, ulong in_off, int kind,
   if (colwise) colwise[col_off + c * rows + r] = code;
 }
 
+/* fp32 bits of 1 / max_normal rounded to nearest even: 1/448 (e4m3) and
+ * 1/57344 (e5m2), i.e. fp32(1/7) * 2^-6 and * 2^-13. */
+#define TEPLUG_RCP_MAX_E4M3 0x3B124925u
+#define TEPLUG_RCP_MAX_E5M2 0x37924925u
+
+/* TransformerEngine's float_to_e8m0 of non-negative fp32 bits p: the
+ * exponent field, rounded up when the mantissa is non-zero, except past 0xFE
+ * and for a subnormal with mantissa <= 0x400000; NaN 0xFF, Inf 0xFE, 0 0. */
+uchar teplug_te_e8m0(uint p) {
+  if (p > 0x7F800000u) return (uchar)0xFF;
+  if (p == 0x7F800000u) return (uchar)0xFE;
+  uint e = p >> 23;
+  const uint m = p & 0x7FFFFFu;
+  if (m != 0u && e != 0xFEu && !(e == 0u && m <= 0x400000u)) ++e;
+  return (uchar)e;
+}
+
 /* One MX block: `count` elements `stride` apart from element `first`; its
- * e8m0 scale into *scale, its codes to out (same element indices). */
+ * e8m0 scale into *scale, its codes to out (same element indices).
+ * te == 0: the OCP rule. A block holding NaN or Inf gets scale 0xFF and NaN
+ * codes; otherwise shared_exp = floor(log2(amax)) - emax_elem, clamped to
+ * -127, and code = fp8(x * 2^-shared_exp).
+ * te != 0: TransformerEngine's rule. amax skips NaN (Inf counts); the scale
+ * e = teplug_te_e8m0(fp32(amax * fp32(1 / max_normal))) and code =
+ * fp8(fp32(x * r)) with r = 2^(127 - e), or 1 for e = 0. r is a power of two
+ * and |x * r| stays below fp32's overflow, so fp32(x * r) is inexact only
+ * below 2^-126, where both it and x * r are under half the smallest fp8
+ * subnormal: one rounding of x * 2^(127 - e) gives the same code, signed
+ * zeros included. NaN stays NaN (with its sign), Inf saturates. */
 void teplug_mx_block(__global const uchar* in, ulong in_off, int kind, ulong first, ulong count,
-                     ulong stride, int e5m2, __global uchar* out, ulong out_off,
+                     ulong stride, int e5m2, int te, __global uchar* out, ulong out_off,
                      __global uchar* scale) {
-  uint best = 0u;
+  uint best = 0u;  /* max |x| over the non-NaN elements */
   int finite = 1;
   for (ulong i = 0; i < count; ++i) {
     const uint mag = teplug_load_bits(in, in_off, kind, first + i * stride) & 0x7FFFFFFFu;
     if (mag >= 0x7F800000u) finite = 0;
-    best = max(best, mag);
+    if (mag <= 0x7F800000u) best = max(best, mag);
   }
-  int shared_exp = -127;
-  if (finite && best != 0u) {
-    const uint ef = best >> 23;
-    const int lg = ef == 0u ? (31 - (int)clz(best)) - 149 : (int)ef - 127;
-    shared_exp = max(lg - (e5m2 ? 15 : 8), -127);
+  int shift;
+  if (te) {
+    const uchar e = teplug_te_e8m0(
+        teplug_scaled(best, e5m2 ? TEPLUG_RCP_MAX_E5M2 : TEPLUG_RCP_MAX_E4M3));
+    *scale = e;
+    shift = e == 0 ? 0 : (int)e - 127;
+    finite = 1;  /* NaN and Inf do not poison the block */
+  } else {
+    shift = -127;
+    if (finite && best != 0u) {
+      const uint ef = best >> 23;
+      const int lg = ef == 0u ? (31 - (int)clz(best)) - 149 : (int)ef - 127;
+      shift = max(lg - (e5m2 ? 15 : 8), -127);
+    }
+    *scale = finite ? (uchar)(shift + 127) : (uchar)0xFF;
   }
-  *scale = finite ? (uchar)(shared_exp + 127) : (uchar)0xFF;
   for (ulong i = 0; i < count; ++i) {
     const ulong k = first + i * stride;
     const uint x = teplug_load_bits(in, in_off, kind, k);
-    out[out_off + k] = finite ? teplug_encode_fp8(x, shared_exp, e5m2)
+    out[out_off + k] = finite ? teplug_encode_fp8(x, shift, e5m2)
                               : (uchar)(((x >> 24) & 0x80u) | (e5m2 ? 0x7Eu : 0x7Fu));
   }
 }
 
 /* Grid [rows, ceil(cols/32)]: scales [rows, ceil(cols/32)]. */
 __kernel void mx_rows(__global const uchar* in, ulong in_off, int kind, ulong cols, int e5m2,
-                      __global uchar* codes, ulong codes_off,
+                      int te, __global uchar* codes, ulong codes_off,
                       __global uchar* scales, ulong scales_off) {
   const ulong r = get_global_id(0), b = get_global_id(1), blocks = get_global_size(1);
   const ulong start = b * TEPLUG_MX_BLOCK;
   const ulong count = min((ulong)TEPLUG_MX_BLOCK, cols - start);
-  teplug_mx_block(in, in_off, kind, r * cols + start, count, 1, e5m2, codes, codes_off,
+  teplug_mx_block(in, in_off, kind, r * cols + start, count, 1, e5m2, te, codes, codes_off,
                   scales + scales_off + r * blocks + b);
 }
 
 /* Grid [ceil(rows/32), cols]: codes keep [rows, cols], scales
  * [ceil(rows/32), cols]. */
 __kernel void mx_cols(__global const uchar* in, ulong in_off, int kind, ulong rows, int e5m2,
-                      __global uchar* codes, ulong codes_off,
+                      int te, __global uchar* codes, ulong codes_off,
                       __global uchar* scales, ulong scales_off) {
   const ulong b = get_global_id(0), c = get_global_id(1), cols = get_global_size(1);
   const ulong start = b * TEPLUG_MX_BLOCK;
   const ulong count = min((ulong)TEPLUG_MX_BLOCK, rows - start);
-  teplug_mx_block(in, in_off, kind, start * cols + c, count, cols, e5m2, codes, codes_off,
+  teplug_mx_block(in, in_off, kind, start * cols + c, count, cols, e5m2, te, codes, codes_off,
                   scales + scales_off + b * cols + c);
 }
 

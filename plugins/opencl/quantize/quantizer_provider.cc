@@ -161,10 +161,11 @@ void RunQuantize(const QuantizeCall& c, const TeplugQuantizeArgs& args) {
       k.Arg(2, cl_int{c.kind});
       k.Arg(3, U(extent));
       k.Arg(4, cl_int{c.e5m2 ? 1 : 0});
-      k.Arg(5, codes.buffer);
-      k.Arg(6, U(codes.offset));
-      k.Arg(7, scales.buffer);
-      k.Arg(8, U(scales.offset));
+      k.Arg(5, cl_int{c.te_rule ? 1 : 0});
+      k.Arg(6, codes.buffer);
+      k.Arg(7, U(codes.offset));
+      k.Arg(8, scales.buffer);
+      k.Arg(9, U(scales.offset));
       k.Run2D(l.queue, grid_rows, grid_cols);
     };
     if (c.rowwise)

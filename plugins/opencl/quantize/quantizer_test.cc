@@ -4,9 +4,14 @@
 // outputs, amax_epsilon and force_pow2_scales, shapes with partial MX blocks,
 // tensors at element offsets inside their buffers, and inputs salted with the
 // float-format edge cases (NaN, +-Inf, subnormals, rounding ties, values past
-// the fp8 maximum). quantizer.h defines every bit, so codes, scales, amax and
-// the column-wise copy must equal the reference's byte for byte; dequantize
-// likewise. Then what is refused, and how.
+// the fp8 maximum). MXFP8 runs by both of quantizer.h's scale rules (OCP and
+// TransformerEngine's), the latter also on inputs whose blocks reach its
+// special cases (fp32 subnormal amax / max_normal products, Inf and all-NaN
+// blocks, zero blocks, block maxima at and past significand 1.75, values near
+// FLT_MAX), and on inputs where the two rules give different scales.
+// quantizer.h defines every bit, so codes, scales, amax and the column-wise
+// copy must equal the reference's byte for byte; dequantize likewise. Then
+// what is refused, and how.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -86,41 +91,121 @@ class QuantizerTest : public ::testing::Test {
   OpenClQuantizer quantizer_;
 };
 
+// Values that are edge cases of the float formats.
+const double kEdges[] = {std::numeric_limits<double>::quiet_NaN(),
+                         -std::numeric_limits<double>::quiet_NaN(),
+                         std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         1e-40,                     // an fp32 subnormal
+                         -3e-39,                    // another
+                         1.0 + 1.0 / 16,            // e4m3 tie: to 1
+                         1.0 + 3.0 / 16,            // e4m3 tie: to 1.25
+                         1.0 + 1.0 / 8,             // e5m2 tie: to 1
+                         1.0 + 3.0 / 8,             // e5m2 tie: to 1.5
+                         std::ldexp(1.0, -10),      // half the e4m3 minimum subnormal
+                         3 * std::ldexp(1.0, -10),  // an e4m3 subnormal tie
+                         std::ldexp(1.0, -17),      // half the e5m2 minimum subnormal
+                         464.0,                     // e4m3 tie above the maximum
+                         480.0,                     // past the e4m3 maximum
+                         61440.0,                   // e5m2 tie past the maximum
+                         1e6,                       // saturates either format
+                         -448.0,                    // the e4m3 maximum
+                         57344.0};                  // the e5m2 maximum
+
+// Stores v rounded to `dtype` as element i of `out`.
+void StoreAs(int32_t dtype, double v, std::vector<uint8_t>& out, int64_t i) {
+  if (dtype == TEPLUG_DTYPE_FP32) {
+    const float f = static_cast<float>(v);
+    std::memcpy(&out[4 * i], &f, 4);
+  } else {
+    const uint16_t h =
+        dtype == TEPLUG_DTYPE_FP16 ? reference::EncodeFp16(v) : reference::EncodeBf16(v);
+    std::memcpy(&out[2 * i], &h, 2);
+  }
+}
+
 // The input's values as `dtype` bytes: random magnitudes over 2^-12..2^12,
 // random signs, never zero; with `salt`, about one element in 23 is an edge
 // case of the float formats.
 std::vector<uint8_t> RandomInput(int32_t dtype, int64_t n, bool salt, std::mt19937_64& rng) {
-  const double kEdges[] = {std::numeric_limits<double>::quiet_NaN(),
-                           -std::numeric_limits<double>::quiet_NaN(),
-                           std::numeric_limits<double>::infinity(),
-                           -std::numeric_limits<double>::infinity(),
-                           1e-40,              // an fp32 subnormal
-                           -3e-39,             // another
-                           1.0 + 1.0 / 16,     // e4m3 tie: to 1
-                           1.0 + 3.0 / 16,     // e4m3 tie: to 1.25
-                           1.0 + 1.0 / 8,      // e5m2 tie: to 1
-                           1.0 + 3.0 / 8,      // e5m2 tie: to 1.5
-                           std::ldexp(1.0, -10),      // half the e4m3 minimum subnormal
-                           3 * std::ldexp(1.0, -10),  // an e4m3 subnormal tie
-                           std::ldexp(1.0, -17),      // half the e5m2 minimum subnormal
-                           464.0,    // e4m3 tie above the maximum
-                           480.0,    // past the e4m3 maximum
-                           61440.0,  // e5m2 tie past the maximum
-                           1e6,      // saturates either format
-                           -448.0,   // the e4m3 maximum
-                           57344.0}; // the e5m2 maximum
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
   std::uniform_int_distribution<int> exponent(-12, 12), edge(0, sizeof kEdges / sizeof kEdges[0] - 1);
   std::vector<uint8_t> out(Bytes(dtype, n));
   for (int64_t i = 0; i < n; ++i) {
     double v = std::ldexp(mantissa(rng), exponent(rng)) * ((rng() & 1) ? -1 : 1);
     if (salt && rng() % 23 == 0) v = kEdges[edge(rng)];
-    if (dtype == TEPLUG_DTYPE_FP32) {
-      const float f = static_cast<float>(v);
-      std::memcpy(&out[4 * i], &f, 4);
-    } else {
-      const uint16_t h = dtype == TEPLUG_DTYPE_FP16 ? reference::EncodeFp16(v) : reference::EncodeBf16(v);
-      std::memcpy(&out[2 * i], &h, 2);
+    StoreAs(dtype, v, out, i);
+  }
+  return out;
+}
+
+// A [rows, cols] input for TransformerEngine's MX rule: each 32x32 tile (so
+// each row block and each column block) draws from one regime, the tiles
+// taking the regimes in turn from `first`, so every regime appears once
+// there are 8 tiles; about one element in 23 is then an edge case
+// (kEdges). The regimes reach every branch of the rule: block maxima with
+// significands in [1.75, 2) (TE's scale is twice OCP's), maxima at and a few
+// fp32 ulps either side of 1.75 * 2^k (both fp8 maxima are 1.75 * 2^k, so
+// the scale moves there and the fp32 rounding of amax * (1 / max_normal)
+// decides it), fp32 subnormals, amax / max_normal products that are fp32
+// subnormals on both sides of mantissa 0x400000 (scale code 0 or 1,
+// multiplier 1 at code 0), values near FLT_MAX, all-NaN blocks (amax 0) and
+// signed-zero blocks.
+std::vector<uint8_t> TeRuleInput(int32_t dtype, int64_t rows, int64_t cols, int first,
+                                 std::mt19937_64& rng) {
+  constexpr int kRegimes = 8;
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0), high(1.75, 2.0), low(0.0, 1.75);
+  std::uniform_int_distribution<int> edge(0, sizeof kEdges / sizeof kEdges[0] - 1);
+  const int64_t tile_cols = CeilDiv(cols, 32);
+  std::vector<uint8_t> out(Bytes(dtype, rows * cols));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      const int regime = static_cast<int>((first + (r / 32) * tile_cols + c / 32) % kRegimes);
+      const bool negative = rng() & 1;
+      auto in = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+      double v = 0;
+      switch (regime) {
+        case 0:
+          v = std::ldexp(mantissa(rng), in(-12, 12));
+          break;
+        case 1:
+          v = std::ldexp(high(rng), in(-3, 3));
+          break;
+        case 2: {
+          // Row r's blocks peak at 1.75 * 2^k moved by -2..2 fp32 ulps. With
+          // k = -118 (e4m3) or -112 (e5m2), amax / max_normal is 2^-127 at the
+          // peak itself: a subnormal product of mantissa 0x400000.
+          constexpr int kPeakExponents[] = {4, -118, -112};
+          const int k = kPeakExponents[r % 3];
+          if (c % 7 != 0) {
+            v = std::ldexp(low(rng), k);
+            break;
+          }
+          float peak = std::ldexp(1.75f, k);
+          for (int64_t d = (r / 3) % 5 - 2; d != 0; d += d > 0 ? -1 : 1)
+            peak = std::nextafter(peak, d > 0 ? 1.0f : 0.0f);
+          v = peak;
+          break;
+        }
+        case 3:
+          v = std::ldexp(mantissa(rng), in(-149, -127));
+          break;
+        case 4:
+          v = std::ldexp(mantissa(rng), in(-125, -115));
+          break;
+        case 5:
+          v = std::ldexp(mantissa(rng), in(110, 127));
+          break;
+        case 6:
+          v = std::numeric_limits<double>::quiet_NaN();
+          break;
+        default:
+          v = 0.0;
+          break;
+      }
+      v = std::copysign(v, negative ? -1.0 : 1.0);  // NaN and zero blocks too
+      if (regime < 6 && rng() % 23 == 0) v = kEdges[edge(rng)];
+      StoreAs(dtype, v, out, r * cols + c);
     }
   }
   return out;
@@ -141,16 +226,21 @@ struct Case {
   bool pow2 = false;
   int64_t rows = 17, cols = 64;
   size_t pad = 0;
+  int32_t mx_rule = TEPLUG_MX_SCALE_OCP;            // TeplugQuantizeArgs.mx_scale_rule
+  size_t struct_size = sizeof(TeplugQuantizeArgs);  // the writer's, on both sides
+  int te_regimes = -1;  // >= 0: TeRuleInput from this regime, else RandomInput
 };
 
 std::string Describe(const Case& c) {
   return std::string(sdk::DTypeName(c.input)) + "->" + sdk::DTypeName(c.output) + " " +
          sdk::ScalingName(c.mode) + (c.recipe == TEPLUG_RECIPE_DELAYED ? " delayed" : " current") +
-         " [" + std::to_string(c.rows) + ", " + std::to_string(c.cols) + "] rowwise=" +
-         std::to_string(c.rowwise) + " columnwise=" + std::to_string(c.columnwise) +
+         " [" + std::to_string(c.rows) + ", " + std::to_string(c.cols) +
+         "] rowwise=" + std::to_string(c.rowwise) + " columnwise=" + std::to_string(c.columnwise) +
          " salt=" + std::to_string(c.salt) + " eps=" + std::to_string(c.amax_epsilon) +
          " pow2=" + std::to_string(c.pow2) + " delayed_scale=" + std::to_string(c.delayed_scale) +
-         " pad=" + std::to_string(c.pad);
+         " pad=" + std::to_string(c.pad) + " mx_scale_rule=" + sdk::MxScaleRuleName(c.mx_rule) +
+         " struct_size=" + std::to_string(c.struct_size) +
+         " te_regimes=" + std::to_string(c.te_regimes);
 }
 
 // The outputs of one case, on both sides.
@@ -161,11 +251,16 @@ struct Outputs {
 
 class QuantizeCases : public QuantizerTest {
  protected:
-  void Check(const Case& c, uint64_t seed) {
+  // Runs case `c` on input drawn with `seed` on both sides and compares every
+  // output byte. ref_scales (when given) receives the reference's row-wise
+  // then column-wise scale bytes.
+  void Check(const Case& c, uint64_t seed, std::vector<uint8_t>* ref_scales = nullptr) {
     SCOPED_TRACE(Describe(c));
     std::mt19937_64 rng(seed);
     const bool mx = c.mode == TEPLUG_SCALING_MXFP8_1D32;
-    Pair in = Make(c.input, {c.rows, c.cols}, RandomInput(c.input, c.rows * c.cols, c.salt, rng),
+    Pair in = Make(c.input, {c.rows, c.cols},
+                   c.te_regimes >= 0 ? TeRuleInput(c.input, c.rows, c.cols, c.te_regimes, rng)
+                                     : RandomInput(c.input, c.rows * c.cols, c.salt, rng),
                    c.pad * Bytes(c.input, 1));
     Outputs o;
     o.codes = Make(c.output, {c.rows, c.cols}, {}, c.pad);
@@ -194,6 +289,8 @@ class QuantizeCases : public QuantizerTest {
     a.force_pow2_scales = c.pow2;
     a.rowwise = c.rowwise;
     a.columnwise = c.columnwise;
+    a.mx_scale_rule = c.mx_rule;
+    a.struct_size = c.struct_size;
     TeplugQuantizeArgs ref = a;
     ref.input = &in.host_t;
     ref.output = &o.codes.host_t;
@@ -213,6 +310,11 @@ class QuantizeCases : public QuantizerTest {
       for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(int{got[i]}, int{p->host[i]}) << name << " byte " << i;
       }
+    }
+    if (ref_scales != nullptr) {
+      *ref_scales = o.scale_inv.host;
+      ref_scales->insert(ref_scales->end(), o.col_scale_inv.host.begin(),
+                         o.col_scale_inv.host.end());
     }
   }
 };
@@ -291,6 +393,97 @@ TEST_F(QuantizeCases, EpsilonPow2ShapesAndOffsets) {
       Check(s, seed++);
     }
   }
+}
+
+// TransformerEngine's MX rule, row-wise and column-wise, for every input
+// dtype and fp8 format: on random inputs salted with edge cases and on inputs
+// built to reach each of the rule's special cases, with partial blocks both
+// ways and tensors at element offsets.
+TEST_F(QuantizeCases, TransformerEngineMxRuleIsBitExact) {
+  uint64_t seed = 300;
+  for (int32_t input : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16}) {
+    for (int32_t output : {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2}) {
+      Case c;
+      c.input = input;
+      c.output = output;
+      c.mode = TEPLUG_SCALING_MXFP8_1D32;
+      c.mx_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+      c.columnwise = true;
+      c.salt = true;
+      c.rows = 70;  // partial column blocks
+      c.cols = 45;  // partial row blocks
+      Check(c, seed++);
+      c.salt = false;
+      c.rows = 33;
+      c.cols = 100;
+      Check(c, seed++);
+      for (int first = 0; first < 8; first += 4) {  // 12 tiles: every regime, some twice
+        c.te_regimes = first;
+        c.rows = 90;
+        c.cols = 127;
+        c.pad = first == 0 ? 0 : 3;
+        Check(c, seed++);
+      }
+      c.te_regimes = 2;
+      c.rows = 64;
+      c.cols = 256;
+      c.rowwise = false;  // the column-wise copy alone
+      c.with_amax = false;
+      Check(c, seed++);
+    }
+  }
+}
+
+// The rule reaches the kernels: on inputs whose block maxima have
+// significands above 1.75 the reference's TE and OCP scales differ on many
+// blocks, and the quantizer matches each rule's bytes, so a quantizer that
+// ignored mx_scale_rule would fail one of the two checks.
+TEST_F(QuantizeCases, TransformerEngineAndOcpRulesDifferAndEachIsMatched) {
+  uint64_t seed = 400;
+  for (int32_t input : {TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16}) {
+    for (int32_t output : {TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E5M2}) {
+      Case c;
+      c.input = input;
+      c.output = output;
+      c.mode = TEPLUG_SCALING_MXFP8_1D32;
+      c.columnwise = true;
+      c.rows = 40;
+      c.cols = 72;
+      std::vector<uint8_t> ocp, te;
+      Check(c, seed, &ocp);
+      c.mx_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+      Check(c, seed, &te);
+      ++seed;
+      ASSERT_EQ(ocp.size(), te.size());
+      size_t differ = 0;
+      for (size_t i = 0; i < te.size(); ++i) {
+        if (te[i] == ocp[i]) continue;
+        ++differ;
+        EXPECT_EQ(int{te[i]}, int{ocp[i]} + 1) << "scale " << i << ": TE's is twice OCP's";
+      }
+      EXPECT_GT(differ, te.size() / 8) << "of " << te.size() << " scales";
+    }
+  }
+}
+
+// A v1.0-v1.2 caller's struct ends before mx_scale_rule: whatever lies past
+// its end, the OCP rule applies. Other scaling modes ignore the field.
+TEST_F(QuantizeCases, MxScaleRuleIsReadOnlyWhereItExists) {
+  Case c;
+  c.mode = TEPLUG_SCALING_MXFP8_1D32;
+  c.columnwise = true;
+  c.rows = 40;
+  c.cols = 72;
+  std::vector<uint8_t> ocp, short_struct;
+  Check(c, 500, &ocp);
+  c.mx_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+  c.struct_size = TEPLUG_STRUCT_SIZE(TeplugQuantizeArgs, stream);
+  Check(c, 500, &short_struct);
+  EXPECT_EQ(short_struct, ocp);
+  Case p;
+  p.mx_rule = TEPLUG_MX_SCALE_TRANSFORMER_ENGINE;
+  p.columnwise = true;
+  Check(p, 501);
 }
 
 // Dequantize of reference-made codes, into every output dtype.
@@ -446,6 +639,18 @@ TEST_F(QuantizerRefusals, MalformedCallsNameTheField) {
   out_.dev_t.shape[1] = 32;
   in_.dev_t.data = static_cast<uint8_t*>(in_.dev_t.data) - 2;  // not fp32-aligned
   EXPECT_THAT(Failure().second, HasSubstr("not a multiple of the element size 4"));
+}
+
+TEST_F(QuantizerRefusals, AnMxScaleRuleOutsideTheEnumIsInvalid) {
+  for (int32_t rule : {2, -1}) {
+    args_.mx_scale_rule = rule;
+    std::string reason;
+    EXPECT_TRUE(quantizer_.SupportsQuantize(args_, &reason)) << reason;  // malformed, not refused
+    const auto [code, message] = Failure();
+    EXPECT_EQ(code, TEPLUG_INVALID_ARGUMENT);
+    EXPECT_THAT(message,
+                HasSubstr("TeplugQuantizeArgs.mx_scale_rule " + std::to_string(rule) + " is not"));
+  }
 }
 
 }  // namespace
