@@ -8,8 +8,6 @@
 //    consecutive transposed codes with 16-byte stores.
 //  - 128x128: one thread block per tile; amax by a block reduction, then the
 //    codes row-wise and, through shared memory, transposed.
-#include <cuda_runtime.h>
-
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -170,25 +168,21 @@ int LaunchTyped(const QuantizeLaunch& l) {
   if (l.scaling == Scaling::kBlock2D) {
     if (e == cudaSuccess) {
       const int64_t tiles = ((l.rows + kBlock - 1) / kBlock) * ((l.cols + kBlock - 1) / kBlock);
-      Block2DKernel<T><<<GridFor(tiles, 1), kThreads, 0, stream>>>(
-          x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv),
-          l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
-      e = cudaGetLastError();
+      e = Launch(Block2DKernel<T>, GridFor(tiles, 1), kThreads, stream, x, l.rows, l.cols, o,
+                 l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.columnwise_data,
+                 static_cast<float*>(l.columnwise_scale_inv), l.amax);
     }
     return static_cast<int>(e);
   }
   if (e == cudaSuccess && l.rowwise_data != nullptr) {
     const int64_t warps = l.rows * ((l.cols + kBlock - 1) / kBlock);
-    Block1DRowwiseKernel<T><<<GridFor(warps * 32), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.amax);
-    e = cudaGetLastError();
+    e = Launch(Block1DRowwiseKernel<T>, GridFor(warps * 32), kThreads, stream, x, l.rows, l.cols, o,
+               l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.amax);
   }
   if (e == cudaSuccess && l.columnwise_data != nullptr) {
     const int64_t threads = ((l.rows + kBlock - 1) / kBlock) * l.cols;
-    Block1DColumnwiseKernel<T><<<GridFor(threads), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, o, l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv),
-        l.amax);
-    e = cudaGetLastError();
+    e = Launch(Block1DColumnwiseKernel<T>, GridFor(threads), kThreads, stream, x, l.rows, l.cols, o,
+               l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
   }
   return static_cast<int>(e);
 }

@@ -1,7 +1,8 @@
 // IQuantizer v1 on CUDA: quantize (per-tensor delayed and current scaling,
-// MXFP8 1x32 with the OCP scale rule, 1x128 and 128x128 blocks; row-wise and
-// column-wise) and dequantize, on GPUs of compute capability 8.0 and newer,
-// with the kernels of this package (quantize_launch.h).
+// MXFP8 1x32 under the OCP or TransformerEngine scale rule, 1x128 and
+// 128x128 blocks; row-wise and column-wise) and dequantize, on GPUs of
+// compute capability 8.0 and newer, with the kernels of this package
+// (quantize_launch.h).
 //
 // `supports` refuses, each with a reason naming the field: malformed calls
 // and what the kernels do not serve (quantize_plan.h: host tensors,

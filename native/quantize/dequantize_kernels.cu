@@ -2,8 +2,6 @@
 // scale (per-tensor, MX e8m0, 1x128 or 128x128 fp32), rounded to the output
 // dtype. One thread per 16 codes: a 16-byte code load and 16-byte output
 // stores when both pointers are aligned, a scalar tail otherwise.
-#include <cuda_runtime.h>
-
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -64,11 +62,10 @@ int LaunchTyped(const DequantizeLaunch& l) {
   if (n == 0) return static_cast<int>(cudaSuccess);
   S* out = static_cast<S*>(l.output);
   const bool vectorised = IsAligned(l.codes, kVectorBytes) && IsAligned(out, kVectorBytes);
-  DequantizeKernel<T>
-      <<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, static_cast<cudaStream_t>(l.stream)>>>(
-          l.codes, l.rows, l.cols, l.kind, ScaleGrid{l.scaling, l.scale_inv, l.cols}, vectorised,
-          out);
-  return static_cast<int>(cudaGetLastError());
+  return static_cast<int>(Launch(DequantizeKernel<T>, GridFor((n + kChunk - 1) / kChunk), kThreads,
+                                 static_cast<cudaStream_t>(l.stream), l.codes, l.rows, l.cols,
+                                 l.kind, ScaleGrid{l.scaling, l.scale_inv, l.cols}, vectorised,
+                                 out));
 }
 
 }  // namespace

@@ -3,8 +3,6 @@
 // aligned blocks); column-wise blocks run down a column, so neighbouring
 // threads take neighbouring columns and every access is coalesced. The codes
 // stay [rows, cols] in both directions (teplug/types.h).
-#include <cuda_runtime.h>
-
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -95,17 +93,13 @@ int LaunchTyped(const QuantizeLaunch& l) {
   // Both directions reduce amax; a max is unchanged by counting twice.
   if (e == cudaSuccess && l.rowwise_data != nullptr) {
     const int64_t blocks = l.rows * ((l.cols + kMxBlock - 1) / kMxBlock);
-    MxRowwiseKernel<T><<<GridFor(blocks), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, l.kind, l.mx_rule, l.rowwise_data,
-        static_cast<uint8_t*>(l.rowwise_scale_inv), l.amax);
-    e = cudaGetLastError();
+    e = Launch(MxRowwiseKernel<T>, GridFor(blocks), kThreads, stream, x, l.rows, l.cols, l.kind,
+               l.mx_rule, l.rowwise_data, static_cast<uint8_t*>(l.rowwise_scale_inv), l.amax);
   }
   if (e == cudaSuccess && l.columnwise_data != nullptr) {
     const int64_t blocks = ((l.rows + kMxBlock - 1) / kMxBlock) * l.cols;
-    MxColumnwiseKernel<T><<<GridFor(blocks), kThreads, 0, stream>>>(
-        x, l.rows, l.cols, l.kind, l.mx_rule, l.columnwise_data,
-        static_cast<uint8_t*>(l.columnwise_scale_inv), l.amax);
-    e = cudaGetLastError();
+    e = Launch(MxColumnwiseKernel<T>, GridFor(blocks), kThreads, stream, x, l.rows, l.cols, l.kind,
+               l.mx_rule, l.columnwise_data, static_cast<uint8_t*>(l.columnwise_scale_inv), l.amax);
   }
   return static_cast<int>(e);
 }

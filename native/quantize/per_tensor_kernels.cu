@@ -3,8 +3,6 @@
 // transpose. Delayed scaling reduces amax inside the cast (one pass);
 // current scaling needs the whole tensor's amax before any cast, so it
 // reads the input twice (amax pass, then cast).
-#include <cuda_runtime.h>
-
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -133,29 +131,27 @@ int LaunchTyped(const QuantizeLaunch& l) {
   const bool vectorised = IsAligned(x, kVectorBytes) &&
                           (l.rowwise_data == nullptr || IsAligned(l.rowwise_data, kVectorBytes));
   if (e == cudaSuccess && l.current_scaling && n > 0) {
-    AmaxKernel<T>
-        <<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(x, n, vectorised, amax);
-    e = cudaGetLastError();
+    e = Launch(AmaxKernel<T>, GridFor((n + kChunk - 1) / kChunk), kThreads, stream, x, n,
+               vectorised, amax);
   }
   if (e == cudaSuccess) {
-    ScaleKernel<<<1, 1, 0, stream>>>(l.current_scaling, amax, scale,
-                                     static_cast<float*>(l.rowwise_scale_inv),
-                                     static_cast<float*>(l.columnwise_scale_inv), fp8_max,
-                                     l.force_pow2_scales, l.amax_epsilon, l.input_max_finite);
-    e = cudaGetLastError();
+    e = Launch(ScaleKernel, 1, 1, stream, l.current_scaling, static_cast<const float*>(amax), scale,
+               static_cast<float*>(l.rowwise_scale_inv),
+               static_cast<float*>(l.columnwise_scale_inv), fp8_max, l.force_pow2_scales,
+               l.amax_epsilon, l.input_max_finite);
   }
   // Delayed scaling reduces amax in the cast; current scaling already has it.
   float* cast_amax = l.current_scaling ? nullptr : l.amax;
   if (e == cudaSuccess && n > 0) {
     if (l.columnwise_data != nullptr) {
       const int64_t tiles = ((l.rows + kTile - 1) / kTile) * ((l.cols + kTile - 1) / kTile);
-      TiledCastKernel<T><<<GridFor(tiles, 1), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
-          x, l.rows, l.cols, scale, l.kind, l.rowwise_data, l.columnwise_data, cast_amax);
+      e = Launch(TiledCastKernel<T>, GridFor(tiles, 1), dim3(kTile, kTileRowsPerPass), stream, x,
+                 l.rows, l.cols, static_cast<const float*>(scale), l.kind, l.rowwise_data,
+                 l.columnwise_data, cast_amax);
     } else {
-      CastKernel<T><<<GridFor((n + kChunk - 1) / kChunk), kThreads, 0, stream>>>(
-          x, n, vectorised, scale, l.kind, l.rowwise_data, cast_amax);
+      e = Launch(CastKernel<T>, GridFor((n + kChunk - 1) / kChunk), kThreads, stream, x, n,
+                 vectorised, static_cast<const float*>(scale), l.kind, l.rowwise_data, cast_amax);
     }
-    e = cudaGetLastError();
   }
   if (scratch != nullptr) {
     const cudaError_t f = cudaFreeAsync(scratch, stream);

@@ -1,6 +1,5 @@
-#include <cuda_runtime.h>
-
 #include "native/quantize/kernel_entries.h"
+#include "native/quantize/kernel_support.cuh"
 #include "native/quantize/quantize_launch.h"
 
 namespace teplug::native::quantize {

@@ -1,0 +1,85 @@
+// The native quantizer's CUDA kernels run without a GPU: the IQuantizer's
+// host logic over the fake runtime (host memory as cuda:0's), and the very
+// .cu kernels compiled for the host grid (testing/host_grid.h: each block's
+// threads as threads, barriers and warp shuffles emulated). Every served case
+// (testing/kernel_cases.h) bit for bit against the reference numerics, with
+// 16-byte aligned buffers (the vector paths) and with buffers 4 bytes off
+// (the scalar ones). Neither a GPU nor the CUDA toolkit is needed.
+#include <cstdlib>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "native/device/testing/fake_cuda_runtime.h"
+#include "native/quantize/cuda_quantizer.h"
+#include "native/quantize/quantize_launch.h"
+#include "native/quantize/testing/host_grid.h"
+#include "native/quantize/testing/kernel_cases.h"
+#include "teplug/sdk/implement.hpp"
+
+namespace teplug::native::quantize {
+namespace {
+
+// Host buffers placed `offset` bytes past a 16-byte boundary.
+class HostMemory final : public testing::CaseMemory {
+ public:
+  explicit HostMemory(size_t offset) : offset_(offset) {}
+  ~HostMemory() override {
+    for (void* p : blocks_) std::free(p);
+  }
+  void* Allocate(size_t bytes) override {
+    void* block = std::aligned_alloc(16, (bytes + offset_ + 15) / 16 * 16);
+    blocks_.push_back(block);
+    return static_cast<char*>(block) + offset_;
+  }
+  void Upload(void* device, const void* host, size_t bytes) override {
+    if (bytes > 0) std::memcpy(device, host, bytes);
+  }
+  void Download(void* host, const void* device, size_t bytes) override {
+    if (bytes > 0) std::memcpy(host, device, bytes);
+  }
+  void Synchronize(void*) override {}  // the host grid runs a launch to its end
+
+ private:
+  size_t offset_;
+  std::vector<void*> blocks_;
+};
+
+CudaDeviceFacts Hopper() {
+  CudaDeviceFacts f;
+  f.name = "host grid";
+  f.major = 9;
+  f.minor = 0;
+  f.total_memory = int64_t{1} << 30;
+  return f;
+}
+
+class KernelsOnHostGrid : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(KernelsOnHostGrid, EveryServedCaseMatchesTheReferenceBitForBit) {
+  native::testing::FakeCudaRuntime runtime({Hopper()});
+  TeplugQuantizerV1* quantizer =
+      sdk::MakeQuantizer(NewCudaQuantizer(runtime, RealKernelLauncher()));
+  const int64_t launches_before = host_grid::Launches();
+  int cases = 0;
+  for (const testing::KernelCase& c : testing::EveryServedCase()) {
+    // Off the 16-byte boundary, the cases with specials are enough: the
+    // scalar paths do not depend on the values.
+    if (GetParam() != 0 && !c.specials) continue;
+    HostMemory memory(GetParam());
+    testing::RunKernelCase(quantizer, memory, c, nullptr);
+    ++cases;
+    if (::testing::Test::HasFatalFailure()) break;
+  }
+  EXPECT_GT(cases, GetParam() == 0 ? 400 : 200);
+  EXPECT_GE(host_grid::Launches() - launches_before, cases) << "the calls reached the kernels";
+  quantizer->vtbl->base.release(reinterpret_cast<TeplugObject*>(quantizer));
+}
+
+INSTANTIATE_TEST_SUITE_P(Alignment, KernelsOnHostGrid, ::testing::Values(size_t{0}, size_t{4}),
+                         [](const ::testing::TestParamInfo<size_t>& p) {
+                           return p.param == 0 ? std::string("Aligned16")
+                                               : "Offset" + std::to_string(p.param);
+                         });
+
+}  // namespace
+}  // namespace teplug::native::quantize
