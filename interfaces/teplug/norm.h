@@ -142,7 +142,8 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugNormBwdArgs, stream);
 #define TEPLUG_NORM_CAP_ZERO_CENTERED_GAMMA (UINT32_C(1) << 1) /* zero_centered_gamma = 1 */
 /* v1.3: an mxfp8_1d32 y with mx_scale_rule TEPLUG_MX_SCALE_TRANSFORMER_ENGINE.
  * A host older than v1.3 refuses a descriptor with this bit: a plugin that
- * also loads there sets it only when TeplugHostApi.abi_max >= 1.3. */
+ * also loads there sets it only when TeplugHostApi.abi_max >= 1.3
+ * (teplug/sdk/caps_for_host.hpp). */
 #define TEPLUG_NORM_CAP_MX_TE_SCALE (UINT32_C(1) << 2)
 
 /* What a norm implementation serves. Bit masks use TEPLUG_DTYPE_BIT,

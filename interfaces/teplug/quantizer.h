@@ -182,7 +182,8 @@ TEPLUG_DECLARE_LAST_FIELD(TeplugDequantizeArgs, stream);
 #define TEPLUG_QUANT_CAP_DELAYED_SCALING (UINT32_C(1) << 3) /* per-tensor recipe DELAYED */
 /* v1.3: mxfp8_1d32 with mx_scale_rule TEPLUG_MX_SCALE_TRANSFORMER_ENGINE. A
  * host older than v1.3 refuses a descriptor with this bit: a plugin that
- * also loads there sets it only when TeplugHostApi.abi_max >= 1.3. */
+ * also loads there sets it only when TeplugHostApi.abi_max >= 1.3
+ * (teplug/sdk/caps_for_host.hpp). */
 #define TEPLUG_QUANT_CAP_MX_TE_SCALE (UINT32_C(1) << 4)
 
 /* What a quantizer serves (48 bytes in v1.0): plugin-owned, static. The

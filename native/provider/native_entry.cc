@@ -27,8 +27,9 @@ void RegisterNativeImplementations(sdk::Registrar& r) {
                      CublasLtGemmCaps(), "cublaslt", kNativePriority);
   // IQuantizer/1 on the quantize kernels (native/quantize).
   r.RegisterIfServed(sdk::kIidQuantizerV1,
-                     sdk::MakeQuantizer(quantize::NewCudaQuantizer(RealCudaRuntime(), quantize::RealKernelLauncher())),
-                     quantize::NativeQuantizerCaps(), "quantizer", kNativePriority);
+                     sdk::MakeQuantizer(quantize::NewCudaQuantizer(RealCudaRuntime(),
+                                                                   quantize::RealKernelLauncher())),
+                     quantize::NativeQuantizerCaps(r.host().abi_max), "quantizer", kNativePriority);
   // ICollective/1 on NCCL (native/collective), loaded on first use.
   r.RegisterIfServed(sdk::kIidCollectiveV1,
                      sdk::MakeCollective(collective::NewNcclCollective(

@@ -12,7 +12,8 @@
 namespace teplug::native::quantize {
 
 // Static storage, valid for the life of the process.
-const TeplugQuantizerCaps* NativeQuantizerCaps();
+// Without TEPLUG_QUANT_CAP_MX_TE_SCALE for a host older than v1.3.
+const TeplugQuantizerCaps* NativeQuantizerCaps(uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT);
 
 }  // namespace teplug::native::quantize
 

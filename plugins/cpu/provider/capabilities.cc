@@ -1,5 +1,6 @@
 #include "plugins/cpu/provider/capabilities.h"
 
+#include "teplug/sdk/caps_for_host.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::cpu::provider {
@@ -71,9 +72,10 @@ const TeplugAttentionCaps* CpuAttentionCaps() {
   return &caps;
 }
 
-const TeplugQuantizerCaps* CpuQuantizerCaps() {
+const TeplugQuantizerCaps* CpuQuantizerCaps(uint32_t host_abi_max) {
   static const TeplugQuantizerCaps caps = MakeQuantizerCaps();
-  return &caps;
+  static const TeplugQuantizerCaps before_1_3 = sdk::ForHostAbi(caps, sdk::kAbiBeforeMxTeScale);
+  return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps : &before_1_3;
 }
 
 const TeplugGemmCaps* CpuGemmCaps() {

@@ -23,7 +23,8 @@ namespace teplug::cpu::provider {
 // In static storage, valid for the life of the process/plugin.
 const TeplugGemmCaps* CpuGemmCaps();
 const TeplugAttentionCaps* CpuAttentionCaps();
-const TeplugQuantizerCaps* CpuQuantizerCaps();
+// Without TEPLUG_QUANT_CAP_MX_TE_SCALE for a host older than v1.3.
+const TeplugQuantizerCaps* CpuQuantizerCaps(uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT);
 
 }  // namespace teplug::cpu::provider
 

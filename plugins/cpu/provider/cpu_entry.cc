@@ -31,7 +31,7 @@ void RegisterCpuImplementations(sdk::Registrar& r) {
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(collective::NewGlooCollective()),
              collective::GlooCollectiveCaps(), kCpuCollectiveName, kCpuCollectivePriority);
   r.Register(sdk::kIidQuantizerV1, sdk::MakeQuantizer(std::make_unique<CpuQuantizer>(*threads)),
-             CpuQuantizerCaps(), kCpuQuantizerName, kCpuPriority);
+             CpuQuantizerCaps(r.host().abi_max), kCpuQuantizerName, kCpuPriority);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "plugins/opencl/provider/capabilities.h"
 
+#include "teplug/sdk/caps_for_host.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::opencl::provider {
@@ -52,9 +53,10 @@ TeplugQuantizerCaps MakeQuantizerCaps() {
 
 }  // namespace
 
-const TeplugQuantizerCaps* OpenClQuantizerCaps() {
+const TeplugQuantizerCaps* OpenClQuantizerCaps(uint32_t host_abi_max) {
   static const TeplugQuantizerCaps caps = MakeQuantizerCaps();
-  return &caps;
+  static const TeplugQuantizerCaps before_1_3 = sdk::ForHostAbi(caps, sdk::kAbiBeforeMxTeScale);
+  return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps : &before_1_3;
 }
 
 const TeplugGemmCaps* OpenClGemmCaps() {

@@ -19,7 +19,8 @@ namespace teplug::opencl::provider {
 
 const TeplugDeviceCaps* OpenClDeviceCaps();
 const TeplugGemmCaps* OpenClGemmCaps();
-const TeplugQuantizerCaps* OpenClQuantizerCaps();
+// Without TEPLUG_QUANT_CAP_MX_TE_SCALE for a host older than v1.3.
+const TeplugQuantizerCaps* OpenClQuantizerCaps(uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT);
 
 }  // namespace teplug::opencl::provider
 

@@ -32,9 +32,10 @@ void RegisterOpenClImplementations(teplug::sdk::Registrar& r) {
       teplug::sdk::kIidAttentionV1,
       teplug::sdk::MakeAttention(std::make_unique<teplug::opencl::attention::OpenClAttention>()),
       teplug::opencl::attention::OpenClAttentionCaps(), "attention", kOpenClPriority);
-  r.Register(teplug::sdk::kIidQuantizerV1,
-             teplug::sdk::MakeQuantizer(std::make_unique<teplug::opencl::quantize::OpenClQuantizer>()),
-             OpenClQuantizerCaps(), "opencl-quantizer", kOpenClPriority);
+  r.Register(
+      teplug::sdk::kIidQuantizerV1,
+      teplug::sdk::MakeQuantizer(std::make_unique<teplug::opencl::quantize::OpenClQuantizer>()),
+      OpenClQuantizerCaps(r.host().abi_max), "opencl-quantizer", kOpenClPriority);
 }
 
 }  // namespace

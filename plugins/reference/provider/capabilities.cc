@@ -1,6 +1,7 @@
 #include "plugins/reference/provider/capabilities.h"
 
 #include "plugins/reference/provider/tensor_io.h"
+#include "teplug/sdk/caps_for_host.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::reference::provider {
@@ -112,18 +113,20 @@ const TeplugAttentionCaps* ReferenceAttentionCaps() {
   static const TeplugAttentionCaps caps = MakeAttentionCaps();
   return &caps;
 }
-const TeplugQuantizerCaps* ReferenceQuantizerCaps() {
+const TeplugQuantizerCaps* ReferenceQuantizerCaps(uint32_t host_abi_max) {
   static const TeplugQuantizerCaps caps = MakeQuantizerCaps();
-  return &caps;
+  static const TeplugQuantizerCaps before_1_3 = sdk::ForHostAbi(caps, sdk::kAbiBeforeMxTeScale);
+  return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps : &before_1_3;
 }
 const TeplugCollectiveCaps* ReferenceCollectiveCaps() {
   static const TeplugCollectiveCaps caps = MakeCollectiveCaps();
   return &caps;
 }
 
-const TeplugNormCaps* ReferenceNormCaps() {
+const TeplugNormCaps* ReferenceNormCaps(uint32_t host_abi_max) {
   static const TeplugNormCaps caps = MakeNormCaps();
-  return &caps;
+  static const TeplugNormCaps before_1_3 = sdk::ForHostAbi(caps, sdk::kAbiBeforeMxTeScale);
+  return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps : &before_1_3;
 }
 
 const TeplugDeviceCaps* ReferenceDeviceCaps() {

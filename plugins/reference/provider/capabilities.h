@@ -35,11 +35,14 @@
 namespace teplug::reference::provider {
 
 // Descriptors in static storage, valid for the life of the process/plugin.
+// Those with bits newer than v1.0 take the host's TeplugHostApi.abi_max and
+// leave out what that host does not know (teplug/sdk/caps_for_host.hpp).
 const TeplugGemmCaps* ReferenceGemmCaps();
 const TeplugAttentionCaps* ReferenceAttentionCaps();
-const TeplugQuantizerCaps* ReferenceQuantizerCaps();
+const TeplugQuantizerCaps* ReferenceQuantizerCaps(
+    uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT);
 const TeplugCollectiveCaps* ReferenceCollectiveCaps();
-const TeplugNormCaps* ReferenceNormCaps();
+const TeplugNormCaps* ReferenceNormCaps(uint32_t host_abi_max = TEPLUG_ABI_VERSION_CURRENT);
 const TeplugDeviceCaps* ReferenceDeviceCaps();
 
 }  // namespace teplug::reference::provider

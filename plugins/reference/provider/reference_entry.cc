@@ -20,13 +20,13 @@ void RegisterReferenceImplementations(sdk::Registrar& r) {
   r.Register(sdk::kIidAttentionV1, sdk::MakeAttention(NewReferenceAttention()),
              ReferenceAttentionCaps(), "attention", kReferencePriority);
   r.Register(sdk::kIidQuantizerV1, sdk::MakeQuantizer(NewReferenceQuantizer()),
-             ReferenceQuantizerCaps(), "quantizer", kReferencePriority);
+             ReferenceQuantizerCaps(r.host().abi_max), "quantizer", kReferencePriority);
   r.Register(sdk::kIidCollectiveV1, sdk::MakeCollective(NewReferenceCollective()),
              ReferenceCollectiveCaps(), "collective", kReferencePriority);
   // A host older than INorm/1 or IDevice/1 skips them and still loads the
   // other four.
-  r.RegisterIfServed(sdk::kIidNormV1, sdk::MakeNorm(NewReferenceNorm()), ReferenceNormCaps(),
-                     "norm", kReferencePriority);
+  r.RegisterIfServed(sdk::kIidNormV1, sdk::MakeNorm(NewReferenceNorm()),
+                     ReferenceNormCaps(r.host().abi_max), "norm", kReferencePriority);
   r.RegisterIfServed(sdk::kIidDeviceV1, sdk::MakeDevice(NewReferenceDevice()), ReferenceDeviceCaps(),
                      "cpu", kReferencePriority);
 }
