@@ -1,8 +1,7 @@
-#include <cuda_runtime.h>
-
 #include <cmath>
 
 #include "native/attention/sequence_kernels.h"
+#include "native/device/kernel_launch.cuh"
 
 namespace teplug::native::attention {
 namespace {
@@ -49,45 +48,39 @@ __global__ void NegInfKernel(float* lse, int64_t heads, int64_t seq, int64_t tot
   if (s >= lengths[b]) lse[i] = -INFINITY;
 }
 
-int Launched() { return static_cast<int>(cudaGetLastError()); }
-
 }  // namespace
 
 int LaunchSequenceLengths(const int32_t* cu_seqlens, int32_t* lengths, int64_t batch, void* stream) {
-  SequenceLengthsKernel<<<Blocks(batch), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      cu_seqlens, lengths, batch);
-  return Launched();
+  if (batch == 0) return 0;
+  return Launch(SequenceLengthsKernel, Blocks(batch), kThreads, static_cast<cudaStream_t>(stream),
+                cu_seqlens, lengths, batch);
 }
 
 int LaunchRaggedOffsets(const int32_t* cu_seqlens, int64_t* offsets, int64_t batch,
                         int64_t token_stride, void* stream) {
-  RaggedOffsetsKernel<<<Blocks(batch + 1), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      cu_seqlens, offsets, batch, token_stride);
-  return Launched();
+  return Launch(RaggedOffsetsKernel, Blocks(batch + 1), kThreads, static_cast<cudaStream_t>(stream),
+                cu_seqlens, offsets, batch, token_stride);
 }
 
 int LaunchWriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) {
-  WriteRngStateKernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(rng, seed, offset);
-  return Launched();
+  return Launch(WriteRngStateKernel, 1, 1, static_cast<cudaStream_t>(stream), rng, seed, offset);
 }
 
 int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
                              const int32_t* lengths, void* stream) {
   const int64_t total = dims[0] * dims[1] * dims[2] * dims[3];
   if (total == 0) return 0;
-  ZeroRowsKernel<<<Blocks(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      static_cast<uint16_t*>(base), dims[1], dims[2], dims[3], total, strides[0], strides[1],
-      strides[2], strides[3], lengths);
-  return Launched();
+  return Launch(ZeroRowsKernel, Blocks(total), kThreads, static_cast<cudaStream_t>(stream),
+                static_cast<uint16_t*>(base), dims[1], dims[2], dims[3], total, strides[0],
+                strides[1], strides[2], strides[3], lengths);
 }
 
 int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,
                            const int32_t* lengths, void* stream) {
   const int64_t total = batch * heads * seq;
   if (total == 0) return 0;
-  NegInfKernel<<<Blocks(total), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(lse, heads, seq,
-                                                                               total, lengths);
-  return Launched();
+  return Launch(NegInfKernel, Blocks(total), kThreads, static_cast<cudaStream_t>(stream), lse,
+                heads, seq, total, lengths);
 }
 
 }  // namespace teplug::native::attention

@@ -1,23 +1,13 @@
 // Device-side building blocks shared by the quantizer's kernels: element
 // loads and stores of the high-precision dtypes, 16-byte vector accesses,
-// the amax reductions (warp, block, global), launch sizing and the launch.
-//
-// Compiled with TEPLUG_QUANTIZE_HOST_GRID defined (by a plain C++ compiler),
-// the kernels run on the host under testing/host_grid.h, which stands in for
-// the CUDA runtime and provides the launch; the tests without a GPU run them
-// so.
+// the amax reductions (warp, block, global) and launch sizing.
 #ifndef TEPLUG_NATIVE_QUANTIZE_KERNEL_SUPPORT_CUH_
 #define TEPLUG_NATIVE_QUANTIZE_KERNEL_SUPPORT_CUH_
-
-#ifdef TEPLUG_QUANTIZE_HOST_GRID
-#include "native/quantize/testing/host_grid.h"
-#else
-#include <cuda_runtime.h>
-#endif
 
 #include <cstdint>
 #include <type_traits>
 
+#include "native/device/kernel_launch.cuh"
 #include "native/quantize/element_formats.h"
 #include "native/quantize/quantize_launch.h"
 #include "native/quantize/scale_math.h"
@@ -152,17 +142,6 @@ __device__ __forceinline__ void ReduceAmaxIntoGlobal(float* amax, float local) {
   const float block = BlockMax(local);
   if (threadIdx.x == 0 && threadIdx.y == 0) AtomicMaxNonNegative(amax, block);
 }
-
-#ifndef TEPLUG_QUANTIZE_HOST_GRID
-// The kernels' one launch site: kernel<<<grid, block, 0, stream>>>(args...),
-// then the launch's error.
-template <class... Params, class... Args>
-cudaError_t Launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
-                   Args... args) {
-  kernel<<<grid, block, 0, stream>>>(args...);
-  return cudaGetLastError();
-}
-#endif
 
 // Threads per block of the element-wise kernels, and a grid that covers
 // `work` items (capped; the kernels loop with a grid stride).

@@ -6,13 +6,14 @@
 // 16-byte aligned buffers (the vector paths) and with buffers 4 bytes off
 // (the scalar ones). Neither a GPU nor the CUDA toolkit is needed.
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "native/device/testing/fake_cuda_runtime.h"
+#include "native/device/testing/host_grid.h"
 #include "native/quantize/cuda_quantizer.h"
 #include "native/quantize/quantize_launch.h"
-#include "native/quantize/testing/host_grid.h"
 #include "native/quantize/testing/kernel_cases.h"
 #include "teplug/sdk/implement.hpp"
 

@@ -1,9 +1,10 @@
 """CUDA support: cuda_library and the CUDA-only compatibility marker.
 
-    load("//tools/bazel:cuda.bzl", "CUDA_ONLY", "cuda_library")
+    load("//tools/bazel:cuda.bzl", "CUDA_ONLY", "cuda_library", "host_grid_library")
 
     cuda_library(name = "kernels", srcs = ["k.cu"], hdrs = ["k.h"], deps = ["//interfaces"])
     cc_test(name = "t", ..., target_compatible_with = CUDA_ONLY)
+    host_grid_library(name = "kernels_on_host", srcs = ["k.cu"], hdrs = ["k.h"])  # tests
 
 A target marked CUDA-only is incompatible (reported SKIPPED, never FAILED) when the
 toolkit is absent (@local_cuda's CUDA_AVAILABLE is False, e.g. CUDA_PATH=/nonexistent)
@@ -135,6 +136,43 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible
         hdrs = hdrs,
         deps = all_deps,
         target_compatible_with = compatible,
+        **kwargs
+    )
+
+_HOST_GRID = absolute_label(Label("//native/device:host_grid"))
+
+def host_grid_library(name, srcs, hdrs = [], deps = [], **kwargs):
+    """The .cu files of a cuda_library compiled as plain C++ for the host grid.
+
+    //native/device:host_grid stands in for the CUDA runtime (blocks run in turn, a
+    block's threads as fibers), so tests run the very kernels without a GPU or the CUDA
+    toolkit. The kernels must launch through native/device/kernel_launch.cuh. Test-only.
+
+    Args:
+      name: the cc_library's name.
+      srcs: the .cu files.
+      hdrs: headers the .cu files include from their own package.
+      deps: cc_library dependencies (the host grid is always added).
+      **kwargs: passed to cc_library.
+    """
+    outs = [name + "/" + src[:-len(".cu")] + ".cc" for src in srcs]
+    native.genrule(
+        name = name + "_sources",
+        testonly = True,
+        srcs = srcs,
+        outs = outs,
+        cmd = " && ".join(["cp $(location %s) $(location %s)" % (s, o) for s, o in zip(srcs, outs)]),
+    )
+    native.cc_library(
+        name = name,
+        testonly = True,
+        srcs = [":" + name + "_sources"],
+        hdrs = hdrs,
+        # Kernels read 16-byte vectors through uint4 pointers, as CUDA allows;
+        # the host compiler does not know CUDA's #pragma unroll.
+        copts = ["-fno-strict-aliasing", "-Wno-unknown-pragmas"],
+        local_defines = ["TEPLUG_HOST_GRID"],
+        deps = deps + [_HOST_GRID],
         **kwargs
     )
 

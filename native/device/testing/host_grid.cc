@@ -1,4 +1,4 @@
-#include "native/quantize/testing/host_grid.h"
+#include "native/device/testing/host_grid.h"
 
 #include <ucontext.h>
 

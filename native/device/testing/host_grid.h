@@ -1,8 +1,9 @@
-// CUDA's execution model on the host, for running the quantizer's kernels
-// (the very .cu sources, compiled as C++) in tests on machines without a GPU.
+// CUDA's execution model on the host, for running native's kernels (the very
+// .cu sources, compiled as C++) in tests on machines without a GPU or the
+// CUDA toolkit.
 //
 // What the kernels use, and how it is emulated:
-//  - a launch (Launch below, the kernels' only launch site) runs the grid's
+//  - a launch (Launch below, as kernel_launch.cuh declares it) runs the grid's
 //    blocks one after the other; a block's threads are fibers (ucontext) on
 //    the calling thread, each with its own stack, run in turn from barrier to
 //    barrier;
@@ -24,10 +25,11 @@
 // Lanes of a warp run out of lock-step, so code that relied on implicit warp
 // synchronisation (which CUDA does not promise) fails here.
 //
-// Include it in place of <cuda_runtime.h> (kernel_support.cuh does so when
-// TEPLUG_QUANTIZE_HOST_GRID is defined). Launches are serialised.
-#ifndef TEPLUG_NATIVE_QUANTIZE_TESTING_HOST_GRID_H_
-#define TEPLUG_NATIVE_QUANTIZE_TESTING_HOST_GRID_H_
+// Kernels include it through native/device/kernel_launch.cuh, in place of
+// <cuda_runtime.h>, when TEPLUG_HOST_GRID is defined (the BUILD macro
+// host_grid_library does so). Launches are serialised.
+#ifndef TEPLUG_NATIVE_DEVICE_TESTING_HOST_GRID_H_
+#define TEPLUG_NATIVE_DEVICE_TESTING_HOST_GRID_H_
 
 #include <math.h>
 
@@ -116,7 +118,7 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t strea
 cudaError_t cudaMallocAsync(void** p, size_t bytes, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void* p, cudaStream_t stream);
 
-namespace teplug::native::quantize {
+namespace teplug::native {
 
 // The kernels' launch site: kernel<<<grid, block, 0, stream>>>(args...).
 template <class... Params, class... Args>
@@ -125,6 +127,6 @@ cudaError_t Launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_
   return host_grid::Run(grid, block, [&] { kernel(args...); });
 }
 
-}  // namespace teplug::native::quantize
+}  // namespace teplug::native
 
-#endif  // TEPLUG_NATIVE_QUANTIZE_TESTING_HOST_GRID_H_
+#endif  // TEPLUG_NATIVE_DEVICE_TESTING_HOST_GRID_H_

@@ -1,0 +1,148 @@
+// The kernels around cuDNN's SDPA graph, run without a GPU on the host grid
+// (//native/device:host_grid), against what sequence_kernels.h says they
+// write, on random batches: lengths and ragged offsets from cu_seqlens, the
+// dropout state, padding rows zeroed in every layout's strides (and nothing
+// else touched), and -inf LSE past each length.
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "native/attention/sequence_kernels.h"
+#include "native/device/testing/host_grid.h"
+
+namespace teplug::native::attention {
+namespace {
+
+// cu_seqlens of `batch` random lengths in [0, max_len] (zero-length
+// sequences included).
+std::vector<int32_t> RandomCuSeqlens(std::mt19937& rng, int64_t batch, int32_t max_len) {
+  std::uniform_int_distribution<int32_t> length(0, max_len);
+  std::vector<int32_t> cu(static_cast<size_t>(batch + 1), 0);
+  for (int64_t b = 0; b < batch; ++b) cu[b + 1] = cu[b] + length(rng);
+  return cu;
+}
+
+TEST(SequenceKernelsOnHostGrid, LengthsAndOffsetsFollowCuSeqlens) {
+  std::mt19937 rng(7);
+  for (int64_t batch : {1, 3, 255, 256, 257, 700}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const std::vector<int32_t> cu = RandomCuSeqlens(rng, batch, 50);
+    std::vector<int32_t> lengths(static_cast<size_t>(batch) + 1, -7);  // one guard past the end
+    ASSERT_EQ(LaunchSequenceLengths(cu.data(), lengths.data(), batch, nullptr), 0);
+    for (int64_t b = 0; b < batch; ++b) ASSERT_EQ(lengths[b], cu[b + 1] - cu[b]) << "b " << b;
+    EXPECT_EQ(lengths[batch], -7) << "written past the batch";
+
+    const int64_t token_stride = 3 * 64;  // heads * head_dim of a THD tensor
+    std::vector<int64_t> offsets(static_cast<size_t>(batch) + 2, -7);
+    ASSERT_EQ(LaunchRaggedOffsets(cu.data(), offsets.data(), batch, token_stride, nullptr), 0);
+    for (int64_t b = 0; b <= batch; ++b) {
+      ASSERT_EQ(offsets[b], int64_t{cu[b]} * token_stride) << "b " << b;
+    }
+    EXPECT_EQ(offsets[batch + 1], -7) << "written past batch + 1";
+  }
+}
+
+TEST(SequenceKernelsOnHostGrid, AnEmptyBatchLaunchesNothing) {
+  const int64_t before = host_grid::Launches();
+  const int32_t cu[1] = {0};
+  int32_t lengths[1] = {-7};
+  EXPECT_EQ(LaunchSequenceLengths(cu, lengths, 0, nullptr), 0);
+  EXPECT_EQ(lengths[0], -7);
+  EXPECT_EQ(LaunchZeroRowsPastLength(nullptr, {0, 2, 3, 4}, {24, 12, 4, 1}, cu, nullptr), 0);
+  EXPECT_EQ(LaunchNegInfPastLength(nullptr, 0, 2, 3, cu, nullptr), 0);
+  EXPECT_EQ(host_grid::Launches(), before);
+}
+
+TEST(SequenceKernelsOnHostGrid, RngStateIsSeedThenOffset) {
+  int64_t rng[3] = {0, 0, -7};
+  ASSERT_EQ(LaunchWriteRngState(rng, 0xFEDCBA9876543210ull, 12345, nullptr), 0);
+  EXPECT_EQ(static_cast<uint64_t>(rng[0]), 0xFEDCBA9876543210ull);
+  EXPECT_EQ(rng[1], 12345);
+  EXPECT_EQ(rng[2], -7);
+}
+
+// A [B, H, S, D] view in one of the layouts teplug's attention takes, as
+// strides over a buffer of B*H*S*D elements.
+struct Layout {
+  const char* name;
+  std::array<int64_t, 4> (*strides)(int64_t b, int64_t h, int64_t s, int64_t d);
+};
+const Layout kLayouts[] = {
+    {"BSHD",
+     [](int64_t, int64_t h, int64_t s, int64_t d) {
+       return std::array<int64_t, 4>{s * h * d, d, h * d, 1};
+     }},
+    {"BHSD",
+     [](int64_t, int64_t h, int64_t s, int64_t d) {
+       return std::array<int64_t, 4>{h * s * d, s * d, d, 1};
+     }},
+    {"SBHD",
+     [](int64_t b, int64_t h, int64_t, int64_t d) {
+       return std::array<int64_t, 4>{h * d, d, b * h * d, 1};
+     }},
+};
+
+TEST(SequenceKernelsOnHostGrid, PaddingRowsAreZeroedInEveryLayoutAndNothingElse) {
+  std::mt19937 rng(11);
+  const int64_t batch = 3, heads = 5, seq = 37, dim = 24;
+  const int64_t total = batch * heads * seq * dim;
+  std::vector<int32_t> lengths = {seq, 0, 20};  // full, empty, partial
+  for (const Layout& layout : kLayouts) {
+    SCOPED_TRACE(layout.name);
+    const std::array<int64_t, 4> strides = layout.strides(batch, heads, seq, dim);
+    std::vector<uint16_t> values(static_cast<size_t>(total));
+    for (uint16_t& v : values) v = static_cast<uint16_t>(1 + rng() % 0xFFFE);  // never 0
+    const std::vector<uint16_t> before = values;
+    ASSERT_EQ(LaunchZeroRowsPastLength(values.data(), {batch, heads, seq, dim}, strides,
+                                       lengths.data(), nullptr),
+              0);
+    size_t zeroed = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t s = 0; s < seq; ++s) {
+          for (int64_t d = 0; d < dim; ++d) {
+            const size_t i = static_cast<size_t>(b * strides[0] + h * strides[1] + s * strides[2] +
+                                                 d * strides[3]);
+            if (s >= lengths[b]) {
+              ASSERT_EQ(values[i], 0) << "b " << b << " h " << h << " s " << s << " d " << d;
+              ++zeroed;
+            } else {
+              ASSERT_EQ(values[i], before[i])
+                  << "b " << b << " h " << h << " s " << s << " d " << d;
+            }
+          }
+        }
+      }
+    }
+    EXPECT_EQ(zeroed, static_cast<size_t>(heads * dim * ((seq - 0) + (seq - 20))));
+  }
+}
+
+TEST(SequenceKernelsOnHostGrid, LsePastEachLengthIsMinusInfinity) {
+  std::mt19937 rng(13);
+  const int64_t batch = 4, heads = 3, seq = 90;
+  const std::vector<int32_t> lengths = {90, 0, 45, 89};
+  std::vector<float> lse(static_cast<size_t>(batch * heads * seq));
+  std::normal_distribution<float> normal;
+  for (float& v : lse) v = normal(rng);
+  const std::vector<float> before = lse;
+  ASSERT_EQ(LaunchNegInfPastLength(lse.data(), batch, heads, seq, lengths.data(), nullptr), 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const size_t i = static_cast<size_t>((b * heads + h) * seq + s);
+        if (s >= lengths[b]) {
+          ASSERT_TRUE(std::isinf(lse[i]) && lse[i] < 0) << "b " << b << " h " << h << " s " << s;
+        } else {
+          ASSERT_EQ(lse[i], before[i]) << "b " << b << " h " << h << " s " << s;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace teplug::native::attention

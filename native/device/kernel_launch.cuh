@@ -1,0 +1,31 @@
+// The one place native's kernels are launched: Launch(kernel, grid, block,
+// stream, args...) is kernel<<<grid, block, 0, stream>>>(args...) followed by
+// the launch's error.
+//
+// Compiled with TEPLUG_HOST_GRID defined, by a plain C++ compiler (the BUILD
+// macro host_grid_library), the same kernels run on the host instead:
+// testing/host_grid.h stands in for the CUDA runtime and provides Launch.
+// That is how the tests without a GPU run them.
+#ifndef TEPLUG_NATIVE_DEVICE_KERNEL_LAUNCH_CUH_
+#define TEPLUG_NATIVE_DEVICE_KERNEL_LAUNCH_CUH_
+
+#ifdef TEPLUG_HOST_GRID
+#include "native/device/testing/host_grid.h"
+#else
+#include <cuda_runtime.h>
+
+namespace teplug::native {
+
+template <class... Params, class... Args>
+cudaError_t Launch(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                   Args... args) {
+  // clang-format off (it would split CUDA's >>> into > > >)
+  kernel<<<grid, block, 0, stream>>>(args...);
+  // clang-format on
+  return cudaGetLastError();
+}
+
+}  // namespace teplug::native
+#endif
+
+#endif  // TEPLUG_NATIVE_DEVICE_KERNEL_LAUNCH_CUH_
