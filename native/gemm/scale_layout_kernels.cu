@@ -1,5 +1,4 @@
-#include <cuda_runtime.h>
-
+#include "native/device/kernel_launch.cuh"
 #include "native/gemm/block_scale_layout.h"
 #include "native/gemm/mx_scale_layout.h"
 #include "native/gemm/scale_layout_launch.h"
@@ -49,20 +48,20 @@ class RealScaleKernels final : public ScaleLayoutKernels {
   int SwizzleMxScales(const MxScaleSwizzle& l) override {
     const int64_t total = MxTiledBytes(l.rows, l.kblocks);
     if (total == 0) return static_cast<int>(cudaSuccess);
-    SwizzleMxScalesKernel<<<BlocksFor(total), kThreads, 0, static_cast<cudaStream_t>(l.stream)>>>(
-        l.source, l.rows, l.kblocks, l.source_row_stride, l.tiled);
-    return static_cast<int>(cudaGetLastError());
+    return Launch(SwizzleMxScalesKernel, BlocksFor(total), kThreads,
+                  static_cast<cudaStream_t>(l.stream), l.source, l.rows, l.kblocks,
+                  l.source_row_stride, l.tiled);
   }
   int CopyBlockScales(const BlockScaleCopy& l) override {
     const int64_t total = BlockScaleElements(l.source_rows, l.source_cols, l.transpose);
     if (total == 0) return static_cast<int>(cudaSuccess);
-    CopyBlockScalesKernel<<<BlocksFor(total), kThreads, 0, static_cast<cudaStream_t>(l.stream)>>>(
-        l.source, l.source_rows, l.source_cols, l.source_row_stride, l.transpose, l.destination);
-    return static_cast<int>(cudaGetLastError());
+    return Launch(CopyBlockScalesKernel, BlocksFor(total), kThreads,
+                  static_cast<cudaStream_t>(l.stream), l.source, l.source_rows, l.source_cols,
+                  l.source_row_stride, l.transpose, l.destination);
   }
   int WriteScaleReciprocal(const ScaleReciprocal& l) override {
-    ScaleReciprocalKernel<<<1, 1, 0, static_cast<cudaStream_t>(l.stream)>>>(l.scale, l.scale_inv);
-    return static_cast<int>(cudaGetLastError());
+    return Launch(ScaleReciprocalKernel, 1, 1, static_cast<cudaStream_t>(l.stream), l.scale,
+                  l.scale_inv);
   }
 };
 
