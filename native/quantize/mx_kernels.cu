@@ -1,8 +1,9 @@
 // MXFP8 kernels: one thread per block of 32. Row-wise blocks are contiguous
 // (vector loads and two 16-byte code stores when the row is a whole number of
 // aligned blocks); column-wise blocks run down a column, so neighbouring
-// threads take neighbouring columns and every access is coalesced. The codes
-// stay [rows, cols] in both directions (teplug/types.h).
+// threads take neighbouring columns and every access is coalesced. Both
+// directions at once read the input once (MxBothKernel: a warp per 32x32
+// tile). The codes stay [rows, cols] in both directions (teplug/types.h).
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -10,6 +11,39 @@ namespace teplug::native::quantize {
 namespace {
 
 constexpr int kMxBlock = 32;
+
+// One row-wise block of `count` (<= 32) elements at `in`: its codes to
+// `out`, its e8m0 scale returned, its values left in `v` and its amax in
+// *block_amax. 16-byte loads and stores when the block is whole and both
+// pointers are aligned.
+template <HighPrecision T>
+__device__ __forceinline__ uint8_t MxRowBlock(const typename Hp<T>::Storage* in, uint8_t* out,
+                                              int count, Fp8Kind kind, MxRule rule,
+                                              float (&v)[kMxBlock], float* block_amax) {
+  const bool vector =
+      count == kMxBlock && IsAligned(in, kVectorBytes) && IsAligned(out, kVectorBytes);
+  if (vector) {
+    LoadVector<T, kMxBlock>(in, v);
+  } else {
+    for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
+  }
+  MxBlockSummary summary;
+  for (int i = 0; i < count; ++i) MxBlockStep(summary, v[i]);
+  *block_amax = summary.amax;
+  const uint8_t scale = MxScaleCode(summary, kind, rule);
+  if (vector) {
+    uint8_t half[16];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int i = 0; i < 16; ++i) half[i] = MxEncodeElement(v[h * 16 + i], scale, kind, rule);
+      StoreCodes16(out + h * 16, half);
+    }
+  } else {
+    for (int i = 0; i < count; ++i) out[i] = MxEncodeElement(v[i], scale, kind, rule);
+  }
+  return scale;
+}
 
 template <HighPrecision T>
 __global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
@@ -24,32 +58,61 @@ __global__ void MxRowwiseKernel(const typename Hp<T>::Storage* x, int64_t rows, 
     const int64_t r = t / blocks_per_row;
     const int64_t c0 = (t % blocks_per_row) * kMxBlock;
     const int count = static_cast<int>(cols - c0 < kMxBlock ? cols - c0 : kMxBlock);
-    const typename Hp<T>::Storage* in = x + r * cols + c0;
-    uint8_t* out = codes + r * cols + c0;
-    const bool vector =
-        count == kMxBlock && IsAligned(in, kVectorBytes) && IsAligned(out, kVectorBytes);
     float v[kMxBlock];
-    if (vector) {
-      LoadVector<T, kMxBlock>(in, v);
-    } else {
-      for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
+    float block_amax;
+    scales[t] =
+        MxRowBlock<T>(x + r * cols + c0, codes + r * cols + c0, count, kind, rule, v, &block_amax);
+    local = fmaxf(local, block_amax);
+  }
+  ReduceAmaxIntoGlobal(amax, local);
+}
+
+// Both directions from one read of the input: a warp per 32x32 tile. Lane i
+// takes row i of the tile as a row-wise block (MxRowBlock) and leaves its
+// values in shared memory; lane j then takes column j of the tile as the
+// column-wise block. Row stride 33 keeps both passes free of bank conflicts.
+constexpr int kWarpsPerBlock = kThreads / 32;
+
+template <HighPrecision T>
+__global__ void MxBothKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+                             Fp8Kind kind, MxRule rule, uint8_t* codes, uint8_t* scales,
+                             uint8_t* columnwise_codes, uint8_t* columnwise_scales, float* amax) {
+  __shared__ float tiles[kWarpsPerBlock][kMxBlock][kMxBlock + 1];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  float(&tile)[kMxBlock][kMxBlock + 1] = tiles[warp];
+  const int64_t blocks_per_row = (cols + kMxBlock - 1) / kMxBlock;
+  const int64_t total = ((rows + kMxBlock - 1) / kMxBlock) * blocks_per_row;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * kWarpsPerBlock;
+  float local = 0.0f;
+  // The tile index is the same for every lane of a warp, so __syncwarp() is
+  // reached by all of them.
+  for (int64_t w = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + warp; w < total;
+       w += warps) {
+    const int64_t r0 = (w / blocks_per_row) * kMxBlock;
+    const int64_t c0 = (w % blocks_per_row) * kMxBlock;
+    const int row_count = static_cast<int>(rows - r0 < kMxBlock ? rows - r0 : kMxBlock);
+    const int col_count = static_cast<int>(cols - c0 < kMxBlock ? cols - c0 : kMxBlock);
+    if (lane < row_count) {
+      const int64_t r = r0 + lane;
+      float v[kMxBlock];
+      float block_amax;
+      scales[r * blocks_per_row + c0 / kMxBlock] = MxRowBlock<T>(
+          x + r * cols + c0, codes + r * cols + c0, col_count, kind, rule, v, &block_amax);
+      local = fmaxf(local, block_amax);
+      for (int i = 0; i < col_count; ++i) tile[lane][i] = v[i];
     }
-    MxBlockSummary summary;
-    for (int i = 0; i < count; ++i) MxBlockStep(summary, v[i]);
-    local = fmaxf(local, summary.amax);
-    const uint8_t scale = MxScaleCode(summary, kind, rule);
-    scales[t] = scale;
-    if (vector) {
-      uint8_t half[16];
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-#pragma unroll
-        for (int i = 0; i < 16; ++i) half[i] = MxEncodeElement(v[h * 16 + i], scale, kind, rule);
-        StoreCodes16(out + h * 16, half);
-      }
-    } else {
-      for (int i = 0; i < count; ++i) out[i] = MxEncodeElement(v[i], scale, kind, rule);
+    __syncwarp();
+    if (lane < col_count) {
+      const int64_t c = c0 + lane;
+      MxBlockSummary summary;
+      for (int i = 0; i < row_count; ++i) MxBlockStep(summary, tile[i][lane]);
+      const uint8_t scale = MxScaleCode(summary, kind, rule);
+      columnwise_scales[(r0 / kMxBlock) * cols + c] = scale;
+      for (int i = 0; i < row_count; ++i)
+        columnwise_codes[(r0 + i) * cols + c] = MxEncodeElement(tile[i][lane], scale, kind, rule);
     }
+    __syncwarp();  // the next tile overwrites this one
   }
   ReduceAmaxIntoGlobal(amax, local);
 }
@@ -90,7 +153,14 @@ int LaunchTyped(const QuantizeLaunch& l) {
   cudaError_t e = cudaSuccess;
   if (l.amax != nullptr) e = cudaMemsetAsync(l.amax, 0, sizeof(float), stream);
   if (l.rows * l.cols == 0) return static_cast<int>(e);
-  // Both directions reduce amax; a max is unchanged by counting twice.
+  if (e == cudaSuccess && l.rowwise_data != nullptr && l.columnwise_data != nullptr) {
+    const int64_t tiles =
+        ((l.rows + kMxBlock - 1) / kMxBlock) * ((l.cols + kMxBlock - 1) / kMxBlock);
+    return static_cast<int>(Launch(MxBothKernel<T>, GridFor(tiles * 32), kThreads, stream, x,
+                                   l.rows, l.cols, l.kind, l.mx_rule, l.rowwise_data,
+                                   static_cast<uint8_t*>(l.rowwise_scale_inv), l.columnwise_data,
+                                   static_cast<uint8_t*>(l.columnwise_scale_inv), l.amax));
+  }
   if (e == cudaSuccess && l.rowwise_data != nullptr) {
     const int64_t blocks = l.rows * ((l.cols + kMxBlock - 1) / kMxBlock);
     e = Launch(MxRowwiseKernel<T>, GridFor(blocks), kThreads, stream, x, l.rows, l.cols, l.kind,

@@ -28,7 +28,7 @@ struct Barrier {
 // of slots: a lane writes a set again only two shuffles later, after every
 // lane has passed the barrier in between and so has read it.
 struct Warp {
-  explicit Warp(int lanes) : barrier(lanes, "a warp shuffle") {}
+  explicit Warp(int lanes) : barrier(lanes, "a warp barrier") {}
   Barrier barrier;
   uint64_t slots[2][32] = {};
 };
@@ -73,8 +73,8 @@ std::vector<std::unique_ptr<char[]>> stacks;
   }
   std::fprintf(stderr,
                "host grid: block (%u, %u, %u) cannot go on: %d threads wait at __syncthreads(), "
-               "%d at a warp shuffle, %d have returned (divergent control flow around a "
-               "barrier)\n",
+               "%d at a warp barrier (__syncwarp() or a shuffle), %d have returned (divergent "
+               "control flow around a barrier)\n",
                blockIdx.x, blockIdx.y, blockIdx.z, at_block, at_warp, returned);
   std::abort();
 }
@@ -196,6 +196,8 @@ cudaError_t Run(dim3 grid, dim3 block, const std::function<void()>& body) {
 }
 
 void SyncThreads() { Wait(*launch->block_barrier); }
+
+void SyncWarp() { Wait(launch->running->warp->barrier); }
 
 uint64_t ShuffleXor(uint64_t bits, int lane_mask) {
   Fiber& self = *launch->running;

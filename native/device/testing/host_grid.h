@@ -7,7 +7,8 @@
 //    blocks one after the other; a block's threads are fibers (ucontext) on
 //    the calling thread, each with its own stack, run in turn from barrier to
 //    barrier;
-//  - __syncthreads() is a barrier over the block's threads;
+//  - __syncthreads() is a barrier over the block's threads, __syncwarp() over
+//    the warp's lanes;
 //  - __shfl_xor_sync() exchanges values through the warp's slots between two
 //    barriers over the warp's lanes;
 //  - __shared__ is static storage: one copy, reused by each block in turn;
@@ -80,6 +81,7 @@ cudaError_t Run(dim3 grid, dim3 block, const std::function<void()>& body);
 
 // The barriers and exchanges of the running kernel thread.
 void SyncThreads();
+void SyncWarp();
 uint64_t ShuffleXor(uint64_t bits, int lane_mask);
 
 // How many launches ran (a test checks that its calls reached the kernels).
@@ -88,6 +90,9 @@ int64_t Launches();
 }  // namespace teplug::native::host_grid
 
 inline void __syncthreads() { teplug::native::host_grid::SyncThreads(); }
+inline void __syncwarp(unsigned /*mask: all lanes in these kernels*/ = 0xFFFFFFFFu) {
+  teplug::native::host_grid::SyncWarp();
+}
 
 template <class T>
 T __shfl_xor_sync(unsigned /*mask: all lanes in these kernels*/, T value, int lane_mask) {
