@@ -14,7 +14,10 @@
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
 #      prints one table: GEMM through teplug vs the same cuBLASLt call made
 #      directly with the same algorithm, TFLOP/s and the fraction of the
-#      device's peak; then the quantize kernels' benchmark
+#      device's peak; then attention through teplug vs the same cuDNN
+#      frontend graph run directly (native/attention/
+#      cudnn_attention_benchmark.cc), forward and backward at sequence 4096
+#      and 8192, in the same table form; then the quantize kernels' benchmark
 #      (native/quantize/quantize_bandwidth_bench.cc): achieved bandwidth for
 #      64 MiB-1 GiB inputs against the device's peak memory bandwidth.
 # Exits non-zero when a test, conformance or the main job fails (a numerical failure among
@@ -112,11 +115,12 @@ gpu_skips() {
   done
 }
 
-# format_report CSV: the benchmark's --benchmark_format=csv output as one
-# table (case, through teplug, direct, ratio, % of peak), a verdict per row
-# against RATIO_TARGET; returns 2 when the CSV has none of the counters.
+# format_report CSV [WHAT]: a teplug-vs-direct benchmark's
+# --benchmark_format=csv output as one table (case, through teplug, direct,
+# ratio, % of peak; WHAT, default GEMM, heads the case column), a verdict per
+# row against RATIO_TARGET; returns 2 when the CSV has none of the counters.
 format_report() {
-  awk -F, -v target="$RATIO_TARGET" '
+  awk -F, -v target="$RATIO_TARGET" -v what="${2:-GEMM}" '
     function clean(s) { gsub(/"/, "", s); return s }
     !header && /^device: / { print; next }
     !header && /^name,/ {
@@ -127,7 +131,7 @@ format_report() {
         bad = 1
         exit 2
       }
-      printf "%-26s %16s %16s %7s %10s  %s\n", "GEMM", "teplug TFLOP/s", "direct TFLOP/s", "ratio", "% of peak", "verdict"
+      printf "%-26s %16s %16s %7s %10s  %s\n", what, "teplug TFLOP/s", "direct TFLOP/s", "ratio", "% of peak", "verdict"
       next
     }
     header && NF >= 4 {
@@ -231,6 +235,18 @@ main() {
       [[ "$DRY_RUN" == 1 ]] || format_report "$OUT_DIR/gemm_bench.csv" | tee "$OUT_DIR/gemm_report.txt"
     else
       echo "gpu_check: the benchmark failed (see $OUT_DIR/gemm_bench.csv)" >&2
+      failures=$((failures + 1))
+    fi
+  fi
+
+  if [[ "$BENCH" == 1 ]]; then
+    echo "== attention: teplug vs the same cuDNN frontend graph run directly (medians of 5 interleaved reps)"
+    if run "$bin/native/attention/cudnn_attention_benchmark" --benchmark_format=csv \
+        >"$OUT_DIR/attention_bench.csv"; then
+      [[ "$DRY_RUN" == 1 ]] ||
+        format_report "$OUT_DIR/attention_bench.csv" attention | tee "$OUT_DIR/attention_report.txt"
+    else
+      echo "gpu_check: the attention benchmark failed (see $OUT_DIR/attention_bench.csv)" >&2
       failures=$((failures + 1))
     fi
   fi

@@ -77,6 +77,7 @@ expect_contains "device line" "$report" "device: NVIDIA H200 (sm_90), cuBLASLt 1
 expect_contains "header" "$report" "GEMM                         teplug TFLOP/s   direct TFLOP/s   ratio  % of peak  verdict"
 expect_contains "bf16 row" "$report" "bf16/4096x4096x4096                   765.5            770.5   0.994      71.2%  ok"
 expect_contains "fp8 row" "$report" "fp8_e4m3/8192x8192x1024              1235.0           1300.0   0.950    unknown  below 0.97"
+expect_contains "attention header" "$(format_report "$TMP/bench.csv" attention)" "attention                    teplug TFLOP/s"
 printf 'name,iterations,real_time\n"x",1,2\n' >"$TMP/plain.csv"
 msg="$(format_report "$TMP/plain.csv" 2>&1)"
 expect_eq "no counters rc" "$?" 2
@@ -98,6 +99,7 @@ expect_contains "dry attention conformance" "$out" "+ bazel-bin/tools/teplug/tep
 expect_contains "dry run --device cuda" "$out" "+ bazel-bin/tools/teplug/teplug run --device cuda --ranks 1"
 expect_contains "dry nccl" "$out" "+ bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu"
 expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/native/gemm/cublaslt_gemm_benchmark --benchmark_format=csv"
+expect_contains "dry attention bench" "$(cat "$TMP/dry/attention_bench.csv")" "+ bazel-bin/native/attention/cudnn_attention_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
 expect_contains "dry quantize bench" "$out" "+ bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true"
 expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "

@@ -10,15 +10,13 @@
 // through teplug timed with CUDA events, then kCallsPerRep direct calls;
 // after 5 reps the counters are the medians: teplug_TFLOPs, direct_TFLOPs,
 // ratio (teplug / direct, the target is >= 0.97) and peak_fraction (teplug
-// over the device's dense peak: SMs x max clock x the tensor-core FLOP per
-// clock per SM of its generation, from NVIDIA's architecture whitepapers;
-// 0 where the table has no entry). The iteration time is teplug's per call.
+// over the device's dense peak, testing/gpu_bench.h; 0 where its table has
+// no entry). The iteration time is teplug's per call.
 //
 // Without a GPU it prints why (the driver's words) and exits 0, so CI builds
 // and runs it as a check that it links.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -34,6 +32,7 @@
 #include "native/gemm/cublaslt_heuristic.h"
 #include "native/gemm/cublaslt_library.h"
 #include "native/gemm/cublaslt_matmul_description.h"
+#include "native/gemm/testing/gpu_bench.h"
 #include "native/gemm/testing/gpu_presence.h"
 #include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/error.hpp"
@@ -48,45 +47,14 @@ using testing::WhyNoGpu;
 constexpr int kCallsPerRep = 10;
 constexpr int kReps = 5;
 
-// Dense tensor-core FLOP per clock per SM for bf16 (fp8: twice that where
-// the generation has fp8). 0: not in the table.
-double Bf16FlopPerClockPerSm(int arch) {
-  if (arch >= 100) return 8192;  // Blackwell (B200: 148 SMs, 2.25 PFLOP/s dense)
-  if (arch >= 90) return 4096;   // Hopper (H100 SXM: 132 SMs, 989 TFLOP/s at 1.83 GHz)
-  if (arch == 89) return 1024;   // Ada (L40S: 142 SMs, 362 TFLOP/s)
-  if (arch == 80) return 2048;   // A100: 108 SMs, 312 TFLOP/s at 1.41 GHz
-  return 0;
-}
-
-double PeakTflops(int arch, bool fp8) {
-  int sms = 0, clock_khz = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0) != cudaSuccess) return 0;
-  const double per_clock = Bf16FlopPerClockPerSm(arch) * (fp8 && arch >= 89 ? 2 : 1);
-  return per_clock * sms * clock_khz * 1e3 / 1e12;
-}
-
-void Check(bool ok, const std::string& what) {
-  if (!ok) {
-    std::fprintf(stderr, "cublaslt_gemm_benchmark: %s\n", what.c_str());
-    std::exit(1);
-  }
-}
-void Check(const sdk::OwnedError& e, const std::string& what) {
-  Check(!e, what + ": " + (e ? e.message() : ""));
-}
+using testing::ExitUnless;
 
 // What every case shares: the kernel, cuda:0 opened through teplug's IDevice,
 // a stream, and cuBLASLt loaded directly.
 struct Bench {
-  std::unique_ptr<core::Kernel> kernel;
-  sdk::Ref<TeplugDeviceV1> device;
-  std::unique_ptr<sdk::DeviceContext> ctx;
-  TeplugDevice cuda{};
-  TeplugStream stream = nullptr;
+  testing::BenchDevice gpu;
   std::unique_ptr<CublasLtApi> lt;
   cublasLtHandle_t handle = nullptr;
-  int arch = 0;
 };
 Bench* g_bench = nullptr;
 
@@ -95,28 +63,6 @@ struct Case {
   int64_t M, N, K;
 };
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Seconds per call of `run` (kCallsPerRep calls on the bench stream).
-template <class Run>
-double TimePerCall(cudaStream_t stream, Run run) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start, stream);
-  for (int i = 0; i < kCallsPerRep; ++i) run();
-  cudaEventRecord(stop, stream);
-  cudaEventSynchronize(stop);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / 1e3 / kCallsPerRep;
-}
-
 void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
   Bench& b = *g_bench;
   const bool fp8 = c.dtype == TEPLUG_DTYPE_FP8_E4M3;
@@ -124,7 +70,7 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
   // Device buffers through teplug's IDevice, random contents.
   auto allocate = [&](size_t bytes, bool random) {
     void* p = nullptr;
-    Check(b.ctx->Allocate(bytes, 256, &p), "allocate");
+    ExitUnless(b.gpu.ctx->Allocate(bytes, 256, &p), "allocate");
     std::vector<uint8_t> host(bytes);
     std::mt19937 rng(42);
     for (size_t i = 0; i < bytes; ++i) {
@@ -133,7 +79,8 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
       const uint8_t r = static_cast<uint8_t>(rng());
       host[i] = fp8 ? r & 0xbf : i % 2 == 0 ? r : static_cast<uint8_t>(0x3f | (r & 0x80));
     }
-    if (random) Check(b.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, host.data(), bytes), "copy");
+    if (random)
+      ExitUnless(b.gpu.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, host.data(), bytes), "copy");
     return p;
   };
   void* a = allocate(static_cast<size_t>(c.M * c.K) * in_bytes, true);
@@ -141,7 +88,8 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
   void* d = allocate(static_cast<size_t>(c.M * c.N) * 2, false);
   void* scales = allocate(8, false);
   const float ones[2] = {1.0f, 1.0f};
-  Check(b.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, scales, ones, sizeof(ones)), "copy scales");
+  ExitUnless(b.gpu.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, scales, ones, sizeof(ones)),
+             "copy scales");
 
   TeplugTensor ta = sdk::Versioned<TeplugTensor>(), tb = ta, td = ta, ts0 = ta, ts1 = ta;
   auto shape = [&](TeplugTensor& t, int32_t dtype, int64_t r, int64_t cols, void* data) {
@@ -150,7 +98,7 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
     t.shape[0] = r;
     t.shape[1] = cols;
     t.data = data;
-    t.device = &b.cuda;
+    t.device = &b.gpu.cuda;
   };
   shape(ta, c.dtype, c.M, c.K, a);
   shape(tb, c.dtype, c.N, c.K, bb);
@@ -159,7 +107,7 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
     t->dtype = TEPLUG_DTYPE_FP32;
     t->rank = 1;
     t->shape[0] = 1;
-    t->device = &b.cuda;
+    t->device = &b.gpu.cuda;
   }
   ts0.data = scales;
   ts1.data = static_cast<char*>(scales) + 4;
@@ -177,61 +125,61 @@ void BM_TeplugVsDirectCublasLt(benchmark::State& state, Case c) {
   args.d = &td;
   args.trans_b = 1;
   args.alpha = 1.0f;
-  args.stream = b.stream;
+  args.stream = b.gpu.stream;
 
   // Through teplug: workspace as the IGemm asks.
-  auto gemm = b.kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
+  auto gemm = b.gpu.kernel->Query<TeplugGemmV1>(sdk::kIidGemmV1);
   size_t workspace_bytes = 0;
-  Check(sdk::OwnedError(gemm->vtbl->workspace_size(gemm.get(), &args, &workspace_bytes)),
-        "workspace_size");
+  ExitUnless(sdk::OwnedError(gemm->vtbl->workspace_size(gemm.get(), &args, &workspace_bytes)),
+             "workspace_size");
   void* workspace = workspace_bytes == 0 ? nullptr : allocate(workspace_bytes, false);
   args.workspace = workspace;
   args.workspace_size = workspace_bytes;
 
   // Directly: the same plan, descriptor, preference and heuristic.
   absl::StatusOr<CublasLtGemmPlan> plan = PlanCublasLtGemm(args);
-  Check(plan.ok(), "plan: " + std::string(plan.status().message()));
+  ExitUnless(plan.ok(), "plan: " + std::string(plan.status().message()));
   CublasLtMatmulDescription description(*b.lt);
-  Check(description.Build(*plan, args).ok(), "describe");
+  ExitUnless(description.Build(*plan, args).ok(), "describe");
   const LtOperandPointers p = OperandPointers(*plan, args);
   const uint32_t alignments[4] = {AlignmentClass(p.a), AlignmentClass(p.b), AlignmentClass(p.c),
                                   AlignmentClass(p.d)};
   absl::StatusOr<ChosenAlgorithm> chosen =
       AskCublasLtHeuristic(*b.lt, b.handle, description, alignments, kMaxGemmWorkspace, 0);
-  Check(chosen.ok(), "heuristic: " + std::string(chosen.status().message()));
-  Check(chosen->workspace == workspace_bytes,
-        "the direct heuristic chose an algorithm with another workspace size than teplug's");
+  ExitUnless(chosen.ok(), "heuristic: " + std::string(chosen.status().message()));
+  ExitUnless(chosen->workspace == workspace_bytes,
+             "the direct heuristic chose an algorithm with another workspace size than teplug's");
 
-  const auto stream = static_cast<cudaStream_t>(b.stream);
+  const auto stream = static_cast<cudaStream_t>(b.gpu.stream);
   auto through_teplug = [&] {
     TeplugError* e = gemm->vtbl->gemm(gemm.get(), &args);
-    Check(sdk::OwnedError(e), "gemm through teplug");
+    ExitUnless(sdk::OwnedError(e), "gemm through teplug");
   };
   auto direct = [&] {
     const cublasStatus_t s =
         b.lt->Matmul(b.handle, description.desc(), &plan->alpha, p.a, description.a(), p.b,
                      description.b(), &plan->beta, p.c, description.c(), p.d, description.d(),
                      &chosen->algo, workspace, workspace_bytes, stream);
-    Check(s == CUBLAS_STATUS_SUCCESS, "direct cublasLtMatmul");
+    ExitUnless(s == CUBLAS_STATUS_SUCCESS, "direct cublasLtMatmul");
   };
   through_teplug();  // warm-up: the heuristic's answer is cached
   direct();
   std::vector<double> teplug_s, direct_s;
   for (auto _ : state) {
-    teplug_s.push_back(TimePerCall(stream, through_teplug));
-    direct_s.push_back(TimePerCall(stream, direct));
+    teplug_s.push_back(testing::TimePerCall(stream, kCallsPerRep, through_teplug));
+    direct_s.push_back(testing::TimePerCall(stream, kCallsPerRep, direct));
     state.SetIterationTime(teplug_s.back());
   }
   const double flop = 2.0 * c.M * c.N * c.K;
-  const double teplug_tflops = flop / Median(teplug_s) / 1e12;
-  const double direct_tflops = flop / Median(direct_s) / 1e12;
-  const double peak = PeakTflops(b.arch, fp8);
+  const double teplug_tflops = flop / testing::Median(teplug_s) / 1e12;
+  const double direct_tflops = flop / testing::Median(direct_s) / 1e12;
+  const double peak = testing::DensePeakTflops(b.gpu.arch, fp8);
   state.counters["teplug_TFLOPs"] = teplug_tflops;
   state.counters["direct_TFLOPs"] = direct_tflops;
   state.counters["ratio"] = teplug_tflops / direct_tflops;
   state.counters["peak_fraction"] = peak > 0 ? teplug_tflops / peak : 0;
   for (void* q : {a, bb, d, scales, workspace}) {
-    if (q != nullptr) Check(b.ctx->Deallocate(q), "deallocate");
+    if (q != nullptr) ExitUnless(b.gpu.ctx->Deallocate(q), "deallocate");
   }
 }
 
@@ -248,27 +196,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   Bench bench;
-  core::KernelOptions o;
-  o.use_environment = false;
-  o.config_text = "log_level: \"error\"\n";
-  auto kernel = core::Kernel::Create(o);
-  Check(kernel.ok(), "kernel");
-  bench.kernel = *std::move(kernel);
-  bench.device = bench.kernel->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
-  cudaDeviceProp prop{};
-  Check(cudaGetDeviceProperties(&prop, 0) == cudaSuccess, "cudaGetDeviceProperties");
-  bench.arch = prop.major * 10 + prop.minor;
-  bench.cuda = sdk::Versioned<TeplugDevice>();
-  bench.cuda.kind = TEPLUG_DEVICE_CUDA;
-  bench.cuda.arch = bench.arch;
-  Check(sdk::DeviceContext::Open(bench.device.get(), bench.cuda, &bench.ctx), "open cuda:0");
-  Check(bench.ctx->CreateStream(&bench.stream), "stream");
+  testing::OpenBenchDevice(bench.gpu);
   absl::StatusOr<std::unique_ptr<CublasLtApi>> lt = LoadCublasLt(CublasLtCandidatePaths());
-  Check(lt.ok(), "load cuBLASLt: " + std::string(lt.status().message()));
+  ExitUnless(lt.ok(), "load cuBLASLt: " + std::string(lt.status().message()));
   bench.lt = *std::move(lt);
-  Check(bench.lt->Create(&bench.handle) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+  ExitUnless(bench.lt->Create(&bench.handle) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
   g_bench = &bench;
-  std::printf("device: %s (sm_%d), cuBLASLt %zu\n", prop.name, bench.arch, bench.lt->GetVersion());
+  std::printf("device: %s (sm_%d), cuBLASLt %zu\n", bench.gpu.prop.name, bench.gpu.arch,
+              bench.lt->GetVersion());
 
   const struct {
     const char* name;
@@ -287,7 +222,6 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   bench.lt->Destroy(bench.handle);
-  Check(bench.ctx->DestroyStream(bench.stream), "stream destroy");
-  Check(bench.ctx->Close(), "close");
+  testing::CloseBenchDevice(bench.gpu);
   return 0;
 }

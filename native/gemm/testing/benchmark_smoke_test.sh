@@ -1,9 +1,12 @@
 #!/bin/bash
-# The GEMM benchmark links and runs: without a GPU it prints the driver's
-# reason and exits 0; with one it prints every case with the ratio counter.
+# A teplug-vs-direct GPU benchmark links and runs: without a GPU it prints
+# the driver's reason and exits 0; with one it prints every named case with
+# its ratio counter.
+# Usage: benchmark_smoke_test.sh BENCHMARK CASE...
 set -u
-BENCH=native/gemm/cublaslt_gemm_benchmark
-OUT="${TEST_TMPDIR:-/tmp}/gemm_bench_out.txt"
+BENCH="$1"
+shift
+OUT="${TEST_TMPDIR:-/tmp}/$(basename "$BENCH")_out.txt"
 "$BENCH" --benchmark_min_time=0 >"$OUT" 2>&1
 rc=$?
 cat "$OUT"
@@ -15,7 +18,7 @@ if grep -q '^SKIPPED: no CUDA device: cudaGetDeviceCount ' "$OUT"; then
   echo "skipped without a GPU, as expected"
   exit 0
 fi
-for c in bf16/4096x4096x4096 bf16/8192x8192x1024 fp8_e4m3/4096x4096x4096 fp8_e4m3/8192x8192x1024; do
+for c in "$@"; do
   if ! grep -q "^$c.*ratio=" "$OUT"; then
     echo "FAIL: no result for $c"
     exit 1
