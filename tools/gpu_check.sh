@@ -17,7 +17,10 @@
 #      device's peak; then attention through teplug vs the same cuDNN
 #      frontend graph run directly (native/attention/
 #      cudnn_attention_benchmark.cc), forward and backward at sequence 4096
-#      and 8192, in the same table form; then the quantize kernels' benchmark
+#      and 8192, in the same table form; then all-reduce through teplug vs
+#      ncclAllReduce called directly, one rank per GPU
+#      (native/collective/nccl_allreduce_benchmark.cc); then the quantize
+#      kernels' benchmark
 #      (native/quantize/quantize_bandwidth_bench.cc): achieved bandwidth for
 #      64 MiB-1 GiB inputs against the device's peak memory bandwidth.
 # Exits non-zero when a test, conformance or the main job fails (a numerical failure among
@@ -31,7 +34,8 @@
 #   --dry-run    print the commands instead of running them
 # Sourced with GPU_CHECK_SOURCE_ONLY=1, it only defines its functions (the
 # test, tools/gpu_check_test.sh, checks them without a GPU).
-set -u
+# pipefail: a failing step piped into tee counts as failing.
+set -uo pipefail
 
 ARCH=""
 OUT_DIR="/tmp/gpu_check"
@@ -247,6 +251,15 @@ main() {
         format_report "$OUT_DIR/attention_bench.csv" attention | tee "$OUT_DIR/attention_report.txt"
     else
       echo "gpu_check: the attention benchmark failed (see $OUT_DIR/attention_bench.csv)" >&2
+      failures=$((failures + 1))
+    fi
+  fi
+
+  if [[ "$BENCH" == 1 ]]; then
+    echo "== all-reduce: teplug vs ncclAllReduce called directly, one rank per GPU (target ratio >= $RATIO_TARGET)"
+    if ! run "$bin/native/collective/nccl_allreduce_benchmark" --benchmark_counters_tabular=true \
+        | tee "$OUT_DIR/allreduce_bench.txt"; then
+      echo "gpu_check: the all-reduce benchmark failed (see $OUT_DIR/allreduce_bench.txt)" >&2
       failures=$((failures + 1))
     fi
   fi

@@ -102,7 +102,8 @@ expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/nati
 expect_contains "dry attention bench" "$(cat "$TMP/dry/attention_bench.csv")" "+ bazel-bin/native/attention/cudnn_attention_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
 expect_contains "dry quantize bench" "$out" "+ bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true"
-expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
+expect_contains "dry all-reduce bench" "$out" "+ bazel-bin/native/collective/nccl_allreduce_benchmark --benchmark_counters_tabular=true"
+expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/collective/nccl_allreduce_benchmark --benchmark_counters_tabular=true bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
 
 # ---- without nvidia-smi and without --arch: a clear refusal
 mkdir -p "$TMP/nobin"

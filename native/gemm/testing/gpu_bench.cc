@@ -23,13 +23,17 @@ void ExitUnless(const absl::Status& s, const std::string& what) {
   ExitUnless(s.ok(), what + ": " + std::string(s.message()));
 }
 
-void OpenBenchDevice(BenchDevice& d) {
+std::unique_ptr<core::Kernel> MakeBenchKernel() {
   core::KernelOptions o;
   o.use_environment = false;
   o.config_text = "log_level: \"error\"\n";
   auto kernel = core::Kernel::Create(o);
   ExitUnless(kernel.status(), "kernel");
-  d.kernel = *std::move(kernel);
+  return *std::move(kernel);
+}
+
+void OpenBenchDevice(BenchDevice& d) {
+  d.kernel = MakeBenchKernel();
   d.device = d.kernel->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
   ExitUnless(static_cast<bool>(d.device), "the kernel serves no IDevice");
   ExitUnless(cudaGetDeviceProperties(&d.prop, 0) == cudaSuccess, "cudaGetDeviceProperties");

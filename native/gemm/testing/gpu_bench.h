@@ -24,6 +24,10 @@ void ExitUnless(bool ok, const std::string& what);
 void ExitUnless(const sdk::OwnedError& e, const std::string& what);
 void ExitUnless(const absl::Status& s, const std::string& what);
 
+// A kernel with the built-in providers the binary links, no environment or
+// config file, logging errors only.
+std::unique_ptr<core::Kernel> MakeBenchKernel();
+
 // cuda:0 as a benchmark drives it: a kernel with the built-in providers the
 // binary links, that kernel's IDevice opened on cuda:0, and a stream there.
 struct BenchDevice {
