@@ -1,7 +1,8 @@
 // Block-scaled FP8 kernels (TransformerEngine's Float8BlockScaling): fp32
 // scales from each block's amax by ScaleFromAmax.
 //  - 1x128 row-wise: one warp per block, four consecutive elements per lane
-//    (one 16-byte load for fp32), scale from a warp reduction.
+//    (one 16-byte load for fp32, 8 bytes for fp16/bf16), scale from a warp
+//    reduction.
 //  - 1x128 column-wise (blocks down the original columns, codes transposed
 //    to [cols, rows]): one thread per (column, 128 rows); reads are
 //    coalesced across neighbouring columns, each thread writes its 128
@@ -47,14 +48,10 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
     const int count = static_cast<int>(c >= cols ? 0 : (cols - c < kPerLane ? cols - c : kPerLane));
     const typename Hp<T>::Storage* in = x + r * cols + c;
     float v[kPerLane];
-    bool loaded = false;
-    if constexpr (T == HighPrecision::kFp32) {  // four fp32 are one 16-byte vector
-      if (count == kPerLane && IsAligned(in, kVectorBytes)) {
-        LoadVector<T, kPerLane>(in, v);
-        loaded = true;
-      }
-    }
-    if (!loaded) {
+    // Four elements: one 16-byte load of fp32, one 8-byte load of fp16/bf16.
+    if (count == kPerLane && IsAligned(in, kPerLane * sizeof(*in))) {
+      LoadVector<T, kPerLane>(in, v);
+    } else {
       for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
     }
     float a = 0.0f;

@@ -59,15 +59,17 @@ __host__ __device__ __forceinline__ bool IsAligned(const void* p, int bytes) {
 }
 
 // Loads N consecutive elements starting at `p` as floats, with 16-byte
-// vector loads (N * sizeof(Storage) must be a multiple of 16 and `p` 16-byte
-// aligned).
+// vector loads, or one 8-byte load when the N elements are 8 bytes (N *
+// sizeof(Storage) a multiple of 16, or 8; `p` aligned to the load's size).
 template <HighPrecision T, int N>
 __device__ __forceinline__ void LoadVector(const typename Hp<T>::Storage* p, float (&out)[N]) {
   using S = typename Hp<T>::Storage;
-  constexpr int kVectors = N * static_cast<int>(sizeof(S)) / kVectorBytes;
-  static_assert(kVectors * kVectorBytes == N * static_cast<int>(sizeof(S)), "whole vectors only");
-  uint4 raw[kVectors];
-  const uint4* src = reinterpret_cast<const uint4*>(p);
+  constexpr int kBytes = N * static_cast<int>(sizeof(S));
+  static_assert(kBytes % kVectorBytes == 0 || kBytes == 8, "whole vectors only");
+  using Vector = typename std::conditional<kBytes == 8, uint2, uint4>::type;
+  constexpr int kVectors = kBytes / static_cast<int>(sizeof(Vector));
+  Vector raw[kVectors];
+  const Vector* src = reinterpret_cast<const Vector*>(p);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) raw[v] = src[v];
   const S* elements = reinterpret_cast<const S*>(raw);
