@@ -7,8 +7,10 @@
 //    to [cols, rows]): one thread per (column, 128 rows); reads are
 //    coalesced across neighbouring columns, each thread writes its 128
 //    consecutive transposed codes with 16-byte stores.
-//  - 128x128: one thread block per tile; amax by a block reduction, then the
-//    codes row-wise and, through shared memory, transposed.
+//  - 128x128: one thread block per tile, each thread taking groups of 4
+//    consecutive elements (one vector load, one 4-byte code store); amax by
+//    a block reduction, then the codes row-wise and, through shared memory,
+//    transposed.
 #include "native/quantize/kernel_entries.h"
 #include "native/quantize/kernel_support.cuh"
 
@@ -101,10 +103,31 @@ __global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_
   ReduceAmaxIntoGlobal(amax, local);
 }
 
+// The 128x128 kernel's threads take groups of 4 consecutive elements of a
+// tile row: one 16-byte (fp32) or 8-byte (fp16/bf16) load and one 4-byte
+// code store when `vector` (cols a multiple of 4, x and codes aligned for
+// them), element by element otherwise.
+constexpr int kGroup = 4;
+constexpr int kGroupsPerRow = kBlock / kGroup;
+
+// Loads the group at (r, c) into v; returns how many elements it has.
+template <HighPrecision T>
+__device__ __forceinline__ int LoadGroup(const typename Hp<T>::Storage* x, int64_t cols, int64_t r,
+                                         int64_t c, bool vector, float (&v)[kGroup]) {
+  const typename Hp<T>::Storage* in = x + r * cols + c;
+  if (vector) {
+    LoadVector<T, kGroup>(in, v);
+    return kGroup;
+  }
+  const int n = static_cast<int>(cols - c < kGroup ? cols - c : kGroup);
+  for (int i = 0; i < n; ++i) v[i] = Hp<T>::Load(in[i]);
+  return n;
+}
+
 template <HighPrecision T>
 __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
-                              BlockOptions o, uint8_t* codes, float* scale_inv, uint8_t* codes_t,
-                              float* scale_inv_t, float* amax) {
+                              bool vector, BlockOptions o, uint8_t* codes, float* scale_inv,
+                              uint8_t* codes_t, float* scale_inv_t, float* amax) {
   __shared__ uint8_t tile[kBlock][kBlock + 1];
   const int64_t tile_rows = (rows + kBlock - 1) / kBlock;
   const int64_t tile_cols = (cols + kBlock - 1) / kBlock;
@@ -113,10 +136,13 @@ __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, in
     const int64_t tr = t / tile_cols;
     const int64_t tc = t % tile_cols;
     float a = 0.0f;
-    for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
-      const int64_t r = tr * kBlock + idx / kBlock;
-      const int64_t c = tc * kBlock + idx % kBlock;
-      if (r < rows && c < cols) a = AmaxStep(a, Hp<T>::Load(x[r * cols + c]));
+    for (int g = threadIdx.x; g < kBlock * kGroupsPerRow; g += blockDim.x) {
+      const int64_t r = tr * kBlock + g / kGroupsPerRow;
+      const int64_t c = tc * kBlock + (g % kGroupsPerRow) * kGroup;
+      if (r >= rows || c >= cols) continue;
+      float v[kGroup];
+      const int n = LoadGroup<T>(x, cols, r, c, vector, v);
+      for (int i = 0; i < n; ++i) a = AmaxStep(a, v[i]);
     }
     a = BlockMax(a);
     local = fmaxf(local, a);
@@ -126,15 +152,26 @@ __global__ void Block2DKernel(const typename Hp<T>::Storage* x, int64_t rows, in
       if (scale_inv_t != nullptr)
         scale_inv_t[tc * tile_rows + tr] = 1.0f / s;  // the transposed grid
     }
-    for (int idx = threadIdx.x; idx < kBlock * kBlock; idx += blockDim.x) {
-      const int lr = idx / kBlock;
-      const int lc = idx % kBlock;
+    for (int g = threadIdx.x; g < kBlock * kGroupsPerRow; g += blockDim.x) {
+      const int lr = g / kGroupsPerRow;
+      const int lc = (g % kGroupsPerRow) * kGroup;
       const int64_t r = tr * kBlock + lr;
       const int64_t c = tc * kBlock + lc;
-      if (r < rows && c < cols) {
-        const uint8_t code = EncodeScaled(Hp<T>::Load(x[r * cols + c]), s, o.kind);
-        if (codes != nullptr) codes[r * cols + c] = code;
-        tile[lr][lc] = code;
+      if (r >= rows || c >= cols) continue;
+      float v[kGroup];
+      const int n = LoadGroup<T>(x, cols, r, c, vector, v);
+      uint8_t group[kGroup];
+      for (int i = 0; i < n; ++i) {
+        group[i] = EncodeScaled(v[i], s, o.kind);
+        tile[lr][lc + i] = group[i];
+      }
+      if (codes == nullptr) continue;
+      if (vector) {
+        uint32_t packed;
+        memcpy(&packed, group, sizeof packed);
+        *reinterpret_cast<uint32_t*>(codes + r * cols + c) = packed;
+      } else {
+        for (int i = 0; i < n; ++i) codes[r * cols + c + i] = group[i];
       }
     }
     __syncthreads();
@@ -165,8 +202,10 @@ int LaunchTyped(const QuantizeLaunch& l) {
   if (l.scaling == Scaling::kBlock2D) {
     if (e == cudaSuccess) {
       const int64_t tiles = ((l.rows + kBlock - 1) / kBlock) * ((l.cols + kBlock - 1) / kBlock);
-      e = Launch(Block2DKernel<T>, GridFor(tiles, 1), kThreads, stream, x, l.rows, l.cols, o,
-                 l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.columnwise_data,
+      const bool vector = l.cols % kGroup == 0 && IsAligned(x, kGroup * sizeof(S)) &&
+                          (l.rowwise_data == nullptr || IsAligned(l.rowwise_data, kGroup));
+      e = Launch(Block2DKernel<T>, GridFor(tiles, 1), kThreads, stream, x, l.rows, l.cols, vector,
+                 o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.columnwise_data,
                  static_cast<float*>(l.columnwise_scale_inv), l.amax);
     }
     return static_cast<int>(e);
