@@ -1,10 +1,10 @@
 // The native quantizer's CUDA kernels run without a GPU: the IQuantizer's
 // host logic over the fake runtime (host memory as cuda:0's), and the very
-// .cu kernels compiled for the host grid (testing/host_grid.h: each block's
-// threads as threads, barriers and warp shuffles emulated). Every served case
-// (testing/kernel_cases.h) bit for bit against the reference numerics, with
-// 16-byte aligned buffers (the vector paths) and with buffers 4 bytes off
-// (the scalar ones). Neither a GPU nor the CUDA toolkit is needed.
+// .cu kernels compiled for the host grid (native/device/testing/host_grid.h:
+// a block's threads as fibers, barriers and warp shuffles emulated). Every
+// served case (testing/kernel_cases.h) bit for bit against the reference
+// numerics, with 16-byte aligned buffers (the vector paths) and with buffers
+// 4 bytes off (the scalar ones). Neither a GPU nor the CUDA toolkit is needed.
 #include <cstdlib>
 #include <cstring>
 #include <vector>

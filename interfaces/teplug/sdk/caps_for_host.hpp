@@ -5,9 +5,9 @@
 //
 //   const TeplugQuantizerCaps* MyQuantizerCaps(uint32_t host_abi_max) {
 //     static const TeplugQuantizerCaps caps = MakeCaps();
-//     static const TeplugQuantizerCaps before_1_3 = sdk::ForHostAbi(caps,
-//     sdk::kAbiBeforeMxTeScale); return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps :
-//     &before_1_3;
+//     static const TeplugQuantizerCaps older =
+//         sdk::ForHostAbi(caps, sdk::kAbiBeforeMxTeScale);
+//     return host_abi_max >= TEPLUG_ABI_VERSION(1, 3) ? &caps : &older;
 //   }
 //   ... r.Register(kIidQuantizerV1, object, MyQuantizerCaps(r.host().abi_max), ...);
 //

@@ -9,8 +9,8 @@
 //    barrier;
 //  - __syncthreads() is a barrier over the block's threads, __syncwarp() over
 //    the warp's lanes;
-//  - __shfl_xor_sync() exchanges values through the warp's slots between two
-//    barriers over the warp's lanes;
+//  - __shfl_xor_sync() exchanges values through the warp's slots and a
+//    barrier over the warp's lanes;
 //  - __shared__ is static storage: one copy, reused by each block in turn;
 //  - atomicMax on int is a compare-and-swap loop;
 //  - cudaMemsetAsync / cudaMallocAsync / cudaFreeAsync act at once on host
