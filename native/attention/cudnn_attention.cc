@@ -1,6 +1,8 @@
 #include "native/attention/cudnn_attention.h"
 
+#include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,15 +27,58 @@ struct Accepted {
   SdpaWorkspaceLayout workspace;
 };
 
-size_t ElementSize(int32_t dtype) {
+int ElementBytes(int32_t dtype) {
   return dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2 ? 1 : 2;
+}
+
+// An amax several of the graph's amax outputs share (dQ, dK and dV of a
+// packed layout): after the graph, `dest` = the largest of the scratch slots
+// in `mask`.
+struct AmaxCombine {
+  float* dest;
+  const float* slots;
+  uint32_t mask;
+};
+
+// Points each of the graph's amax outputs at the caller's amax when it is
+// the only output writing there, otherwise at its own slot of `scratch`
+// (kAmaxSlots floats); returns the combines that then write the shared ones.
+std::vector<AmaxCombine> RouteAmaxes(std::initializer_list<void**> outputs, float* scratch) {
+  std::vector<void*> dests;
+  for (void** o : outputs) dests.push_back(*o);
+  std::vector<AmaxCombine> combines;
+  uint32_t slot = 0;
+  for (void** o : outputs) {
+    void* const dest = dests[slot];
+    const auto shared = std::count(dests.begin(), dests.end(), dest);
+    if (dest == nullptr || shared > 1) *o = scratch + slot;
+    if (dest != nullptr && shared > 1) {
+      auto it = std::find_if(combines.begin(), combines.end(),
+                             [dest](const AmaxCombine& c) { return c.dest == dest; });
+      if (it == combines.end())
+        it = combines.insert(combines.end(), AmaxCombine{static_cast<float*>(dest), scratch, 0});
+      it->mask |= 1u << slot;
+    }
+    ++slot;
+  }
+  return combines;
 }
 
 // What native does not build although cuDNN might: "" when none applies.
 std::string WhyNotWritten(const SdpaProblem& p) {
-  if (p.dtype == TEPLUG_DTYPE_FP8_E4M3 || p.dtype == TEPLUG_DTYPE_FP8_E5M2) {
-    return "native attention: fp8 graphs (descale/scale tensors, amax outputs) are not built by native; fp16 and "
-           "bf16 are";
+  if (p.fp8 && p.backward) {
+    // The frontend native is built with (tools/fetch_cudnn_frontend.sh) has
+    // no window or determinism option on its fp8 backward graph.
+    if (p.window_left != -1 || (p.window_right != -1 && !(p.causal && p.window_right == 0))) {
+      return absl::StrCat("native attention: fp8 backward with sliding window (", p.window_left,
+                          ", ", p.window_right,
+                          "): native's cuDNN frontend has no window option for fp8 backward");
+    }
+    if (p.deterministic) {
+      return "native attention: deterministic fp8 backward: native's cuDNN frontend has no "
+             "determinism option "
+             "for fp8 backward";
+    }
   }
   if (p.explicit_alibi_slopes) {
     return "native attention: cuDNN's ALiBi uses the default slopes; explicit params.alibi_slopes would need a "
@@ -95,12 +140,25 @@ class CudnnAttention final : public sdk::AttentionImpl {
     b.k = At(args.k, p.k, p.dtype);
     b.v = At(args.v, p.v, p.dtype);
     b.o = At(args.o, p.o, p.dtype);
-    b.stats = p.training ? args.softmax_lse->data : nullptr;
+    b.stats = p.training ? args.softmax_lse->data
+              : p.fp8    ? ws + a.workspace.stats_scratch
+                         : nullptr;
     b.bias = p.has_bias ? args.bias->data : nullptr;
     b.softmax_scale = args.params->softmax_scale;
+    std::vector<AmaxCombine> combines;
+    if (p.fp8) {
+      b.fp8 = Fp8Scales(SdpaFp8ScalesOfForward(args, p.ordinal));
+      combines = RouteAmaxes({&b.fp8.amax_s, &b.fp8.amax_o},
+                             reinterpret_cast<float*>(ws + a.workspace.amax_scratch));
+    }
     Run(a, *args.params, b, ws, args.stream, [&](const int32_t* len_q, const int32_t*) {
+      CombineAmaxes(combines, args.stream);
       if (!p.padding) return;
-      if (!p.ragged) Check("zero O past the query lengths", backend_.ZeroRowsPastLength(b.o, p.o.dims, p.o.strides, len_q, args.stream));
+      if (!p.ragged) {
+        Check("zero O past the query lengths",
+              backend_.ZeroRowsPastLength(b.o, p.o.dims, p.o.strides, ElementBytes(p.dtype), len_q,
+                                          args.stream));
+      }
       if (p.training) {
         Check("-inf LSE past the query lengths",
               backend_.NegInfPastLength(static_cast<float*>(b.stats), p.batch, p.heads_q, p.seq_q, len_q, args.stream));
@@ -119,19 +177,30 @@ class CudnnAttention final : public sdk::AttentionImpl {
     b.k = At(args.k, p.k, p.dtype);
     b.v = At(args.v, p.v, p.dtype);
     b.o = At(args.o, p.o, p.dtype);
-    b.d_o = At(args.d_o, p.d_o, p.dtype);
-    b.dq = At(args.dq, p.dq, p.dtype);
-    b.dk = At(args.dk, p.dk, p.dtype);
-    b.dv = At(args.dv, p.dv, p.dtype);
+    b.d_o = At(args.d_o, p.d_o, p.grad_dtype);
+    b.dq = At(args.dq, p.dq, p.grad_dtype);
+    b.dk = At(args.dk, p.dk, p.grad_dtype);
+    b.dv = At(args.dv, p.dv, p.grad_dtype);
     b.stats = args.softmax_lse->data;
     b.bias = p.has_bias ? args.bias->data : nullptr;
     b.dbias = p.dbias ? args.dbias->data : nullptr;
     b.softmax_scale = args.params->softmax_scale;
+    std::vector<AmaxCombine> combines;
+    if (p.fp8) {
+      b.fp8 = Fp8Scales(SdpaFp8ScalesOfBackward(args, p.ordinal));
+      combines = RouteAmaxes({&b.fp8.amax_dq, &b.fp8.amax_dk, &b.fp8.amax_dv, &b.fp8.amax_dp},
+                             reinterpret_cast<float*>(ws + a.workspace.amax_scratch));
+    }
     Run(a, *args.params, b, ws, args.stream, [&](const int32_t* len_q, const int32_t* len_kv) {
+      CombineAmaxes(combines, args.stream);
       if (!p.padding || p.ragged) return;
-      Check("zero dQ past the query lengths", backend_.ZeroRowsPastLength(b.dq, p.dq.dims, p.dq.strides, len_q, args.stream));
-      Check("zero dK past the key lengths", backend_.ZeroRowsPastLength(b.dk, p.dk.dims, p.dk.strides, len_kv, args.stream));
-      Check("zero dV past the key lengths", backend_.ZeroRowsPastLength(b.dv, p.dv.dims, p.dv.strides, len_kv, args.stream));
+      const int bytes = ElementBytes(p.grad_dtype);
+      Check("zero dQ past the query lengths",
+            backend_.ZeroRowsPastLength(b.dq, p.dq.dims, p.dq.strides, bytes, len_q, args.stream));
+      Check("zero dK past the key lengths",
+            backend_.ZeroRowsPastLength(b.dk, p.dk.dims, p.dk.strides, bytes, len_kv, args.stream));
+      Check("zero dV past the key lengths",
+            backend_.ZeroRowsPastLength(b.dv, p.dv.dims, p.dv.strides, bytes, len_kv, args.stream));
     });
   }
 
@@ -166,7 +235,20 @@ class CudnnAttention final : public sdk::AttentionImpl {
   }
 
   static void* At(const TeplugTensor* t, const SdpaTensorView& v, int32_t dtype) {
-    return static_cast<char*>(t->data) + v.element_offset * static_cast<int64_t>(ElementSize(dtype));
+    return static_cast<char*>(t->data) +
+           v.element_offset * static_cast<int64_t>(ElementBytes(dtype));
+  }
+
+  static SdpaFp8Scales Fp8Scales(absl::StatusOr<SdpaFp8Scales> scales) {
+    ThrowIfError(scales.status());
+    return *scales;
+  }
+
+  void CombineAmaxes(const std::vector<AmaxCombine>& combines, void* stream) {
+    for (const AmaxCombine& c : combines) {
+      Check("the largest of the amaxes that share one tensor",
+            backend_.MaxOfAmaxes(c.slots, c.mask, c.dest, stream));
+    }
   }
 
   void Check(const char* what, int code) {
@@ -347,7 +429,8 @@ TeplugAttentionCaps MakeCaps() {
   TeplugAttentionCaps caps = sdk::Versioned<TeplugAttentionCaps>();
   caps.devices = kCuda;
   caps.num_devices = 1;
-  caps.qkv_dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16);
+  caps.qkv_dtypes = TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16) |
+                    TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3);
   caps.layouts = (UINT32_C(1) << TEPLUG_LAYOUT_COUNT_) - 1;
   caps.mask_types = (UINT32_C(1) << TEPLUG_MASK_COUNT_) - 1;
   caps.bias_types = TEPLUG_BIAS_BIT(TEPLUG_BIAS_NONE) | TEPLUG_BIAS_BIT(TEPLUG_BIAS_POST_SCALE) |

@@ -8,14 +8,23 @@
 //    a machine without a GPU never loads it), libcudnn (a missing library is
 //    the reason, in dlopen's words), TransformerEngine's rules for the GPU's
 //    arch and the loaded cuDNN's version (cudnn_attention_support.h), what
-//    native does not build (fp8 graphs; explicit ALiBi slopes, which TE
-//    turns into a post-scale bias tensor), and finally cuDNN itself: a graph
-//    no engine supports is refused with the frontend's words.
+//    native does not build (explicit ALiBi slopes, which TE turns into a
+//    post-scale bias tensor; an fp8 backward with a window or determinism,
+//    which the pinned frontend's fp8 backward cannot express), and finally
+//    cuDNN itself: a graph no engine supports is refused with the frontend's
+//    words.
+//  - fp8 (e4m3 Q/K/V/O with per-tensor scales): each tensor's scale_inv is
+//    the graph's descale, each fp8 output's scale its scale, s_quant and
+//    dp_quant P's and dP's. The graph writes every amax it has; one the
+//    caller does not track goes to workspace scratch, and outputs that share
+//    one amax tensor (dQ, dK, dV of a packed layout) write scratch slots whose
+//    largest a kernel then stores.
 //  - Graphs are built once per problem (SdpaProblemWords and the GPU) and
 //    kept in a bounded LRU cache; workspace_size() and the ops use that
 //    graph. The workspace is cuDNN's plan workspace plus, when the call needs
 //    them, the sequence lengths, ragged offsets and RNG state the sequence
-//    kernels write (LayOutWorkspace); a smaller workspace is refused.
+//    kernels write, and the fp8 scratch (LayOutWorkspace); a smaller
+//    workspace is refused.
 //  - Padding: cuDNN leaves O, the gradients and LSE at padding positions
 //    unwritten; teplug's contract defines them (0 and -inf), so they are
 //    written after the graph.

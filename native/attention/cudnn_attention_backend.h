@@ -34,22 +34,30 @@ class CudnnAttentionBackend {
   virtual int RaggedOffsets(const int32_t* cu_seqlens, int64_t* offsets, int64_t batch, int64_t token_stride,
                             void* stream) = 0;
   virtual int WriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) = 0;
-  virtual int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
+  virtual int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
+                                 std::array<int64_t, 4> strides, int element_bytes,
                                  const int32_t* lengths, void* stream) = 0;
+  virtual int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) = 0;
   virtual int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                                void* stream) = 0;
 };
 
 // Where the execution's own buffers lie in the caller's workspace: cuDNN's
 // plan workspace first, then (each 256-byte aligned, only when the problem
-// needs it) the sequence lengths, the ragged offsets and the RNG state.
+// needs it) the sequence lengths, the ragged offsets, the RNG state, and for
+// fp8 the amax scratch (kAmaxSlots floats: amaxes the caller does not track
+// or tracks in one tensor for several outputs) and, for an fp8 inference,
+// the statistics cuDNN's fp8 forward always writes (fp32 [B, Hq, Sq]).
 // kNone marks a buffer the problem does not have.
 struct SdpaWorkspaceLayout {
   static constexpr size_t kNone = ~size_t{0};
+  static constexpr size_t kAmaxSlots = 4;
   size_t graph_bytes = 0;
   size_t seq_len_q = kNone, seq_len_kv = kNone;
   size_t ragged_q = kNone, ragged_k = kNone, ragged_v = kNone, ragged_o = kNone;
   size_t rng = kNone;
+  size_t amax_scratch = kNone;
+  size_t stats_scratch = kNone;
   size_t total = 0;  // what workspace_size() reports
 };
 

@@ -55,8 +55,11 @@ class RealBackend final : public CudnnAttentionBackend {
     return LaunchWriteRngState(rng, seed, offset, stream);
   }
   int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
-                         const int32_t* lengths, void* stream) override {
-    return LaunchZeroRowsPastLength(base, dims, strides, lengths, stream);
+                         int element_bytes, const int32_t* lengths, void* stream) override {
+    return LaunchZeroRowsPastLength(base, dims, strides, element_bytes, lengths, stream);
+  }
+  int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) override {
+    return LaunchMaxOfAmaxes(values, mask, out, stream);
   }
   int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                        void* stream) override {

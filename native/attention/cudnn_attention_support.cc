@@ -186,12 +186,25 @@ std::string ThdLayout(const Q& q) {
 }
 
 std::string Window(const Q& q) {
-  if (!IsF16(q)) return "";
   const int32_t v = q.cudnn_version;
   const int64_t wl = q.window_left, wr = WindowRight(q);
   const bool sq_le_skv = q.seq_q <= q.seq_kv;
   const bool plain = NoBias(q) && NoDropout(q);
   const bool full_or_causal = wl == -1 && (wr == -1 || wr == 0);
+  // TransformerEngine's utils.py: an fp8 window needs Blackwell and 9.21,
+  // and (as every window there) no dropout and max_seqlen_q <= max_seqlen_kv.
+  if (IsFp8(q) && !full_or_causal) {
+    if (q.arch < 100 || v < 92100) {
+      return absl::StrCat("fp8 with sliding window (", wl, ", ", wr,
+                          ") needs sm_100 and cuDNN 9.21");
+    }
+    if (!NoDropout(q) || !sq_le_skv) {
+      return absl::StrCat("fp8 with sliding window (", wl, ", ", wr,
+                          ") needs no dropout and max_seqlen_q <= ", "max_seqlen_kv, got dropout ",
+                          q.dropout, ", max_seqlen_q ", q.seq_q, ", max_seqlen_kv ", q.seq_kv);
+    }
+  }
+  if (!IsF16(q)) return "";
   // Before 9.2: full attention or causal only.
   if (v < 90200 && full_or_causal) return "";
   // 9.2: (left, 0) with a top-left diagonal, bshd/sbhd.

@@ -268,6 +268,36 @@ TEST(CudnnAttentionSupport, Fp8PerArchAndShape) {
   EXPECT_EQ(WhyCudnnRefuses(q), "cuDNN 9.19 on sm_100: fp8 needs no bias, got post_scale");
 }
 
+// TransformerEngine's utils.py: an fp8 window needs sm_100 and cuDNN 9.21,
+// no dropout and max_seqlen_q <= max_seqlen_kv; the causal masks' own
+// window is no sliding window.
+TEST(CudnnAttentionSupport, Fp8SlidingWindowNeedsBlackwellAnd921) {
+  AttentionQuery q = Bf16(90);
+  q.dtype = TEPLUG_DTYPE_FP8_E4M3;
+  q.dim_qk = q.dim_v = 128;
+  q.window_left = 256;
+  q.window_right = 0;
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.19 on sm_90: fp8 with sliding window (256, 0) needs sm_100 and cuDNN 9.21");
+  q.arch = 100;
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.19 on sm_100: fp8 with sliding window (256, 0) needs sm_100 and cuDNN 9.21");
+  q.cudnn_version = 92100;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");
+  q.training = true;
+  q.dropout = 0.1f;
+  EXPECT_EQ(
+      WhyCudnnRefuses(q),
+      "cuDNN 9.21 on sm_100: fp8 with sliding window (256, 0) needs no dropout and max_seqlen_q <= "
+      "max_seqlen_kv, got dropout 0.1, max_seqlen_q 512, max_seqlen_kv 512");
+  q.dropout = 0.0f;
+  q.window_left = -1;
+  q.mask_type = TEPLUG_MASK_CAUSAL;
+  q.arch = 90;
+  q.cudnn_version = kCudnn919;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");  // causal: no sliding window
+}
+
 TEST(CudnnAttentionSupport, EveryRuleHasAUniqueName) {
   std::set<std::string> names;
   for (const AttentionRule& rule : CudnnAttentionRules()) EXPECT_TRUE(names.insert(rule.name).second) << rule.name;

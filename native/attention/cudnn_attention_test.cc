@@ -191,16 +191,6 @@ TEST(CudnnAttention, WhatNativeDoesNotBuildIsNamed) {
   c.params.alibi_slopes = nullptr;
   std::string reason;
   EXPECT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
-
-  Call fp8(128);
-  fp8.params.max_seqlen_q = fp8.params.max_seqlen_kv = 128;
-  for (TeplugTensor* t : {&fp8.q, &fp8.k, &fp8.v, &fp8.o}) {
-    t->dtype = TEPLUG_DTYPE_FP8_E4M3;
-    t->shape[1] = 128;
-  }
-  EXPECT_EQ(f.Why(fp8.args),
-            "native attention: fp8 graphs (descale/scale tensors, amax outputs) are not built by native; fp16 and "
-            "bf16 are");
 }
 
 TEST(CudnnAttention, ACuDnnRefusalIsTheReason) {
@@ -428,7 +418,9 @@ TEST(CudnnAttention, HandlesAreMadeOncePerGpuAndDestroyed) {
 
 TEST(CudnnAttention, CapsDeclareWhatTheChecksServe) {
   const TeplugAttentionCaps* caps = CudnnAttentionCaps();
-  EXPECT_EQ(caps->qkv_dtypes, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) | TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16));
+  EXPECT_EQ(caps->qkv_dtypes, TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP16) |
+                                  TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_BF16) |
+                                  TEPLUG_DTYPE_BIT(TEPLUG_DTYPE_FP8_E4M3));
   EXPECT_EQ(caps->bias_types & TEPLUG_BIAS_BIT(TEPLUG_BIAS_PRE_SCALE), 0u);
   EXPECT_NE(caps->features & TEPLUG_ATTN_CAP_BACKWARD, 0u);
   EXPECT_EQ(caps->devices[0].kind, TEPLUG_DEVICE_CUDA);

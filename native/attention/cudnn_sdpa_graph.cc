@@ -24,9 +24,60 @@ using TensorPtr = std::shared_ptr<fe::graph::Tensor_attributes>;
 
 // Tensor uids of the variant pack.
 enum Uid : int64_t {
-  kQ = 1, kK, kV, kO, kStats, kBias, kDO, kDQ, kDK, kDV, kDBias, kSeqLenQ, kSeqLenKv,
-  kRaggedQ, kRaggedK, kRaggedV, kRaggedO, kSeed, kOffset, kScale
+  kQ = 1,
+  kK,
+  kV,
+  kO,
+  kStats,
+  kBias,
+  kDO,
+  kDQ,
+  kDK,
+  kDV,
+  kDBias,
+  kSeqLenQ,
+  kSeqLenKv,
+  kRaggedQ,
+  kRaggedK,
+  kRaggedV,
+  kRaggedO,
+  kSeed,
+  kOffset,
+  kScale,
+  // fp8: per-tensor descales and scales in, amaxes out.
+  kDescaleQ,
+  kDescaleK,
+  kDescaleV,
+  kDescaleO,
+  kDescaleDO,
+  kDescaleS,
+  kDescaleDP,
+  kScaleS,
+  kScaleO,
+  kScaleDP,
+  kScaleDQ,
+  kScaleDK,
+  kScaleDV,
+  kAmaxS,
+  kAmaxO,
+  kAmaxDP,
+  kAmaxDQ,
+  kAmaxDK,
+  kAmaxDV
 };
+
+fe::DataType_t FeType(int32_t dtype) {
+  switch (dtype) {
+    case TEPLUG_DTYPE_BF16:
+      return fe::DataType_t::BFLOAT16;
+    case TEPLUG_DTYPE_FP8_E4M3:
+      return fe::DataType_t::FP8_E4M3;
+    case TEPLUG_DTYPE_FP8_E5M2:
+      return fe::DataType_t::FP8_E5M2;
+    default:
+      return fe::DataType_t::HALF;
+  }
+}
 
 std::vector<int64_t> Vec(const std::array<int64_t, 4>& a) { return {a[0], a[1], a[2], a[3]}; }
 
@@ -53,7 +104,32 @@ class FrontendGraph final : public SdpaGraph {
     put(kO, b.o);
     float scale = b.softmax_scale;
     put(kScale, &scale);
-    if (p.training || p.backward) put(kStats, b.stats);
+    if (p.training || p.backward || p.fp8) put(kStats, b.stats);
+    if (p.fp8) {
+      const SdpaFp8Scales& f = b.fp8;
+      put(kDescaleQ, f.descale_q);
+      put(kDescaleK, f.descale_k);
+      put(kDescaleV, f.descale_v);
+      put(kDescaleS, f.descale_s);
+      put(kScaleS, f.scale_s);
+      if (!p.backward) {
+        put(kScaleO, f.scale_o);
+        put(kAmaxS, f.amax_s);
+        put(kAmaxO, f.amax_o);
+      } else {
+        put(kDescaleO, f.descale_o);
+        put(kDescaleDO, f.descale_d_o);
+        put(kDescaleDP, f.descale_dp);
+        put(kScaleDP, f.scale_dp);
+        put(kScaleDQ, f.scale_dq);
+        put(kScaleDK, f.scale_dk);
+        put(kScaleDV, f.scale_dv);
+        put(kAmaxDP, f.amax_dp);
+        put(kAmaxDQ, f.amax_dq);
+        put(kAmaxDK, f.amax_dk);
+        put(kAmaxDV, f.amax_dv);
+      }
+    }
     if (p.has_bias) put(kBias, b.bias);
     if (p.padding) {
       put(kSeqLenQ, b.seq_len_q);
@@ -123,16 +199,49 @@ TensorPtr SeqLens(fe::graph::Graph& g, const char* name, Uid uid, int64_t batch)
                       .set_data_type(fe::DataType_t::INT32));
 }
 
-// The mask, window, bias, ALiBi and dropout options shared by both directions.
+// softmax_scale, passed by value.
+TensorPtr AttnScale(fe::graph::Graph& g) {
+  return g.tensor(fe::graph::Tensor_attributes()
+                      .set_name("scale")
+                      .set_uid(kScale)
+                      .set_dim({1, 1, 1, 1})
+                      .set_stride({1, 1, 1, 1})
+                      .set_is_pass_by_value(true)
+                      .set_data_type(fe::DataType_t::FLOAT));
+}
+
+// An fp32 [1] device tensor: an fp8 descale or scale in, an amax out.
+TensorPtr Fp32Scalar(fe::graph::Graph& g, const char* name, Uid uid) {
+  return Scalar(g, name, uid, fe::DataType_t::FLOAT);
+}
+
+void MarkAmax(const TensorPtr& amax, Uid uid) {
+  amax->set_output(true)
+      .set_uid(uid)
+      .set_dim({1, 1, 1, 1})
+      .set_stride({1, 1, 1, 1})
+      .set_data_type(fe::DataType_t::FLOAT);
+}
+
+// Padding lengths and dropout, set alike on every attribute kind.
 template <typename Attributes>
-void SetCommon(fe::graph::Graph& g, const SdpaProblem& p, Attributes& a, TensorPtr* seq_q, TensorPtr* seq_kv) {
-  a.set_attn_scale(g.tensor(fe::graph::Tensor_attributes()
-                                .set_name("scale")
-                                .set_uid(kScale)
-                                .set_dim({1, 1, 1, 1})
-                                .set_stride({1, 1, 1, 1})
-                                .set_is_pass_by_value(true)
-                                .set_data_type(fe::DataType_t::FLOAT)));
+void SetPaddingAndDropout(fe::graph::Graph& g, const SdpaProblem& p, Attributes& a) {
+  if (p.padding) {
+    a.set_padding_mask(true)
+        .set_seq_len_q(SeqLens(g, "seq_len_q", kSeqLenQ, p.batch))
+        .set_seq_len_kv(SeqLens(g, "seq_len_kv", kSeqLenKv, p.batch));
+  }
+  if (p.dropout) {
+    a.set_dropout(p.dropout_probability, Scalar(g, "seed", kSeed, fe::DataType_t::INT64),
+                  Scalar(g, "offset", kOffset, fe::DataType_t::INT64));
+  }
+}
+
+// The mask, window, bias, ALiBi and dropout options of the forward and the
+// f16 backward.
+template <typename Attributes>
+void SetCommon(fe::graph::Graph& g, const SdpaProblem& p, Attributes& a) {
+  a.set_attn_scale(AttnScale(g));
   a.set_diagonal_alignment(p.bottom_right ? fe::DiagonalAlignment_t::BOTTOM_RIGHT
                                           : fe::DiagonalAlignment_t::TOP_LEFT);
   // cuDNN's left bound counts the diagonal itself (TransformerEngine passes
@@ -140,15 +249,7 @@ void SetCommon(fe::graph::Graph& g, const SdpaProblem& p, Attributes& a, TensorP
   if (p.window_left >= 0) a.set_diagonal_band_left_bound(static_cast<int>(p.window_left + 1));
   if (p.window_right >= 0) a.set_diagonal_band_right_bound(static_cast<int>(p.window_right));
   a.set_alibi_mask(p.alibi);
-  if (p.padding) {
-    *seq_q = SeqLens(g, "seq_len_q", kSeqLenQ, p.batch);
-    *seq_kv = SeqLens(g, "seq_len_kv", kSeqLenKv, p.batch);
-    a.set_padding_mask(true).set_seq_len_q(*seq_q).set_seq_len_kv(*seq_kv);
-  }
-  if (p.dropout) {
-    a.set_dropout(p.dropout_probability, Scalar(g, "seed", kSeed, fe::DataType_t::INT64),
-                  Scalar(g, "offset", kOffset, fe::DataType_t::INT64));
-  }
+  SetPaddingAndDropout(g, p, a);
 }
 
 void SetRagged(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr& q, TensorPtr& k, TensorPtr& v) {
@@ -158,9 +259,118 @@ void SetRagged(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr& q, TensorPt
   v->set_ragged_offset(Offsets(g, "ragged_v", kRaggedV, p.batch));
 }
 
+void SetOutput(const TensorPtr& t, Uid uid, const SdpaTensorView& v) {
+  t->set_output(true).set_uid(uid).set_dim(Vec(v.dims)).set_stride(Vec(v.strides));
+}
+
+// LSE's dims and strides: fp32 [B, Hq, Sq, 1], contiguous.
+std::vector<int64_t> StatsDims(const SdpaProblem& p) { return {p.batch, p.heads_q, p.seq_q, 1}; }
+std::vector<int64_t> StatsStrides(const SdpaProblem& p) {
+  return {p.heads_q * p.seq_q, p.seq_q, 1, 1};
+}
+
+void Forward(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr q, TensorPtr k, TensorPtr v,
+             TensorPtr bias) {
+  TensorPtr o, stats;
+  if (!p.fp8) {
+    fe::graph::SDPA_attributes a;
+    a.set_name("teplug_sdpa").set_generate_stats(p.training);
+    SetCommon(g, p, a);
+    if (bias) a.set_bias(bias);
+    const auto outputs = g.sdpa(q, k, v, std::move(a));
+    o = outputs[0];
+    stats = outputs[1];
+  } else {
+    // TransformerEngine's fp8 forward always generates the statistics.
+    fe::graph::SDPA_fp8_attributes a;
+    a.set_name("teplug_sdpa_fp8").set_generate_stats(true);
+    SetCommon(g, p, a);
+    auto [o8, stats8, amax_s, amax_o] = g.sdpa_fp8(
+        q, k, v, Fp32Scalar(g, "descale_q", kDescaleQ), Fp32Scalar(g, "descale_k", kDescaleK),
+        Fp32Scalar(g, "descale_v", kDescaleV), Fp32Scalar(g, "descale_s", kDescaleS),
+        Fp32Scalar(g, "scale_s", kScaleS), Fp32Scalar(g, "scale_o", kScaleO), std::move(a));
+    o = o8;
+    stats = stats8;
+    MarkAmax(amax_s, kAmaxS);
+    MarkAmax(amax_o, kAmaxO);
+  }
+  SetOutput(o, kO, p.o);
+  o->set_data_type(FeType(p.dtype));
+  if (p.ragged) o->set_ragged_offset(Offsets(g, "ragged_o", kRaggedO, p.batch));
+  if (p.training || p.fp8) {
+    stats->set_output(true)
+        .set_uid(kStats)
+        .set_data_type(fe::DataType_t::FLOAT)
+        .set_dim(StatsDims(p))
+        .set_stride(StatsStrides(p));
+  }
+}
+
+void Backward(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr q, TensorPtr k, TensorPtr v,
+              TensorPtr bias) {
+  TensorPtr stats = g.tensor(fe::graph::Tensor_attributes()
+                                 .set_name("stats")
+                                 .set_uid(kStats)
+                                 .set_dim(StatsDims(p))
+                                 .set_stride(StatsStrides(p))
+                                 .set_data_type(fe::DataType_t::FLOAT));
+  TensorPtr o = Input(g, "O", kO, p.o);
+  TensorPtr d_o = Input(g, "dO", kDO, p.d_o);
+  d_o->set_data_type(FeType(p.grad_dtype));
+  if (p.ragged) {
+    TensorPtr ro = Offsets(g, "ragged_o", kRaggedO, p.batch);
+    o->set_ragged_offset(ro);
+    d_o->set_ragged_offset(ro);
+  }
+  TensorPtr dq, dk, dv;
+  if (!p.fp8) {
+    fe::graph::SDPA_backward_attributes a;
+    a.set_name("teplug_sdpa_backward").set_deterministic_algorithm(p.deterministic);
+    SetCommon(g, p, a);
+    if (bias) a.set_bias(bias);
+    if (p.dbias) a.set_dbias(Input(g, "dBias", kDBias, p.dbias_view));
+    const auto grads = g.sdpa_backward(q, k, v, o, d_o, stats, a);
+    dq = grads[0];
+    dk = grads[1];
+    dv = grads[2];
+  } else {
+    // The frontend's fp8 backward has masks, padding and dropout; no window,
+    // bias or determinism option (cudnn_attention.cc refuses those).
+    fe::graph::SDPA_fp8_backward_attributes a;
+    a.set_name("teplug_sdpa_fp8_backward").set_attn_scale(AttnScale(g));
+    if (p.causal && p.bottom_right) a.set_causal_mask_bottom_right(true);
+    if (p.causal && !p.bottom_right) a.set_causal_mask(true);
+    SetPaddingAndDropout(g, p, a);
+    auto [dq8, dk8, dv8, amax_dq, amax_dk, amax_dv, amax_dp] = g.sdpa_fp8_backward(
+        q, k, v, o, d_o, stats, Fp32Scalar(g, "descale_q", kDescaleQ),
+        Fp32Scalar(g, "descale_k", kDescaleK), Fp32Scalar(g, "descale_v", kDescaleV),
+        Fp32Scalar(g, "descale_o", kDescaleO), Fp32Scalar(g, "descale_do", kDescaleDO),
+        Fp32Scalar(g, "descale_s", kDescaleS), Fp32Scalar(g, "descale_dp", kDescaleDP),
+        Fp32Scalar(g, "scale_s", kScaleS), Fp32Scalar(g, "scale_dq", kScaleDQ),
+        Fp32Scalar(g, "scale_dk", kScaleDK), Fp32Scalar(g, "scale_dv", kScaleDV),
+        Fp32Scalar(g, "scale_dp", kScaleDP), std::move(a));
+    dq = dq8;
+    dk = dk8;
+    dv = dv8;
+    MarkAmax(amax_dq, kAmaxDQ);
+    MarkAmax(amax_dk, kAmaxDK);
+    MarkAmax(amax_dv, kAmaxDV);
+    MarkAmax(amax_dp, kAmaxDP);
+  }
+  SetOutput(dq, kDQ, p.dq);
+  SetOutput(dk, kDK, p.dk);
+  SetOutput(dv, kDV, p.dv);
+  for (const TensorPtr& d : {dq, dk, dv}) d->set_data_type(FeType(p.grad_dtype));
+  if (p.ragged) {
+    dq->set_ragged_offset(q->get_ragged_offset());
+    dk->set_ragged_offset(k->get_ragged_offset());
+    dv->set_ragged_offset(v->get_ragged_offset());
+  }
+}
+
 absl::StatusOr<std::unique_ptr<SdpaGraph>> Build(const SdpaProblem& p, cudnnHandle_t handle) {
   auto graph = std::make_shared<fe::graph::Graph>();
-  graph->set_io_data_type(p.dtype == TEPLUG_DTYPE_BF16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
+  graph->set_io_data_type(FeType(p.dtype))
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
       .set_compute_data_type(fe::DataType_t::FLOAT);
   fe::graph::Graph& g = *graph;
@@ -168,60 +378,12 @@ absl::StatusOr<std::unique_ptr<SdpaGraph>> Build(const SdpaProblem& p, cudnnHand
   TensorPtr k = Input(g, "K", kK, p.k);
   TensorPtr v = Input(g, "V", kV, p.v);
   SetRagged(g, p, q, k, v);
-  TensorPtr seq_q, seq_kv;
-  const std::array<int64_t, 4> stats_dims = {p.batch, p.heads_q, p.seq_q, 1};
-  const std::vector<int64_t> stats_strides = {p.heads_q * p.seq_q, p.seq_q, 1, 1};
   TensorPtr bias;
   if (p.has_bias) bias = Input(g, "bias", kBias, p.bias);
-
-  if (!p.backward) {
-    fe::graph::SDPA_attributes a;
-    a.set_name("teplug_sdpa").set_generate_stats(p.training);
-    SetCommon(g, p, a, &seq_q, &seq_kv);
-    if (bias) a.set_bias(bias);
-    auto [o, stats] = g.sdpa(q, k, v, std::move(a));
-    o->set_output(true).set_uid(kO).set_dim(Vec(p.o.dims)).set_stride(Vec(p.o.strides));
-    if (p.ragged) o->set_ragged_offset(Offsets(g, "ragged_o", kRaggedO, p.batch));
-    if (p.training) {
-      stats->set_output(true).set_uid(kStats).set_data_type(fe::DataType_t::FLOAT).set_dim(Vec(stats_dims)).set_stride(
-          stats_strides);
-    }
+  if (p.backward) {
+    Backward(g, p, q, k, v, bias);
   } else {
-    TensorPtr o = Input(g, "O", kO, p.o);
-    TensorPtr d_o = Input(g, "dO", kDO, p.d_o);
-    if (p.ragged) {
-      TensorPtr ro = Offsets(g, "ragged_o", kRaggedO, p.batch);
-      o->set_ragged_offset(ro);
-      d_o->set_ragged_offset(ro);
-    }
-    TensorPtr stats = g.tensor(fe::graph::Tensor_attributes()
-                                   .set_name("stats")
-                                   .set_uid(kStats)
-                                   .set_dim(Vec(stats_dims))
-                                   .set_stride(stats_strides)
-                                   .set_data_type(fe::DataType_t::FLOAT));
-    fe::graph::SDPA_backward_attributes a;
-    a.set_name("teplug_sdpa_backward").set_deterministic_algorithm(p.deterministic);
-    SetCommon(g, p, a, &seq_q, &seq_kv);
-    if (bias) a.set_bias(bias);
-    TensorPtr dbias;
-    if (p.dbias) {
-      dbias = g.tensor(fe::graph::Tensor_attributes()
-                           .set_name("dBias")
-                           .set_uid(kDBias)
-                           .set_dim(Vec(p.dbias_view.dims))
-                           .set_stride(Vec(p.dbias_view.strides)));
-      a.set_dbias(dbias);
-    }
-    auto [dq, dk, dv] = g.sdpa_backward(q, k, v, o, d_o, stats, a);
-    dq->set_output(true).set_uid(kDQ).set_dim(Vec(p.dq.dims)).set_stride(Vec(p.dq.strides));
-    dk->set_output(true).set_uid(kDK).set_dim(Vec(p.dk.dims)).set_stride(Vec(p.dk.strides));
-    dv->set_output(true).set_uid(kDV).set_dim(Vec(p.dv.dims)).set_stride(Vec(p.dv.strides));
-    if (p.ragged) {
-      dq->set_ragged_offset(q->get_ragged_offset());
-      dk->set_ragged_offset(k->get_ragged_offset());
-      dv->set_ragged_offset(v->get_ragged_offset());
-    }
+    Forward(g, p, q, k, v, bias);
   }
 
   if (fe::error_t e = graph->validate(); e.is_bad()) return Failed("validate", e);

@@ -28,7 +28,7 @@ struct SdpaBuffers {
   const void* k = nullptr;
   const void* v = nullptr;
   void* o = nullptr;      // forward output; backward input
-  void* stats = nullptr;  // LSE, fp32 [B, Hq, Sq, 1]
+  void* stats = nullptr;  // LSE, fp32 [B, Hq, Sq, 1] (fp8 inference: workspace scratch)
   const void* bias = nullptr;
   const void* d_o = nullptr;
   void* dq = nullptr;
@@ -43,6 +43,9 @@ struct SdpaBuffers {
   const int64_t* ragged_o = nullptr;  // also dO's
   const int64_t* rng_state = nullptr;  // [seed, offset]
   float softmax_scale = 0.0f;
+  // fp8 only: every pointer set, the amaxes the caller does not track
+  // pointing at workspace scratch.
+  SdpaFp8Scales fp8;
 };
 
 // One built graph with its execution plan.

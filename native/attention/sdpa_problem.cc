@@ -1,8 +1,9 @@
 #include "native/attention/sdpa_problem.h"
 
-#include <string>
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -45,6 +46,9 @@ Axes AxesOf(int32_t layout, char member) {
   }
 }
 
+bool IsFp8(int32_t dtype) {
+  return dtype == TEPLUG_DTYPE_FP8_E4M3 || dtype == TEPLUG_DTYPE_FP8_E5M2;
+}
 bool IsThd(int32_t layout) { return layout >= TEPLUG_LAYOUT_T3HD && layout <= TEPLUG_LAYOUT_THD_THD_THD; }
 bool QkvPacked(int32_t layout) {
   return layout == TEPLUG_LAYOUT_SB3HD || layout == TEPLUG_LAYOUT_SBH3D || layout == TEPLUG_LAYOUT_BS3HD ||
@@ -257,8 +261,13 @@ class Translator {
                                                    sdk::DTypeName(k->dtype), ", ", sdk::DTypeName(v->dtype),
                                                    " differ; cuDNN takes one"));
     }
-    const bool fp8 = r.dtype == TEPLUG_DTYPE_FP8_E4M3 || r.dtype == TEPLUG_DTYPE_FP8_E5M2;
-    if (!fp8 && o->dtype != r.dtype) {
+    r.fp8 = IsFp8(r.dtype);
+    if (o->dtype != r.dtype) {
+      if (r.fp8) {
+        return absl::UnimplementedError(absl::StrCat(
+            "native attention: o has dtype ", sdk::DTypeName(o->dtype),
+            "; native's fp8 attention keeps O in q's dtype ", sdk::DTypeName(r.dtype)));
+      }
       return Invalid(absl::StrCat("o has dtype ", sdk::DTypeName(o->dtype), "; q has ", sdk::DTypeName(r.dtype)));
     }
     r.ragged = IsThd(p_.layout);
@@ -342,6 +351,147 @@ class Translator {
   int32_t arch_ = 0;
 };
 
+// Reads the per-tensor scales of an fp8 call: every scale tensor fp32 with
+// one element on the call's CUDA device.
+class ScaleReader {
+ public:
+  ScaleReader(int ordinal, bool need_data) : ordinal_(ordinal), need_data_(need_data) {}
+
+  // The per-tensor quantization `name` (a tensor's quant, s_quant, dp_quant).
+  absl::StatusOr<const TeplugQuantization*> PerTensor(const TeplugQuantization* q,
+                                                      const std::string& name,
+                                                      const char* what) const {
+    if (q == nullptr) {
+      return Translator::Invalid(
+          absl::StrCat(name, " is NULL; fp8 attention needs ", what, "'s per-tensor scales"));
+    }
+    if (q->struct_size < TEPLUG_STRUCT_SIZE(TeplugQuantization, amax)) {
+      return Translator::Invalid(absl::StrCat(name, ".struct_size ", q->struct_size,
+                                              " is smaller than v1's ",
+                                              TEPLUG_STRUCT_SIZE(TeplugQuantization, amax)));
+    }
+    if (q->mode != TEPLUG_SCALING_PER_TENSOR) {
+      return absl::UnimplementedError(
+          absl::StrCat("native attention: ", name, ".mode is ", sdk::ScalingName(q->mode),
+                       "; native's fp8 attention takes per_tensor scales"));
+    }
+    return q;
+  }
+
+  // The scale tensor's data (NULL when the call gives none, as `supports`
+  // may); `required` refuses a NULL tensor.
+  absl::StatusOr<void*> Scalar(const TeplugTensor* t, const std::string& name,
+                               bool required) const {
+    if (t == nullptr) {
+      if (required)
+        return Translator::Invalid(absl::StrCat(name, " is NULL; fp8 attention needs it"));
+      return nullptr;
+    }
+    int64_t count = 1;
+    for (int i = 0; i < t->rank && i < TEPLUG_MAX_RANK; ++i) count *= t->shape[i];
+    if (t->dtype != TEPLUG_DTYPE_FP32 || t->rank < 0 || t->rank > TEPLUG_MAX_RANK || count != 1) {
+      return Translator::Invalid(
+          absl::StrCat(name, " must be fp32 with one element, got dtype ", sdk::DTypeName(t->dtype),
+                       " shape ", ShapeText(t->shape, std::clamp(t->rank, 0, TEPLUG_MAX_RANK))));
+    }
+    const TeplugDevice* d = t->device;
+    if (d == nullptr || d->kind != TEPLUG_DEVICE_CUDA || d->ordinal != ordinal_) {
+      return Translator::Invalid(
+          absl::StrCat(name, " must be on cuda:", ordinal_, " with the tensors it scales"));
+    }
+    if (need_data_ && t->data == nullptr)
+      return Translator::Invalid(absl::StrCat(name, ".data is NULL"));
+    return t->data;
+  }
+
+  // descale (scale_inv) of fp8 tensor `t`.
+  absl::Status Descale(const TeplugTensor* t, const std::string& name, const void** out) const {
+    absl::StatusOr<const TeplugQuantization*> q =
+        PerTensor(t->quant, name + ".quant", name.c_str());
+    if (!q.ok()) return q.status();
+    return Take(Scalar((*q)->scale_inv, name + ".quant.scale_inv", true), out);
+  }
+
+  // scale and amax of fp8 output `t`.
+  absl::Status Output(const TeplugTensor* t, const std::string& name, const void** scale,
+                      void** amax) const {
+    absl::StatusOr<const TeplugQuantization*> q =
+        PerTensor(t->quant, name + ".quant", name.c_str());
+    if (!q.ok()) return q.status();
+    if (absl::Status s = Take(Scalar((*q)->scale, name + ".quant.scale", true), scale); !s.ok())
+      return s;
+    return Take(Scalar((*q)->amax, name + ".quant.amax", false), amax);
+  }
+
+  template <typename T>
+  static absl::Status Take(absl::StatusOr<void*> v, T** out) {
+    if (!v.ok()) return v.status();
+    *out = *v;
+    return absl::OkStatus();
+  }
+
+ private:
+  int ordinal_;
+  bool need_data_;
+};
+
+// s_quant: P's descale and scale, and its amax when `amax` is given.
+absl::Status ReadP(const ScaleReader& r, const TeplugQuantization* s_quant, SdpaFp8Scales* f,
+                   void** amax) {
+  absl::StatusOr<const TeplugQuantization*> q = r.PerTensor(s_quant, "s_quant", "P");
+  if (!q.ok()) return q.status();
+  if (absl::Status s = r.Take(r.Scalar((*q)->scale_inv, "s_quant.scale_inv", true), &f->descale_s);
+      !s.ok())
+    return s;
+  if (absl::Status s = r.Take(r.Scalar((*q)->scale, "s_quant.scale", true), &f->scale_s); !s.ok())
+    return s;
+  if (amax == nullptr) return absl::OkStatus();
+  return r.Take(r.Scalar((*q)->amax, "s_quant.amax", false), amax);
+}
+
+absl::StatusOr<SdpaFp8Scales> Fp8ScalesOfForward(const TeplugAttentionFwdArgs& a, int ordinal,
+                                                 bool need_data) {
+  const ScaleReader r(ordinal, need_data);
+  SdpaFp8Scales f;
+  for (auto [t, name, out] :
+       {std::tuple{a.q, "q", &f.descale_q}, {a.k, "k", &f.descale_k}, {a.v, "v", &f.descale_v}}) {
+    if (absl::Status s = r.Descale(t, name, out); !s.ok()) return s;
+  }
+  if (absl::Status s = ReadP(r, a.s_quant, &f, &f.amax_s); !s.ok()) return s;
+  if (absl::Status s = r.Output(a.o, "o", &f.scale_o, &f.amax_o); !s.ok()) return s;
+  return f;
+}
+
+absl::StatusOr<SdpaFp8Scales> Fp8ScalesOfBackward(const TeplugAttentionBwdArgs& a, int ordinal,
+                                                  bool need_data) {
+  const ScaleReader r(ordinal, need_data);
+  SdpaFp8Scales f;
+  for (auto [t, name, out] : {std::tuple{a.q, "q", &f.descale_q},
+                              {a.k, "k", &f.descale_k},
+                              {a.v, "v", &f.descale_v},
+                              {a.o, "o", &f.descale_o},
+                              {a.d_o, "d_o", &f.descale_d_o}}) {
+    if (absl::Status s = r.Descale(t, name, out); !s.ok()) return s;
+  }
+  if (absl::Status s = ReadP(r, a.s_quant, &f, nullptr); !s.ok()) return s;
+  absl::StatusOr<const TeplugQuantization*> dp = r.PerTensor(a.dp_quant, "dp_quant", "dP");
+  if (!dp.ok()) return dp.status();
+  if (absl::Status s =
+          r.Take(r.Scalar((*dp)->scale_inv, "dp_quant.scale_inv", true), &f.descale_dp);
+      !s.ok())
+    return s;
+  if (absl::Status s = r.Take(r.Scalar((*dp)->scale, "dp_quant.scale", true), &f.scale_dp); !s.ok())
+    return s;
+  if (absl::Status s = r.Take(r.Scalar((*dp)->amax, "dp_quant.amax", false), &f.amax_dp); !s.ok())
+    return s;
+  for (auto [t, name, scale, amax] : {std::tuple{a.dq, "dq", &f.scale_dq, &f.amax_dq},
+                                      {a.dk, "dk", &f.scale_dk, &f.amax_dk},
+                                      {a.dv, "dv", &f.scale_dv, &f.amax_dv}}) {
+    if (absl::Status s = r.Output(t, name, scale, amax); !s.ok()) return s;
+  }
+  return f;
+}
+
 }  // namespace
 
 std::vector<int64_t> ExpectedShape(const TeplugAttentionParams& params, char member) {
@@ -355,6 +505,10 @@ absl::StatusOr<SdpaProblem> SdpaProblemOfForward(const TeplugAttentionFwdArgs& a
   if (!r.ok()) return r;
   if (r->training) {
     if (absl::Status s = t.Lse(args.softmax_lse, "softmax_lse"); !s.ok()) return s;
+  }
+  if (r->fp8) {
+    if (absl::StatusOr<SdpaFp8Scales> f = Fp8ScalesOfForward(args, r->ordinal, false); !f.ok())
+      return f.status();
   }
   return r;
 }
@@ -383,11 +537,28 @@ absl::StatusOr<SdpaProblem> SdpaProblemOfBackward(const TeplugAttentionBwdArgs& 
     if (absl::Status s = t.Device(g.t, g.name); !s.ok() && g.t != nullptr) return s;
     absl::StatusOr<SdpaTensorView> v = t.View(g.t, g.name, g.member);
     if (!v.ok()) return v.status();
-    if (g.t->dtype != r->dtype) {
-      return Translator::Invalid(absl::StrCat(g.name, " has dtype ", sdk::DTypeName(g.t->dtype), "; q has ",
-                                              sdk::DTypeName(r->dtype)));
-    }
     *g.out = *v;
+  }
+  // dO sets the gradients' dtype: q's, or either fp8 format for fp8 q.
+  r->grad_dtype = args.d_o->dtype;
+  if (!r->fp8 && r->grad_dtype != r->dtype) {
+    return Translator::Invalid(absl::StrCat("d_o has dtype ", sdk::DTypeName(r->grad_dtype),
+                                            "; q has ", sdk::DTypeName(r->dtype)));
+  }
+  if (r->fp8 && !IsFp8(r->grad_dtype)) {
+    return absl::UnimplementedError(absl::StrCat("native attention: d_o has dtype ",
+                                                 sdk::DTypeName(r->grad_dtype),
+                                                 "; native's fp8 backward takes an fp8 dO"));
+  }
+  for (const auto& g : grads) {
+    if (g.t->dtype == r->grad_dtype) continue;
+    if (r->fp8) {
+      return absl::UnimplementedError(absl::StrCat(
+          "native attention: ", g.name, " has dtype ", sdk::DTypeName(g.t->dtype),
+          "; cuDNN writes dQ, dK and dV in ", "dO's dtype ", sdk::DTypeName(r->grad_dtype)));
+    }
+    return Translator::Invalid(absl::StrCat(g.name, " has dtype ", sdk::DTypeName(g.t->dtype),
+                                            "; q has ", sdk::DTypeName(r->dtype)));
   }
   if (args.dbias != nullptr) {
     if (!r->has_bias) return Translator::Invalid("dbias is given but there is no bias");
@@ -397,14 +568,51 @@ absl::StatusOr<SdpaProblem> SdpaProblemOfBackward(const TeplugAttentionBwdArgs& 
     r->dbias = true;
     r->dbias_view = *v;
   }
+  if (r->fp8) {
+    if (absl::StatusOr<SdpaFp8Scales> f = Fp8ScalesOfBackward(args, r->ordinal, false); !f.ok())
+      return f.status();
+  }
   return r;
 }
 
+absl::StatusOr<SdpaFp8Scales> SdpaFp8ScalesOfForward(const TeplugAttentionFwdArgs& args,
+                                                     int ordinal) {
+  return Fp8ScalesOfForward(args, ordinal, true);
+}
+
+absl::StatusOr<SdpaFp8Scales> SdpaFp8ScalesOfBackward(const TeplugAttentionBwdArgs& args,
+                                                      int ordinal) {
+  return Fp8ScalesOfBackward(args, ordinal, true);
+}
+
 std::vector<int64_t> SdpaProblemWords(const SdpaProblem& p) {
-  std::vector<int64_t> w = {p.backward, p.dtype, p.batch, p.heads_q, p.heads_kv, p.seq_q, p.seq_kv, p.dim_qk,
-                            p.dim_v, p.layout, p.ragged, p.padding, p.causal, p.bottom_right, p.window_left,
-                            p.window_right, p.mask_type, p.bias_type, p.has_bias, p.dbias, p.alibi,
-                            p.explicit_alibi_slopes, p.training, p.dropout, p.deterministic, p.ordinal};
+  std::vector<int64_t> w = {p.backward,
+                            p.dtype,
+                            p.grad_dtype,
+                            p.batch,
+                            p.heads_q,
+                            p.heads_kv,
+                            p.seq_q,
+                            p.seq_kv,
+                            p.dim_qk,
+                            p.dim_v,
+                            p.layout,
+                            p.ragged,
+                            p.padding,
+                            p.causal,
+                            p.bottom_right,
+                            p.window_left,
+                            p.window_right,
+                            p.mask_type,
+                            p.bias_type,
+                            p.has_bias,
+                            p.dbias,
+                            p.alibi,
+                            p.explicit_alibi_slopes,
+                            p.training,
+                            p.dropout,
+                            p.deterministic,
+                            p.ordinal};
   // The probability as its bits: graphs with different p differ.
   uint32_t bits = 0;
   static_assert(sizeof(bits) == sizeof(p.dropout_probability));

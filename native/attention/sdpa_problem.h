@@ -43,7 +43,11 @@ struct SdpaTensorView {
 // at execution (softmax_scale, RNG seed/offset stay in the args).
 struct SdpaProblem {
   bool backward = false;
-  int32_t dtype = 0;  // TeplugDType of Q, K, V, O (fp16 or bf16)
+  int32_t dtype = 0;  // TeplugDType of Q, K, V, O (fp16, bf16, or fp8 with per-tensor scales)
+  bool fp8 = false;   // dtype is fp8: the graph takes descales and scales and writes amaxes
+  // Backward: the dtype of dO, dQ, dK and dV (q's, or for fp8 q either fp8
+  // format: TransformerEngine's HYBRID recipe gives gradients in e5m2).
+  int32_t grad_dtype = 0;
   int64_t batch = 0, heads_q = 0, heads_kv = 0, seq_q = 0, seq_kv = 0, dim_qk = 0, dim_v = 0;
   int32_t layout = 0;      // the TeplugQkvLayout (for messages and the rule table)
   SdpaTensorView q, k, v, o;
@@ -72,6 +76,34 @@ struct SdpaProblem {
   int32_t device_arch = 0;
 };
 
+// The per-tensor scale factors an fp8 graph reads and the amaxes it writes,
+// as device pointers to one fp32 each: each fp8 tensor's quant->scale_inv
+// (descale), each fp8 output's quant->scale, and P's and dP's from s_quant and
+// dp_quant. An amax is NULL where the call tracks none (the graph then writes
+// it to workspace scratch); a descale or scale is NULL only when the call
+// asks `supports` without data.
+struct SdpaFp8Scales {
+  const void* descale_q = nullptr;
+  const void* descale_k = nullptr;
+  const void* descale_v = nullptr;
+  const void* descale_o = nullptr;    // backward
+  const void* descale_d_o = nullptr;  // backward
+  const void* descale_s = nullptr;
+  const void* descale_dp = nullptr;  // backward
+  const void* scale_s = nullptr;
+  const void* scale_o = nullptr;   // forward
+  const void* scale_dp = nullptr;  // backward
+  const void* scale_dq = nullptr;  // backward
+  const void* scale_dk = nullptr;  // backward
+  const void* scale_dv = nullptr;  // backward
+  void* amax_s = nullptr;          // forward
+  void* amax_o = nullptr;          // forward
+  void* amax_dp = nullptr;         // backward
+  void* amax_dq = nullptr;         // backward
+  void* amax_dk = nullptr;         // backward
+  void* amax_dv = nullptr;         // backward
+};
+
 // Checks a forward call and translates it. InvalidArgument names the field
 // and value of a malformed call (a NULL tensor, a shape that disagrees with
 // the layout, mixed zero strides, tensors on different devices);
@@ -79,6 +111,17 @@ struct SdpaProblem {
 // valid (fp32 or mixed dtypes, a non-unit head-dim stride, host tensors).
 absl::StatusOr<SdpaProblem> SdpaProblemOfForward(const TeplugAttentionFwdArgs& args);
 absl::StatusOr<SdpaProblem> SdpaProblemOfBackward(const TeplugAttentionBwdArgs& args);
+
+// The scales of an fp8 call the functions above accepted (its problem's
+// fp8 set; `ordinal` its problem's): each quantization per_tensor, each scale
+// tensor fp32 with one element on cuda:`ordinal`, and here with data.
+// InvalidArgument names the missing or malformed field ("s_quant is NULL",
+// "dq.quant.scale.data is NULL"); the functions above make the same checks
+// but data.
+absl::StatusOr<SdpaFp8Scales> SdpaFp8ScalesOfForward(const TeplugAttentionFwdArgs& args,
+                                                     int ordinal);
+absl::StatusOr<SdpaFp8Scales> SdpaFp8ScalesOfBackward(const TeplugAttentionBwdArgs& args,
+                                                      int ordinal);
 
 // The shape teplug's contract gives a tensor of `layout` (attention.h):
 // member 'q', 'k' or 'v' (packed buffers: the buffer's shape), or 'o'.

@@ -30,6 +30,13 @@ SdpaWorkspaceLayout LayOutWorkspace(const SdpaProblem& problem, size_t graph_byt
     w.ragged_o = take((b + 1) * sizeof(int64_t));
   }
   if (problem.dropout) w.rng = take(2 * sizeof(int64_t));
+  if (problem.fp8) {
+    w.amax_scratch = take(SdpaWorkspaceLayout::kAmaxSlots * sizeof(float));
+    if (!problem.backward && !problem.training) {
+      w.stats_scratch = take(static_cast<size_t>(problem.batch * problem.heads_q * problem.seq_q) *
+                             sizeof(float));
+    }
+  }
   // Nothing beyond cuDNN's own: report its bytes exactly.
   w.total = at == AlignUp(graph_bytes) ? graph_bytes : at;
   return w;

@@ -27,7 +27,8 @@ __global__ void WriteRngStateKernel(int64_t* rng, uint64_t seed, uint64_t offset
 }
 
 // One thread per element of the [B, H, S, D] view.
-__global__ void ZeroRowsKernel(uint16_t* base, int64_t h_dim, int64_t s_dim, int64_t d_dim,
+template <typename Element>
+__global__ void ZeroRowsKernel(Element* base, int64_t h_dim, int64_t s_dim, int64_t d_dim,
                                int64_t total, int64_t sb, int64_t sh, int64_t ss, int64_t sd,
                                const int32_t* lengths) {
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
@@ -37,6 +38,21 @@ __global__ void ZeroRowsKernel(uint16_t* base, int64_t h_dim, int64_t s_dim, int
   const int64_t h = (i / (d_dim * s_dim)) % h_dim;
   const int64_t b = i / (d_dim * s_dim * h_dim);
   if (s >= lengths[b]) base[b * sb + h * sh + s * ss + d * sd] = 0;
+}
+
+// A NaN amax stays NaN (fmaxf would drop it).
+__global__ void MaxOfAmaxesKernel(const float* values, uint32_t mask, float* out) {
+  float m = 0.0f;
+  for (int i = 0; i < 32; ++i) {
+    if (((mask >> i) & 1u) == 0) continue;
+    const float v = values[i];
+    if (v != v) {
+      m = v;
+      break;
+    }
+    if (v > m) m = v;
+  }
+  *out = m;
 }
 
 __global__ void NegInfKernel(float* lse, int64_t heads, int64_t seq, int64_t total,
@@ -66,13 +82,24 @@ int LaunchWriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stre
   return Launch(WriteRngStateKernel, 1, 1, static_cast<cudaStream_t>(stream), rng, seed, offset);
 }
 
-int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
+int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
+                             std::array<int64_t, 4> strides, int element_bytes,
                              const int32_t* lengths, void* stream) {
   const int64_t total = dims[0] * dims[1] * dims[2] * dims[3];
   if (total == 0) return 0;
-  return Launch(ZeroRowsKernel, Blocks(total), kThreads, static_cast<cudaStream_t>(stream),
-                static_cast<uint16_t*>(base), dims[1], dims[2], dims[3], total, strides[0],
-                strides[1], strides[2], strides[3], lengths);
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (element_bytes == 1) {
+    return Launch(ZeroRowsKernel<uint8_t>, Blocks(total), kThreads, s, static_cast<uint8_t*>(base),
+                  dims[1], dims[2], dims[3], total, strides[0], strides[1], strides[2], strides[3],
+                  lengths);
+  }
+  return Launch(ZeroRowsKernel<uint16_t>, Blocks(total), kThreads, s, static_cast<uint16_t*>(base),
+                dims[1], dims[2], dims[3], total, strides[0], strides[1], strides[2], strides[3],
+                lengths);
+}
+
+int LaunchMaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) {
+  return Launch(MaxOfAmaxesKernel, 1, 1, static_cast<cudaStream_t>(stream), values, mask, out);
 }
 
 int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,

@@ -51,7 +51,7 @@ TEST(SequenceKernelsOnHostGrid, AnEmptyBatchLaunchesNothing) {
   int32_t lengths[1] = {-7};
   EXPECT_EQ(LaunchSequenceLengths(cu, lengths, 0, nullptr), 0);
   EXPECT_EQ(lengths[0], -7);
-  EXPECT_EQ(LaunchZeroRowsPastLength(nullptr, {0, 2, 3, 4}, {24, 12, 4, 1}, cu, nullptr), 0);
+  EXPECT_EQ(LaunchZeroRowsPastLength(nullptr, {0, 2, 3, 4}, {24, 12, 4, 1}, 2, cu, nullptr), 0);
   EXPECT_EQ(LaunchNegInfPastLength(nullptr, 0, 2, 3, cu, nullptr), 0);
   EXPECT_EQ(host_grid::Launches(), before);
 }
@@ -85,7 +85,10 @@ const Layout kLayouts[] = {
      }},
 };
 
-TEST(SequenceKernelsOnHostGrid, PaddingRowsAreZeroedInEveryLayoutAndNothingElse) {
+// Zeroes the padding rows of random nonzero `Element`s (2 bytes: fp16/bf16,
+// 1 byte: fp8) in every layout and checks nothing else changed.
+template <typename Element>
+void CheckPaddingRowsZeroed() {
   std::mt19937 rng(11);
   const int64_t batch = 3, heads = 5, seq = 37, dim = 24;
   const int64_t total = batch * heads * seq * dim;
@@ -93,11 +96,12 @@ TEST(SequenceKernelsOnHostGrid, PaddingRowsAreZeroedInEveryLayoutAndNothingElse)
   for (const Layout& layout : kLayouts) {
     SCOPED_TRACE(layout.name);
     const std::array<int64_t, 4> strides = layout.strides(batch, heads, seq, dim);
-    std::vector<uint16_t> values(static_cast<size_t>(total));
-    for (uint16_t& v : values) v = static_cast<uint16_t>(1 + rng() % 0xFFFE);  // never 0
-    const std::vector<uint16_t> before = values;
+    std::vector<Element> values(static_cast<size_t>(total));
+    for (Element& v : values)
+      v = static_cast<Element>(1 + rng() % (Element(~Element{0}) - 1));  // never 0
+    const std::vector<Element> before = values;
     ASSERT_EQ(LaunchZeroRowsPastLength(values.data(), {batch, heads, seq, dim}, strides,
-                                       lengths.data(), nullptr),
+                                       static_cast<int>(sizeof(Element)), lengths.data(), nullptr),
               0);
     size_t zeroed = 0;
     for (int64_t b = 0; b < batch; ++b) {
@@ -119,6 +123,37 @@ TEST(SequenceKernelsOnHostGrid, PaddingRowsAreZeroedInEveryLayoutAndNothingElse)
     }
     EXPECT_EQ(zeroed, static_cast<size_t>(heads * dim * ((seq - 0) + (seq - 20))));
   }
+}
+
+TEST(SequenceKernelsOnHostGrid, PaddingRowsAreZeroedInEveryLayoutAndNothingElse) {
+  CheckPaddingRowsZeroed<uint16_t>();
+}
+
+TEST(SequenceKernelsOnHostGrid, Fp8PaddingRowsAreZeroedByteByByte) {
+  CheckPaddingRowsZeroed<uint8_t>();
+}
+
+TEST(SequenceKernelsOnHostGrid, MaxOfAmaxesTakesOnlyTheMaskedSlots) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(0.01f, 100.0f);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<float> values(32);
+    for (float& v : values) v = value(rng);
+    const uint32_t mask = static_cast<uint32_t>(rng()) | 1u;
+    float want = 0.0f;
+    for (int i = 0; i < 32; ++i)
+      if ((mask >> i) & 1u) want = std::max(want, values[i]);
+    float out = -1.0f;
+    ASSERT_EQ(LaunchMaxOfAmaxes(values.data(), mask, &out, nullptr), 0);
+    ASSERT_EQ(out, want) << "mask " << mask;
+  }
+  // A NaN amax is not lost.
+  const float nan_first[3] = {std::nanf(""), 2.0f, 3.0f};
+  float out = 0.0f;
+  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 0b111, &out, nullptr), 0);
+  EXPECT_TRUE(std::isnan(out));
+  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 0b110, &out, nullptr), 0);
+  EXPECT_EQ(out, 3.0f);
 }
 
 TEST(SequenceKernelsOnHostGrid, LsePastEachLengthIsMinusInfinity) {

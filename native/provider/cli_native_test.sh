@@ -68,7 +68,7 @@ else
   explain_attention --arch 90 --bias-type pre_scale
   expect_match 'native/cudnn .*\[capability\] bias pre_scale not in \{none, post_scale, alibi\}'
   explain_attention --arch 90 --dtype fp32
-  expect_match 'native/cudnn .*\[capability\] q dtype fp32 not in \{fp16, bf16\}'
+  expect_match 'native/cudnn .*\[capability\] q dtype fp32 not in \{fp16, bf16, fp8_e4m3\}'
   explain_attention --arch 80 --op backward --head-dim 256
   if grep -q "cuDNN attention is not built in" "$OUT"; then
     expect_match 'native/cudnn .*native attention: cuDNN attention is not built in: the cuDNN frontend headers were missing when teplug was built '
@@ -83,6 +83,10 @@ else
     expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_80: alibi needs sm_90'
     explain_attention --arch 90 --mask-type causal_bottom_right --seq-q 1024 --seq-kv 512
     expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_90: mask causal_bottom_right needs max_seqlen_q <= max_seqlen_kv, got 1024 > 512'
+    explain_attention --arch 89 --dtype fp8_e4m3
+    expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_89: fp8 needs sm_90'
+    explain_attention --arch 90 --dtype fp8_e4m3 --op backward --head-dim 64
+    expect_match 'native/cudnn .*cuDNN [0-9.]+ on sm_90: fp8 backward with head_dim 64, mask none on sm_90 is not served'
   fi
   LAST="teplug run --device cuda"
   "$TEPLUG" run --device cuda --no-discovery >"$OUT" 2>&1

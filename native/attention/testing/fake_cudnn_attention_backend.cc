@@ -16,6 +16,15 @@ class FakeGraph final : public SdpaGraph {
     (void)workspace;
     backend_.Record("Execute");
     backend_.RecordExecution(buffers);
+    const SdpaFp8Scales& f = buffers.fp8;
+    for (auto [amax, value] : {std::pair{f.amax_s, kFakeAmaxS},
+                               {f.amax_o, kFakeAmaxO},
+                               {f.amax_dq, kFakeAmaxDq},
+                               {f.amax_dk, kFakeAmaxDk},
+                               {f.amax_dv, kFakeAmaxDv},
+                               {f.amax_dp, kFakeAmaxDp}}) {
+      if (amax != nullptr) *static_cast<float*>(amax) = value;
+    }
     return absl::OkStatus();
   }
 
@@ -100,15 +109,29 @@ int FakeCudnnAttentionBackend::WriteRngState(int64_t* rng, uint64_t seed, uint64
 }
 
 int FakeCudnnAttentionBackend::ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
-                                                  std::array<int64_t, 4> strides, const int32_t* lengths,
-                                                  void* stream) {
+                                                  std::array<int64_t, 4> strides, int element_bytes,
+                                                  const int32_t* lengths, void* stream) {
   (void)stream;
   Record("ZeroRowsPastLength");
-  auto* p = static_cast<uint16_t*>(base);
+  auto* p = static_cast<char*>(base);
   for (int64_t b = 0; b < dims[0]; ++b)
     for (int64_t h = 0; h < dims[1]; ++h)
       for (int64_t s = lengths[b]; s < dims[2]; ++s)
-        for (int64_t d = 0; d < dims[3]; ++d) p[b * strides[0] + h * strides[1] + s * strides[2] + d * strides[3]] = 0;
+        for (int64_t d = 0; d < dims[3]; ++d) {
+          const int64_t i = b * strides[0] + h * strides[1] + s * strides[2] + d * strides[3];
+          std::memset(p + i * element_bytes, 0, static_cast<size_t>(element_bytes));
+        }
+  return 0;
+}
+
+int FakeCudnnAttentionBackend::MaxOfAmaxes(const float* values, uint32_t mask, float* out,
+                                           void* stream) {
+  (void)stream;
+  Record("MaxOfAmaxes");
+  float m = 0.0f;
+  for (int i = 0; i < 32; ++i)
+    if ((mask >> i) & 1u) m = std::max(m, values[i]);
+  *out = m;
   return 0;
 }
 

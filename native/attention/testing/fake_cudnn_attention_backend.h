@@ -1,6 +1,6 @@
 // A CudnnAttentionBackend in host memory: graphs that record their
-// executions, and a log of every call in order, so the IAttention's logic is
-// tested without a GPU or cuDNN.
+// executions (and write the fixed fp8 amaxes below), and a log of every call
+// in order, so the IAttention's logic is tested without a GPU or cuDNN.
 #ifndef TEPLUG_NATIVE_ATTENTION_TESTING_FAKE_CUDNN_ATTENTION_BACKEND_H_
 #define TEPLUG_NATIVE_ATTENTION_TESTING_FAKE_CUDNN_ATTENTION_BACKEND_H_
 
@@ -11,6 +11,10 @@
 #include "native/attention/cudnn_attention_backend.h"
 
 namespace teplug::native::attention::testing {
+
+// What a fake graph's execution writes to each fp8 amax output it is given.
+inline constexpr float kFakeAmaxS = 0.5f, kFakeAmaxO = 1.5f, kFakeAmaxDq = 1.0f, kFakeAmaxDk = 3.0f,
+                       kFakeAmaxDv = 2.0f, kFakeAmaxDp = 4.0f;
 
 class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
  public:
@@ -33,7 +37,8 @@ class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
                     void* stream) override;
   int WriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) override;
   int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
-                         const int32_t* lengths, void* stream) override;
+                         int element_bytes, const int32_t* lengths, void* stream) override;
+  int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) override;
   int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                        void* stream) override;
 
