@@ -9,16 +9,18 @@
 #      IQuantizer on its devices, then its attention on cuda:0 (cuDNN fused
 #      attention, forward and backward, against the reference on every
 #      declared capability), and the main job with its
-#      GEMMs on the GPU (`teplug run --device cuda`), then the NCCL
-#      collectives through teplug on one rank and on one rank per GPU;
+#      GEMMs on the GPU (`teplug run --device cuda`), then the main job with
+#      one rank process per GPU (`--launch processes`: its all-reduces
+#      through NCCL between processes), then the NCCL collectives through
+#      teplug on one rank and on one rank per GPU (threads);
 #   4. runs the GEMM benchmark (native/gemm/cublaslt_gemm_benchmark.cc) and
 #      prints one table: GEMM through teplug vs the same cuBLASLt call made
 #      directly with the same algorithm, TFLOP/s and the fraction of the
 #      device's peak; then attention through teplug vs the same cuDNN
 #      frontend graph run directly (native/attention/
-#      cudnn_attention_benchmark.cc), forward and backward at sequence 4096
-#      and 8192, in the same table form; then all-reduce through teplug vs
-#      ncclAllReduce called directly, one rank per GPU
+#      cudnn_attention_benchmark.cc), bf16 and fp8, forward and backward
+#      at sequence 4096 and 8192, in the same table form; then all-reduce
+#      through teplug vs ncclAllReduce called directly, one rank per GPU
 #      (native/collective/nccl_allreduce_benchmark.cc); then the quantize
 #      kernels' benchmark
 #      (native/quantize/quantize_bandwidth_bench.cc): achieved bandwidth for
@@ -108,6 +110,14 @@ arch_from_compute_caps() {
   echo "$first"
 }
 
+# cuda_devices N: "cuda:0,cuda:1,...,cuda:N-1", one device per rank for
+# teplug run --devices.
+cuda_devices() {
+  local i list=""
+  for ((i = 0; i < $1; i++)); do list+="${list:+,}cuda:$i"; done
+  echo "$list"
+}
+
 # gpu_skips LOG...: the test logs (bazel-testlogs/**/test.log) in which a
 # test skipped for want of a CUDA device, one "LOG: line" per skip. On a GPU
 # machine every GPU test must run, so any output here is a failure.
@@ -172,6 +182,12 @@ main() {
     fi
     ARCH="$(arch_from_compute_caps "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader)")" || exit 2
   fi
+  # GPUs to run ranks on: nvidia-smi's count, or 1 when it is absent (--arch).
+  GPUS=1
+  if command -v nvidia-smi >/dev/null; then
+    GPUS="$(nvidia-smi --query-gpu=index --format=csv,noheader | grep -c .)"
+    [[ "$GPUS" -ge 1 ]] || GPUS=1
+  fi
   mkdir -p "$OUT_DIR"
   local flags=(-c opt "--define=teplug_cuda_archs=$ARCH")
   echo "== gpu_check: sm_$ARCH, output in $OUT_DIR"
@@ -219,6 +235,15 @@ main() {
   echo "== teplug run --device cuda (the main job's GEMMs on the GPU)"
   if ! run "$bin/tools/teplug/teplug" run --device cuda --ranks 1; then
     echo "gpu_check: FAILED: teplug run --device cuda" >&2
+    failures=$((failures + 1))
+  fi
+
+  # The main job with its ranks in separate processes, one per GPU: the
+  # weight gradients' all-reduces go through native's NCCL between
+  # processes that meet in a file rendezvous (the unique id as a blob).
+  echo "== teplug run: $GPUS rank process(es), one per GPU (all-reduces through NCCL between processes)"
+  if ! run "$bin/tools/teplug/teplug" run --launch processes --ranks "$GPUS" --devices "$(cuda_devices "$GPUS")"; then
+    echo "gpu_check: FAILED: teplug run --launch processes" >&2
     failures=$((failures + 1))
   fi
 

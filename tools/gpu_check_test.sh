@@ -39,6 +39,8 @@ msg="$(parse_args --out 2>&1)"
 expect_eq "--out without dir rc" "$?" 2
 
 # ---- arch_from_compute_caps
+expect_eq "one rank device" "$(cuda_devices 1)" "cuda:0"
+expect_eq "four rank devices" "$(cuda_devices 4)" "cuda:0,cuda:1,cuda:2,cuda:3"
 expect_eq "9.0" "$(arch_from_compute_caps "9.0")" 90
 expect_eq "8.9" "$(arch_from_compute_caps " 8.9 ")" 89
 expect_eq "two 10.0" "$(arch_from_compute_caps $'10.0\n10.0\n')" 100
@@ -97,13 +99,14 @@ for iface in device gemm quantizer; do
 done
 expect_contains "dry attention conformance" "$out" "+ bazel-bin/tools/teplug/teplug conformance bazel-bin/native/provider/libteplug_native.so --interface attention --device cuda:0"
 expect_contains "dry run --device cuda" "$out" "+ bazel-bin/tools/teplug/teplug run --device cuda --ranks 1"
+expect_contains "dry rank processes" "$out" "+ bazel-bin/tools/teplug/teplug run --launch processes --ranks 1 --devices cuda:0"
 expect_contains "dry nccl" "$out" "+ bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu"
 expect_contains "dry bench" "$(cat "$TMP/dry/gemm_bench.csv")" "+ bazel-bin/native/gemm/cublaslt_gemm_benchmark --benchmark_format=csv"
 expect_contains "dry attention bench" "$(cat "$TMP/dry/attention_bench.csv")" "+ bazel-bin/native/attention/cudnn_attention_benchmark --benchmark_format=csv"
 order="$(grep -n '^+ ' <<<"$out" | cut -d' ' -f2-3 | tr '\n' ' ')"
 expect_contains "dry quantize bench" "$out" "+ bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true"
 expect_contains "dry all-reduce bench" "$out" "+ bazel-bin/native/collective/nccl_allreduce_benchmark --benchmark_counters_tabular=true"
-expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/collective/nccl_allreduce_benchmark --benchmark_counters_tabular=true bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
+expect_eq "dry order" "$order" "bazel build bazel test bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug conformance bazel-bin/tools/teplug/teplug run bazel-bin/tools/teplug/teplug run bazel-bin/native/collective/nccl_gpu_test --gtest_filter=NcclThroughKernelTest.EveryOpOnOneRank:NcclThroughKernelTest.EveryOpOnOneRankPerGpu bazel-bin/native/collective/nccl_allreduce_benchmark --benchmark_counters_tabular=true bazel-bin/native/quantize/quantize_bandwidth_bench --benchmark_counters_tabular=true "
 
 # ---- without nvidia-smi and without --arch: a clear refusal
 mkdir -p "$TMP/nobin"
