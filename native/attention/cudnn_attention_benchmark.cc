@@ -2,15 +2,18 @@
 // native/cudnn) against the same cuDNN frontend graph executed directly: the
 // same SdpaProblem (SdpaProblemOfForward/Backward of the same args), graph
 // (BuildCudnnSdpaGraph on a handle of this benchmark's own), buffers and
-// stream. bf16, bshd, causal, 16 heads of dimension 128, batch 2, at
-// sequence lengths 4096 and 8192, forward (training: LSE written) and
-// backward. fp8 graphs are not served by native yet, so there is no fp8 case.
+// stream. bshd, causal, 16 heads of dimension 128, batch 2, at sequence
+// lengths 4096 and 8192, forward (training: LSE written) and backward, in
+// bf16 and in fp8 e4m3 with per-tensor scales (every tensor's quant, P's
+// s_quant and dP's dp_quant; the direct graph gets the same scale pointers
+// from SdpaFp8ScalesOfForward/Backward). fp8 cases run on sm_90 and later
+// only (TransformerEngine's rule for fp8 fused attention).
 //
 // Each Google Benchmark iteration is one interleaved rep: kCallsPerRep calls
 // through teplug timed with CUDA events, then kCallsPerRep direct
 // executions; after 5 reps the counters are the medians: teplug_TFLOPs,
 // direct_TFLOPs, ratio (teplug / direct, the target is >= 0.97) and
-// peak_fraction (teplug over the device's dense bf16 peak,
+// peak_fraction (teplug over the device's dense bf16 or fp8 peak,
 // native/gemm/testing/gpu_bench.h). FLOPs as FlashAttention counts them:
 // forward 4 B H S^2 D, halved for the causal mask; backward 2.5 times that.
 //
@@ -21,6 +24,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <deque>
 #include <memory>
 #include <random>
 #include <string>
@@ -57,57 +62,93 @@ struct Bench {
 Bench* g_bench = nullptr;
 
 struct Case {
+  int32_t dtype;  // of Q, K, V, O and the gradients: TEPLUG_DTYPE_BF16 or TEPLUG_DTYPE_FP8_E4M3
   bool backward;
   int64_t batch, heads, seq, dim;
 };
 
+bool IsFp8(int32_t dtype) { return dtype == TEPLUG_DTYPE_FP8_E4M3; }
+
+// `bytes` of `dtype` codes of random sign and moderate magnitude: bf16
+// (little-endian pairs) in [2^-7, 1); e4m3 in [2^-3, 2), exponent fields
+// 4..7 of bias 7, so never NaN (0x7F and 0xFF, all exponent and mantissa
+// bits set).
+std::vector<uint8_t> RandomCodes(int32_t dtype, size_t bytes, uint32_t seed) {
+  std::vector<uint8_t> host(bytes);
+  std::mt19937 rng(seed);
+  if (IsFp8(dtype)) {
+    for (uint8_t& h : host) {
+      const uint32_t sign = rng() & 0x80u;
+      const uint32_t exponent = 4 + rng() % 4;  // biased: 2^-3 .. 2^0
+      h = static_cast<uint8_t>(sign | exponent << 3 | (rng() & 0x7u));
+    }
+    return host;
+  }
+  for (size_t i = 0; i + 1 < bytes; i += 2) {
+    const uint32_t sign = rng() & 0x8000u;
+    const uint32_t exponent = 120 + rng() % 7;  // biased: 2^-7 .. 2^-1
+    const auto h = static_cast<uint16_t>(sign | exponent << 7 | (rng() & 0x7Fu));
+    std::memcpy(&host[i], &h, 2);
+  }
+  return host;
+}
+
+// One tensor's per-tensor fp8 scaling: scale, scale_inv and amax, each an
+// fp32 [1] tensor on cuda:0.
+struct PerTensorScaling {
+  TeplugQuantization quant;
+  TeplugTensor scale, scale_inv, amax;
+};
+
+// fp8 scales: Q, K, V, O, dO and the gradients hold their values (scale 1:
+// inputs below 2, O an average of V's rows, the gradients well below e4m3's
+// largest finite value, 448); P in [0, 1] is scaled by 64; dP = dO V^T,
+// sums of 128 products of independent inputs (standard deviation about 8,
+// largest about 50), by 8, so that it stays below 448.
+constexpr float kFp8TensorScale = 1.0f;
+constexpr float kFp8PScale = 64.0f;
+constexpr float kFp8DpScale = 8.0f;
+
 void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
   Bench& b = *g_bench;
+  const bool fp8 = IsFp8(c.dtype);
   std::vector<void*> owned;
-  // Device memory through teplug's IDevice; when filled, bf16 values of
-  // random sign and magnitude in [2^-7, 1).
-  auto allocate = [&](size_t bytes, bool fill) {
+  // Device memory through teplug's IDevice, holding `init` when given.
+  auto allocate = [&](size_t bytes, const void* init) {
     void* p = nullptr;
     ExitUnless(b.gpu.ctx->Allocate(bytes, 256, &p), "allocate");
     owned.push_back(p);
-    if (fill) {
-      std::vector<uint16_t> host(bytes / 2);
-      std::mt19937 rng(17);
-      // bf16 with exponent 0x3e or below (|x| < 1) and a random sign.
-      for (uint16_t& h : host) {
-        const uint32_t exponent = 120 + rng() % 7;  // biased: 2^-7 .. 2^-1
-        h = static_cast<uint16_t>((rng() & 0x8000u) | exponent << 7 | (rng() & 0x7Fu));
-      }
-      ExitUnless(b.gpu.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, host.data(), bytes), "copy");
-    }
+    if (init != nullptr)
+      ExitUnless(b.gpu.ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, p, init, bytes), "copy");
     return p;
   };
-  const size_t elements = static_cast<size_t>(c.batch * c.seq * c.heads * c.dim);
-  auto tensor = [&](void* data) {
+  const size_t tensor_bytes =
+      static_cast<size_t>(c.batch * c.seq * c.heads * c.dim) * (fp8 ? 1 : 2);
+  auto tensor = [&](const void* init) {
     TeplugTensor t = sdk::Versioned<TeplugTensor>();
-    t.dtype = TEPLUG_DTYPE_BF16;
+    t.dtype = c.dtype;
     t.rank = 4;
     t.shape[0] = c.batch;
     t.shape[1] = c.seq;
     t.shape[2] = c.heads;
     t.shape[3] = c.dim;
-    t.data = data;
+    t.data = allocate(tensor_bytes, init);
     t.device = &b.gpu.cuda;
     return t;
   };
-  TeplugTensor q = tensor(allocate(elements * 2, true)), k = tensor(allocate(elements * 2, true)),
-               v = tensor(allocate(elements * 2, true)), o = tensor(allocate(elements * 2, false)),
-               d_o = tensor(allocate(elements * 2, true)),
-               dq = tensor(allocate(elements * 2, false)),
-               dk = tensor(allocate(elements * 2, false)),
-               dv = tensor(allocate(elements * 2, false));
+  // Each input with codes of its own seed.
+  auto input = [&](uint32_t seed) {
+    return tensor(RandomCodes(c.dtype, tensor_bytes, seed).data());
+  };
+  TeplugTensor q = input(1), k = input(2), v = input(3), o = tensor(nullptr), d_o = input(4),
+               dq = tensor(nullptr), dk = tensor(nullptr), dv = tensor(nullptr);
   TeplugTensor lse = sdk::Versioned<TeplugTensor>();
   lse.dtype = TEPLUG_DTYPE_FP32;
   lse.rank = 3;
   lse.shape[0] = c.batch;
   lse.shape[1] = c.heads;
   lse.shape[2] = c.seq;
-  lse.data = allocate(static_cast<size_t>(c.batch * c.heads * c.seq) * 4, false);
+  lse.data = allocate(static_cast<size_t>(c.batch * c.heads * c.seq) * 4, nullptr);
   lse.device = &b.gpu.cuda;
 
   TeplugAttentionParams params = sdk::Versioned<TeplugAttentionParams>();
@@ -142,6 +183,35 @@ void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
   bwd.dv = &dv;
   bwd.stream = b.gpu.stream;
 
+  // fp8: every tensor's, P's and dP's scaling (a deque: the args keep
+  // pointers into it).
+  std::deque<PerTensorScaling> scalings;
+  auto scaling = [&](float scale) {
+    PerTensorScaling& s = scalings.emplace_back();
+    const float values[3] = {scale, 1.0f / scale, 0.0f};
+    TeplugTensor* tensors[3] = {&s.scale, &s.scale_inv, &s.amax};
+    for (int i = 0; i < 3; ++i) {
+      *tensors[i] = sdk::Versioned<TeplugTensor>();
+      tensors[i]->dtype = TEPLUG_DTYPE_FP32;
+      tensors[i]->rank = 1;
+      tensors[i]->shape[0] = 1;
+      tensors[i]->data = allocate(sizeof(float), &values[i]);
+      tensors[i]->device = &b.gpu.cuda;
+    }
+    s.quant = sdk::Versioned<TeplugQuantization>();
+    s.quant.mode = TEPLUG_SCALING_PER_TENSOR;
+    s.quant.scale = &s.scale;
+    s.quant.scale_inv = &s.scale_inv;
+    s.quant.amax = &s.amax;
+    return &s.quant;
+  };
+  if (fp8) {
+    for (TeplugTensor* t : {&q, &k, &v, &o, &d_o, &dq, &dk, &dv})
+      t->quant = scaling(kFp8TensorScale);
+    fwd.s_quant = bwd.s_quant = scaling(kFp8PScale);
+    bwd.dp_quant = scaling(kFp8DpScale);
+  }
+
   // Through teplug: workspace as the IAttention asks.
   auto attention = b.gpu.kernel->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
   ExitUnless(static_cast<bool>(attention), "no IAttention");
@@ -151,7 +221,7 @@ void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
       sdk::OwnedError(attention->vtbl->workspace_size(
           attention.get(), op, c.backward ? static_cast<const void*>(&bwd) : &fwd, &teplug_ws)),
       "workspace_size");
-  void* ws = teplug_ws == 0 ? nullptr : allocate(teplug_ws, false);
+  void* ws = teplug_ws == 0 ? nullptr : allocate(teplug_ws, nullptr);
   fwd.workspace = bwd.workspace = ws;
   fwd.workspace_size = bwd.workspace_size = teplug_ws;
 
@@ -162,7 +232,7 @@ void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
   absl::StatusOr<std::unique_ptr<SdpaGraph>> graph = BuildCudnnSdpaGraph(*problem, b.cudnn);
   ExitUnless(graph.status(), "graph");
   const size_t direct_ws_bytes = (*graph)->workspace_size();
-  void* direct_ws = direct_ws_bytes == 0 ? nullptr : allocate(direct_ws_bytes, false);
+  void* direct_ws = direct_ws_bytes == 0 ? nullptr : allocate(direct_ws_bytes, nullptr);
   SdpaBuffers buffers;
   buffers.q = q.data;
   buffers.k = k.data;
@@ -175,6 +245,14 @@ void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
     buffers.dq = dq.data;
     buffers.dk = dk.data;
     buffers.dv = dv.data;
+  }
+  if (fp8) {
+    // Every amax is tracked above, so every pointer is the caller's.
+    absl::StatusOr<SdpaFp8Scales> scales = c.backward
+                                               ? SdpaFp8ScalesOfBackward(bwd, problem->ordinal)
+                                               : SdpaFp8ScalesOfForward(fwd, problem->ordinal);
+    ExitUnless(scales.status(), "fp8 scales");
+    buffers.fp8 = *scales;
   }
 
   const auto stream = static_cast<cudaStream_t>(b.gpu.stream);
@@ -199,7 +277,7 @@ void BM_TeplugVsDirectCudnn(benchmark::State& state, Case c) {
   const double flop = c.backward ? 2.5 * forward_flop : forward_flop;
   const double teplug_tflops = flop / native::testing::Median(teplug_s) / 1e12;
   const double direct_tflops = flop / native::testing::Median(direct_s) / 1e12;
-  const double peak = native::testing::DensePeakTflops(b.gpu.arch, false);
+  const double peak = native::testing::DensePeakTflops(b.gpu.arch, fp8);
   state.counters["teplug_TFLOPs"] = teplug_tflops;
   state.counters["direct_TFLOPs"] = direct_tflops;
   state.counters["ratio"] = teplug_tflops / direct_tflops;
@@ -237,12 +315,21 @@ int main(int argc, char** argv) {
     const char* name;
     Case c;
   } cases[] = {
-      {"bf16/forward/b2_h16_s4096_d128_causal", {false, 2, 16, 4096, 128}},
-      {"bf16/forward/b2_h16_s8192_d128_causal", {false, 2, 16, 8192, 128}},
-      {"bf16/backward/b2_h16_s4096_d128_causal", {true, 2, 16, 4096, 128}},
-      {"bf16/backward/b2_h16_s8192_d128_causal", {true, 2, 16, 8192, 128}},
+      {"bf16/forward/b2_h16_s4096_d128_causal", {TEPLUG_DTYPE_BF16, false, 2, 16, 4096, 128}},
+      {"bf16/forward/b2_h16_s8192_d128_causal", {TEPLUG_DTYPE_BF16, false, 2, 16, 8192, 128}},
+      {"bf16/backward/b2_h16_s4096_d128_causal", {TEPLUG_DTYPE_BF16, true, 2, 16, 4096, 128}},
+      {"bf16/backward/b2_h16_s8192_d128_causal", {TEPLUG_DTYPE_BF16, true, 2, 16, 8192, 128}},
+      {"fp8/forward/b2_h16_s4096_d128_causal", {TEPLUG_DTYPE_FP8_E4M3, false, 2, 16, 4096, 128}},
+      {"fp8/forward/b2_h16_s8192_d128_causal", {TEPLUG_DTYPE_FP8_E4M3, false, 2, 16, 8192, 128}},
+      {"fp8/backward/b2_h16_s4096_d128_causal", {TEPLUG_DTYPE_FP8_E4M3, true, 2, 16, 4096, 128}},
+      {"fp8/backward/b2_h16_s8192_d128_causal", {TEPLUG_DTYPE_FP8_E4M3, true, 2, 16, 8192, 128}},
   };
+  // TransformerEngine serves fp8 fused attention from sm_90 on
+  // (cudnn_attention_support.cc); below, the fp8 cases are left out.
+  const bool fp8_served = bench.gpu.arch >= 90;
+  if (!fp8_served) std::printf("fp8 cases left out: fp8 attention needs sm_90\n");
   for (const auto& c : cases) {
+    if (IsFp8(c.c.dtype) && !fp8_served) continue;
     benchmark::RegisterBenchmark(c.name, BM_TeplugVsDirectCudnn, c.c)
         ->UseManualTime()
         ->Iterations(kReps)

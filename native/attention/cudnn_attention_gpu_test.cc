@@ -1,17 +1,25 @@
 // native/cudnn through the kernel, the way hosts call it. Without a GPU
 // (development machines, CI) the decision record says why native cannot
-// serve, in the driver's words, and the GPU case skips with that text. With
-// a GPU: a bf16 bshd causal GQA forward in training mode on cuda:0 (served
-// by native/cudnn) against the same call on host copies (served by the
-// reference, fp64), on random inputs in [-1, 1].
-//
-// Tolerance: O: |native - reference| <= 2^-7 |reference| + 2^-8 (one bf16
-// rounding of O plus cuDNN's fp32 accumulation and bf16 P); LSE: 2^-10 abs.
+// serve, in the driver's words, and the GPU cases skip with that text. With
+// a GPU, two forwards in training mode on cuda:0 (served by native/cudnn)
+// against the same call on host copies (served by the reference, fp64):
+//   - bf16 bshd causal GQA on random inputs in [-1, 1]. Tolerance: O:
+//     |native - reference| <= 2^-7 |reference| + 2^-8 (one bf16 rounding of
+//     O plus cuDNN's fp32 accumulation and bf16 P); LSE: 2^-10 abs.
+//   - fp8 e4m3 bshd causal, B2 H2 D128 S128, per-tensor scales, on random
+//     e4m3 codes in [2^-3, 2) (skipped before sm_90, where TransformerEngine
+//     serves no fp8 attention). Tolerance: O, dequantized with o's
+//     scale_inv, and o's amax: two e4m3 steps at the tensor max,
+//     |native - reference| <= 2 * 2^-3 * max |O reference| (O's rounding and
+//     P's, which the fused kernel quantizes with s_quant;
+//     tools/teplug/tolerances.h Fp8AttentionTolerance); LSE: 2^-6 abs (P is
+//     quantized to fp8 inside the fused kernel).
 // The full capability sweep (masks, layouts, bias, dropout, backward) is
 // `teplug conformance --interface attention --device cuda:0`
 // (tools/gpu_check.sh).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -157,7 +165,8 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     buf[1] = {bytes_of(hk), {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
     buf[2] = {bytes_of(hv), {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
     buf[3] = {std::vector<uint8_t>(hq.size() * 2), {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
-    buf[4] = {std::vector<uint8_t>(static_cast<size_t>(B * HQ * S) * 4), {B, HQ, S}, TEPLUG_DTYPE_FP32};
+    buf[4] = {
+        std::vector<uint8_t>(static_cast<size_t>(B * HQ * S) * 4), {B, HQ, S}, TEPLUG_DTYPE_FP32};
     for (Buffer& x : buf) {
       x.t.dtype = x.dtype;
       x.t.rank = static_cast<int32_t>(x.shape.size());
@@ -180,7 +189,8 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     args.softmax_lse = &buf[4].t;
     size_t ws_bytes = 0;
     {
-      sdk::OwnedError e(attention->vtbl->workspace_size(attention.get(), TEPLUG_OP_ATTENTION_FORWARD, &args, &ws_bytes));
+      sdk::OwnedError e(attention->vtbl->workspace_size(
+          attention.get(), TEPLUG_OP_ATTENTION_FORWARD, &args, &ws_bytes));
       ASSERT_FALSE(e) << e.message();
     }
     void* ws = nullptr;
@@ -204,7 +214,10 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
     for (size_t i : {size_t{3}, size_t{4}}) {
       std::vector<uint8_t> back = buf[i].host;
-      if (on_gpu) ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_DEVICE_TO_HOST, back.data(), buf[i].device, back.size()));
+      if (on_gpu) {
+        ASSERT_FALSE(
+            ctx->Copy(TEPLUG_COPY_DEVICE_TO_HOST, back.data(), buf[i].device, back.size()));
+      }
       std::vector<float>& into = i == 3 ? o_out[on_gpu ? 0 : 1] : lse_out[on_gpu ? 0 : 1];
       if (i == 3) {
         for (size_t e = 0; e < back.size() / 2; ++e) {
@@ -219,7 +232,9 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     }
     if (on_gpu) {
       for (Buffer& x : buf) ASSERT_FALSE(ctx->Deallocate(x.device));
-      if (ws != nullptr) ASSERT_FALSE(ctx->Deallocate(ws));
+      if (ws != nullptr) {
+        ASSERT_FALSE(ctx->Deallocate(ws));
+      }
     }
   }
   ASSERT_FALSE(ctx->Close());
@@ -234,7 +249,196 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
   bad = 0;
   for (size_t i = 0; i < lse_out[0].size(); ++i) {
     if (!(std::fabs(lse_out[0][i] - lse_out[1][i]) <= std::ldexp(1.0, -10)) && ++bad <= 5) {
-      ADD_FAILURE() << "LSE[" << i << "]: native " << lse_out[0][i] << ", reference " << lse_out[1][i];
+      ADD_FAILURE() << "LSE[" << i << "]: native " << lse_out[0][i] << ", reference "
+                    << lse_out[1][i];
+    }
+  }
+  EXPECT_EQ(bad, 0) << bad << " LSE values outside the tolerance";
+}
+
+// e4m3's value of `code`: sign, 4 exponent bits of bias 7 (0: subnormal), 3
+// mantissa bits; 0x7F and 0xFF are NaN.
+float E4m3ToFloat(uint8_t code) {
+  if ((code & 0x7F) == 0x7F) return std::nanf("");
+  const int exponent = (code >> 3) & 0xF, mantissa = code & 0x7;
+  const float magnitude = exponent == 0 ? std::ldexp(mantissa / 8.0f, -6)
+                                        : std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
+  return (code & 0x80) != 0 ? -magnitude : magnitude;
+}
+
+TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
+  const std::string why = WhyNoGpu();
+  if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const int32_t arch = prop.major * 10 + prop.minor;
+  if (arch < 90) GTEST_SKIP() << "fp8 attention needs sm_90; cuda:0 is sm_" << arch;
+  auto k = MakeKernel();
+  ASSERT_NE(k, nullptr);
+  auto dev = k->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
+  auto attention = k->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+  ASSERT_TRUE(dev && attention);
+  TeplugDevice cuda = sdk::Versioned<TeplugDevice>();
+  cuda.kind = TEPLUG_DEVICE_CUDA;
+  cuda.arch = arch;
+  std::unique_ptr<sdk::DeviceContext> ctx;
+  sdk::OwnedError opened = sdk::DeviceContext::Open(dev.get(), cuda, &ctx);
+  ASSERT_FALSE(opened) << opened.message();
+
+  // TransformerEngine's fp8 shape on Hopper: head dim 128, lengths a multiple
+  // of 128; no GQA.
+  constexpr int64_t kHeads = 2, kDim = 128;
+  constexpr size_t kElements = static_cast<size_t>(B * S * kHeads * kDim);
+  // e4m3 codes of random sign in [2^-3, 2): exponent fields 4..7, never NaN.
+  std::mt19937 rng(8765);
+  auto random_e4m3 = [&] {
+    std::vector<uint8_t> v(kElements);
+    for (uint8_t& x : v) {
+      const uint32_t sign = rng() & 0x80u;
+      const uint32_t exponent = 4 + rng() % 4;
+      x = static_cast<uint8_t>(sign | exponent << 3 | (rng() & 0x7u));
+    }
+    return v;
+  };
+  const std::vector<uint8_t> hq = random_e4m3(), hk = random_e4m3(), hv = random_e4m3();
+  // Per-tensor scales (scale_inv = 1 / scale): Q, K, V dequantize to half,
+  // once and twice their codes; O (an average of V's rows, below 4) is scaled
+  // by 32 and P (in [0, 1]) by 64, both well below e4m3's largest, 448.
+  enum { kQ, kK, kV, kO, kP, kScalings };
+  const float scale[kScalings] = {2.0f, 1.0f, 0.5f, 32.0f, 64.0f};
+  std::vector<std::vector<float>> o_out(2), lse_out(2);
+  float native_o_amax = 0;
+  for (const bool on_gpu : {true, false}) {
+    TeplugAttentionParams p = Params();
+    p.num_heads_q = p.num_heads_kv = kHeads;
+    p.head_dim_qk = p.head_dim_v = kDim;
+    p.softmax_scale = 1.0f / std::sqrt(static_cast<float>(kDim));
+    struct Buffer {
+      std::vector<uint8_t> host;
+      std::vector<int64_t> shape;
+      int32_t dtype;
+      void* device = nullptr;
+      TeplugTensor t = sdk::Versioned<TeplugTensor>();
+    };
+    // q, k, v, o, lse, then each scaling's scale, scale_inv and amax (amax
+    // -1 until written).
+    std::vector<Buffer> buf(5 + 3 * kScalings);
+    buf[0] = {hq, {B, S, kHeads, kDim}, TEPLUG_DTYPE_FP8_E4M3};
+    buf[1] = {hk, {B, S, kHeads, kDim}, TEPLUG_DTYPE_FP8_E4M3};
+    buf[2] = {hv, {B, S, kHeads, kDim}, TEPLUG_DTYPE_FP8_E4M3};
+    buf[3] = {std::vector<uint8_t>(kElements), {B, S, kHeads, kDim}, TEPLUG_DTYPE_FP8_E4M3};
+    buf[4] = {std::vector<uint8_t>(static_cast<size_t>(B * kHeads * S) * 4),
+              {B, kHeads, S},
+              TEPLUG_DTYPE_FP32};
+    auto scalar = [](float x) {
+      std::vector<uint8_t> b(4);
+      std::memcpy(b.data(), &x, 4);
+      return b;
+    };
+    for (int s = 0; s < kScalings; ++s) {
+      const float values[3] = {scale[s], 1.0f / scale[s], -1.0f};
+      for (int j = 0; j < 3; ++j) buf[5 + 3 * s + j] = {scalar(values[j]), {1}, TEPLUG_DTYPE_FP32};
+    }
+    for (Buffer& x : buf) {
+      x.t.dtype = x.dtype;
+      x.t.rank = static_cast<int32_t>(x.shape.size());
+      for (size_t j = 0; j < x.shape.size(); ++j) x.t.shape[j] = x.shape[j];
+      if (on_gpu) {
+        ASSERT_FALSE(ctx->Allocate(x.host.size(), 256, &x.device));
+        ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, x.device, x.host.data(), x.host.size()));
+        x.t.data = x.device;
+        x.t.device = &cuda;
+      } else {
+        x.t.data = x.host.data();
+      }
+    }
+    TeplugQuantization quant[kScalings];
+    for (int s = 0; s < kScalings; ++s) {
+      quant[s] = sdk::Versioned<TeplugQuantization>();
+      quant[s].mode = TEPLUG_SCALING_PER_TENSOR;
+      quant[s].scale = &buf[5 + 3 * s].t;
+      quant[s].scale_inv = &buf[6 + 3 * s].t;
+      quant[s].amax = &buf[7 + 3 * s].t;
+    }
+    for (int i : {kQ, kK, kV, kO}) buf[i].t.quant = &quant[i];  // buf[0..3] are q, k, v, o
+    TeplugAttentionFwdArgs args = sdk::Versioned<TeplugAttentionFwdArgs>();
+    args.params = &p;
+    args.q = &buf[0].t;
+    args.k = &buf[1].t;
+    args.v = &buf[2].t;
+    args.o = &buf[3].t;
+    args.softmax_lse = &buf[4].t;
+    args.s_quant = &quant[kP];
+    size_t ws_bytes = 0;
+    {
+      sdk::OwnedError e(attention->vtbl->workspace_size(
+          attention.get(), TEPLUG_OP_ATTENTION_FORWARD, &args, &ws_bytes));
+      ASSERT_FALSE(e) << e.message();
+    }
+    void* ws = nullptr;
+    std::vector<uint8_t> host_ws(ws_bytes);
+    if (ws_bytes > 0) {
+      if (on_gpu) {
+        ASSERT_FALSE(ctx->Allocate(ws_bytes, 256, &ws));
+      } else {
+        ws = host_ws.data();
+      }
+    }
+    args.workspace = ws;
+    args.workspace_size = ws_bytes;
+    std::string served_by;
+    {
+      core::ServedByRecorder recorder;
+      sdk::OwnedError e(attention->vtbl->forward(attention.get(), &args));
+      ASSERT_FALSE(e) << (on_gpu ? "on cuda:0: " : "on the host: ") << e.message();
+      served_by = recorder.last();
+    }
+    EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
+    const size_t o_amax = 7 + 3 * kO;
+    for (size_t i : {size_t{3}, size_t{4}, o_amax}) {
+      std::vector<uint8_t> back = buf[i].host;
+      if (on_gpu) {
+        ASSERT_FALSE(
+            ctx->Copy(TEPLUG_COPY_DEVICE_TO_HOST, back.data(), buf[i].device, back.size()));
+      }
+      if (i == 3) {
+        // O dequantized with o's scale_inv.
+        for (uint8_t code : back) o_out[on_gpu ? 0 : 1].push_back(E4m3ToFloat(code) / scale[kO]);
+      } else if (i == 4) {
+        std::vector<float>& into = lse_out[on_gpu ? 0 : 1];
+        into.resize(back.size() / 4);
+        std::memcpy(into.data(), back.data(), back.size());
+      } else if (on_gpu) {
+        std::memcpy(&native_o_amax, back.data(), 4);
+      }
+    }
+    if (on_gpu) {
+      for (Buffer& x : buf) ASSERT_FALSE(ctx->Deallocate(x.device));
+      if (ws != nullptr) {
+        ASSERT_FALSE(ctx->Deallocate(ws));
+      }
+    }
+  }
+  ASSERT_FALSE(ctx->Close());
+  double ref_max = 0;
+  for (float x : o_out[1]) ref_max = std::max(ref_max, std::fabs(static_cast<double>(x)));
+  ASSERT_GT(ref_max, 0);
+  const double tol = 2 * std::ldexp(ref_max, -3);
+  int bad = 0;
+  for (size_t i = 0; i < o_out[0].size(); ++i) {
+    if (!(std::fabs(o_out[0][i] - o_out[1][i]) <= tol) && ++bad <= 5) {
+      ADD_FAILURE() << "O[" << i << "]: native " << o_out[0][i] << ", reference " << o_out[1][i]
+                    << " (tolerance " << tol << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << bad << " of " << o_out[0].size() << " O elements outside the tolerance";
+  EXPECT_LE(std::fabs(native_o_amax - ref_max), tol)
+      << "o's amax: native " << native_o_amax << ", max |O| of the reference " << ref_max;
+  bad = 0;
+  for (size_t i = 0; i < lse_out[0].size(); ++i) {
+    if (!(std::fabs(lse_out[0][i] - lse_out[1][i]) <= std::ldexp(1.0, -6)) && ++bad <= 5) {
+      ADD_FAILURE() << "LSE[" << i << "]: native " << lse_out[0][i] << ", reference "
+                    << lse_out[1][i];
     }
   }
   EXPECT_EQ(bad, 0) << bad << " LSE values outside the tolerance";
