@@ -4,14 +4,11 @@
 //    (one 16-byte load for fp32, 8 bytes for fp16/bf16), scale from a warp
 //    reduction.
 //  - 1x128 column-wise (blocks down the original columns, codes transposed
-//    to [cols, rows]): one thread per (column, 128 rows); reads are
-//    coalesced across neighbouring columns, each thread writes its 128
-//    consecutive transposed codes with 16-byte stores.
-//  - 1x128 both ways: one thread block per 128x128 tile read once into
-//    registers (TileGroups); each tile row's scale from a warp reduction,
-//    each tile column's from the warps' partial maxima in shared memory;
-//    row-wise codes stored from registers, column-wise codes transposed
-//    through shared memory.
+//    to [cols, rows]), alone or with row-wise: one thread block per 128x128
+//    tile read once into registers (TileGroups); each tile column's scale
+//    from the warps' partial maxima in shared memory, its codes transposed
+//    through shared memory; asked for both, each tile row's scale from a
+//    warp reduction and the row-wise codes stored from registers.
 //  - 128x128: the same tile in registers; amax by a block reduction, then
 //    the codes row-wise and, through shared memory, transposed.
 #include "native/quantize/kernel_entries.h"
@@ -54,54 +51,24 @@ __global__ void Block1DRowwiseKernel(const typename Hp<T>::Storage* x, int64_t r
     const typename Hp<T>::Storage* in = x + r * cols + c;
     float v[kPerLane];
     // Four elements: one 16-byte load of fp32, one 8-byte load of fp16/bf16.
+    // Constant indices keep v in registers; elements past the row are 0.
     if (count == kPerLane && IsAligned(in, kPerLane * sizeof(*in))) {
       LoadVector<T, kPerLane>(in, v);
     } else {
-      for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
+#pragma unroll
+      for (int i = 0; i < kPerLane; ++i) v[i] = i < count ? Hp<T>::Load(in[i]) : 0.0f;
     }
     float a = 0.0f;
-    for (int i = 0; i < count; ++i) a = AmaxStep(a, v[i]);
+#pragma unroll
+    for (int i = 0; i < kPerLane; ++i) a = AmaxStep(a, v[i]);
     a = WarpMax(a);
     local = fmaxf(local, a);
     const float s = BlockScale(a, o);
     if (lane == 0) scale_inv[w] = 1.0f / s;
     uint8_t* out = codes + r * cols + c;
-    for (int i = 0; i < count; ++i) out[i] = EncodeScaled(v[i], s, o.kind);
-  }
-  ReduceAmaxIntoGlobal(amax, local);
-}
-
-template <HighPrecision T>
-__global__ void Block1DColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t rows,
-                                        int64_t cols, BlockOptions o, uint8_t* codes_t,
-                                        float* scale_inv, float* amax) {
-  const int64_t block_rows = (rows + kBlock - 1) / kBlock;
-  const int64_t total = block_rows * cols;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  float local = 0.0f;
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
-       t += stride) {
-    const int64_t rb = t / cols;
-    const int64_t c = t % cols;
-    const int64_t r0 = rb * kBlock;
-    const int count = static_cast<int>(rows - r0 < kBlock ? rows - r0 : kBlock);
-    float a = 0.0f;
-    for (int i = 0; i < count; ++i) a = AmaxStep(a, Hp<T>::Load(x[(r0 + i) * cols + c]));
-    local = fmaxf(local, a);
-    const float s = BlockScale(a, o);
-    scale_inv[c * block_rows + rb] = 1.0f / s;  // [cols, ceil(rows/128)]
-    uint8_t* out = codes_t + c * rows + r0;
-    int i = 0;
-    if (IsAligned(out, kVectorBytes)) {
-      for (; i + 16 <= count; i += 16) {
-        uint8_t group[16];
 #pragma unroll
-        for (int j = 0; j < 16; ++j)
-          group[j] = EncodeScaled(Hp<T>::Load(x[(r0 + i + j) * cols + c]), s, o.kind);
-        StoreCodes16(out + i, group);
-      }
-    }
-    for (; i < count; ++i) out[i] = EncodeScaled(Hp<T>::Load(x[(r0 + i) * cols + c]), s, o.kind);
+    for (int i = 0; i < kPerLane; ++i)
+      if (i < count) out[i] = EncodeScaled(v[i], s, o.kind);
   }
   ReduceAmaxIntoGlobal(amax, local);
 }
@@ -196,9 +163,10 @@ __device__ __forceinline__ void StoreTransposed(const uint8_t (&tile)[kBlock][kB
   }
 }
 
-// 1x128 blocks in both directions from one read of each 128x128 tile.
+// 1x128 blocks column-wise, and row-wise when `codes` is given, from one
+// read of each 128x128 tile.
 template <HighPrecision T>
-__global__ void Block1DBothKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
+__global__ void Block1DTileKernel(const typename Hp<T>::Storage* x, int64_t rows, int64_t cols,
                                   bool vector, BlockOptions o, uint8_t* codes, float* scale_inv,
                                   uint8_t* codes_t, float* scale_inv_t, float* amax) {
   __shared__ uint8_t tile[kBlock][kBlock + 1];
@@ -225,9 +193,9 @@ __global__ void Block1DBothKernel(const typename Hp<T>::Storage* x, int64_t rows
         partial[i] = AmaxStep(partial[i], g.v[j][i]);
       }
       a = WarpMax(a);  // j is the same for every lane: the shuffle stays converged
-      const int64_t r = g.r0 + j * kRowsPerPass;
-      if (r >= rows) continue;
       local = fmaxf(local, a);
+      const int64_t r = g.r0 + j * kRowsPerPass;
+      if (codes == nullptr || r >= rows) continue;
       const float s = BlockScale(a, o);
       if (lane == 0) scale_inv[r * tile_cols + tc] = 1.0f / s;  // [rows, ceil(cols/128)]
       uint8_t group[kGroup];
@@ -330,12 +298,12 @@ int LaunchTyped(const QuantizeLaunch& l) {
     }
     return static_cast<int>(e);
   }
-  if (l.rowwise_data != nullptr && l.columnwise_data != nullptr) {
+  if (l.columnwise_data != nullptr) {
     if (e == cudaSuccess) {
       const int64_t tiles = ((l.rows + kBlock - 1) / kBlock) * ((l.cols + kBlock - 1) / kBlock);
       const bool vector = l.cols % kGroup == 0 && IsAligned(x, kGroup * sizeof(S)) &&
-                          IsAligned(l.rowwise_data, kGroup);
-      e = Launch(Block1DBothKernel<T>, GridFor(tiles, 1), kThreads, stream, x, l.rows, l.cols,
+                          (l.rowwise_data == nullptr || IsAligned(l.rowwise_data, kGroup));
+      e = Launch(Block1DTileKernel<T>, GridFor(tiles, 1), kThreads, stream, x, l.rows, l.cols,
                  vector, o, l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv),
                  l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
     }
@@ -345,11 +313,6 @@ int LaunchTyped(const QuantizeLaunch& l) {
     const int64_t warps = l.rows * ((l.cols + kBlock - 1) / kBlock);
     e = Launch(Block1DRowwiseKernel<T>, GridFor(warps * 32), kThreads, stream, x, l.rows, l.cols, o,
                l.rowwise_data, static_cast<float*>(l.rowwise_scale_inv), l.amax);
-  }
-  if (e == cudaSuccess && l.columnwise_data != nullptr) {
-    const int64_t threads = ((l.rows + kBlock - 1) / kBlock) * l.cols;
-    e = Launch(Block1DColumnwiseKernel<T>, GridFor(threads), kThreads, stream, x, l.rows, l.cols, o,
-               l.columnwise_data, static_cast<float*>(l.columnwise_scale_inv), l.amax);
   }
   return static_cast<int>(e);
 }

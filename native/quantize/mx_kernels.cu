@@ -13,9 +13,11 @@ namespace {
 constexpr int kMxBlock = 32;
 
 // One row-wise block of `count` (<= 32) elements at `in`: its codes to
-// `out`, its e8m0 scale returned, its values left in `v` and its amax in
-// *block_amax. 16-byte loads and stores when the block is whole and both
-// pointers are aligned.
+// `out`, its e8m0 scale returned, its values left in `v` (0 past `count`)
+// and its amax in *block_amax. 16-byte loads and stores when the block is
+// whole and both pointers are aligned. Every index into v is a constant
+// (unrolled loops, guarded by count), so v stays in registers; the zeros
+// past count change neither the amax nor the non-finite flag.
 template <HighPrecision T>
 __device__ __forceinline__ uint8_t MxRowBlock(const typename Hp<T>::Storage* in, uint8_t* out,
                                               int count, Fp8Kind kind, MxRule rule,
@@ -25,10 +27,12 @@ __device__ __forceinline__ uint8_t MxRowBlock(const typename Hp<T>::Storage* in,
   if (vector) {
     LoadVector<T, kMxBlock>(in, v);
   } else {
-    for (int i = 0; i < count; ++i) v[i] = Hp<T>::Load(in[i]);
+#pragma unroll
+    for (int i = 0; i < kMxBlock; ++i) v[i] = i < count ? Hp<T>::Load(in[i]) : 0.0f;
   }
   MxBlockSummary summary;
-  for (int i = 0; i < count; ++i) MxBlockStep(summary, v[i]);
+#pragma unroll
+  for (int i = 0; i < kMxBlock; ++i) MxBlockStep(summary, v[i]);
   *block_amax = summary.amax;
   const uint8_t scale = MxScaleCode(summary, kind, rule);
   if (vector) {
@@ -40,7 +44,9 @@ __device__ __forceinline__ uint8_t MxRowBlock(const typename Hp<T>::Storage* in,
       StoreCodes16(out + h * 16, half);
     }
   } else {
-    for (int i = 0; i < count; ++i) out[i] = MxEncodeElement(v[i], scale, kind, rule);
+#pragma unroll
+    for (int i = 0; i < kMxBlock; ++i)
+      if (i < count) out[i] = MxEncodeElement(v[i], scale, kind, rule);
   }
   return scale;
 }
@@ -100,7 +106,9 @@ __global__ void MxBothKernel(const typename Hp<T>::Storage* x, int64_t rows, int
       scales[r * blocks_per_row + c0 / kMxBlock] = MxRowBlock<T>(
           x + r * cols + c0, codes + r * cols + c0, col_count, kind, rule, v, &block_amax);
       local = fmaxf(local, block_amax);
-      for (int i = 0; i < col_count; ++i) tile[lane][i] = v[i];
+#pragma unroll
+      for (int i = 0; i < kMxBlock; ++i)
+        if (i < col_count) tile[lane][i] = v[i];
     }
     __syncwarp();
     if (lane < col_count) {
@@ -130,17 +138,20 @@ __global__ void MxColumnwiseKernel(const typename Hp<T>::Storage* x, int64_t row
     const int64_t r0 = (t / cols) * kMxBlock;
     const int64_t c = t % cols;
     const int count = static_cast<int>(rows - r0 < kMxBlock ? rows - r0 : kMxBlock);
+    // Constant indices keep v in registers; 0 past count changes no summary.
     float v[kMxBlock];
     MxBlockSummary summary;
-    for (int i = 0; i < count; ++i) {
-      v[i] = Hp<T>::Load(x[(r0 + i) * cols + c]);
+#pragma unroll
+    for (int i = 0; i < kMxBlock; ++i) {
+      v[i] = i < count ? Hp<T>::Load(x[(r0 + i) * cols + c]) : 0.0f;
       MxBlockStep(summary, v[i]);
     }
     local = fmaxf(local, summary.amax);
     const uint8_t scale = MxScaleCode(summary, kind, rule);
     scales[t] = scale;  // [ceil(rows/32), cols]: t is (r0 / 32) * cols + c
-    for (int i = 0; i < count; ++i)
-      codes[(r0 + i) * cols + c] = MxEncodeElement(v[i], scale, kind, rule);
+#pragma unroll
+    for (int i = 0; i < kMxBlock; ++i)
+      if (i < count) codes[(r0 + i) * cols + c] = MxEncodeElement(v[i], scale, kind, rule);
   }
   ReduceAmaxIntoGlobal(amax, local);
 }

@@ -38,6 +38,10 @@ def _nvcc_arguments(ctx, cc_toolchain, compilation, src, obj):
     args = ctx.actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(["-x", "cu", "-std=c++17", "-O3", "-Xcompiler", "-fPIC"])
+    # A kernel that spills or keeps a per-thread array in local memory (an
+    # array indexed by a run-time value) fails to build: per-thread arrays
+    # stay in registers, which the bandwidth-bound kernels rely on.
+    args.add_all(["-Xptxas", "-warn-lmem-usage,-warn-spills,-Werror"])
     # --define=teplug_cuda_archs=90 (comma-separated) compiles for those only
     # (tools/gpu_check.sh builds for the GPU it runs on).
     archs = ctx.var.get("teplug_cuda_archs", "")
@@ -101,7 +105,8 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], target_compatible
     """A cc_library whose .cu sources are compiled by nvcc (sm_80, sm_90, sm_100 + PTX).
 
     Usable in static libraries, tests and linkshared plugins (objects are -fPIC). The
-    .cu files see the include paths and defines of `deps`. Without CUDA the library is
+    .cu files see the include paths and defines of `deps`. A kernel that spills or uses
+    local memory is a build error (ptxas -warn-lmem-usage,-warn-spills,-Werror). Without CUDA the library is
     incompatible, so everything depending on it is skipped.
 
     Args:
