@@ -76,8 +76,7 @@ std::string WhyNotWritten(const SdpaProblem& p) {
     }
     if (p.deterministic) {
       return "native attention: deterministic fp8 backward: native's cuDNN frontend has no "
-             "determinism option "
-             "for fp8 backward";
+             "determinism option for fp8 backward";
     }
   }
   if (p.explicit_alibi_slopes) {
