@@ -306,8 +306,10 @@ TEST(CudnnAttentionFp8, RefusalsNameTheField) {
     change(c);
     return f.WhyNotForward(c.fwd);
   };
-  EXPECT_EQ(forward([](Fp8Call& c) { c.fwd.s_quant = nullptr; }),
-            "native attention: s_quant is NULL; fp8 attention needs P's per-tensor scales");
+  EXPECT_EQ(
+      forward([](Fp8Call& c) { c.fwd.s_quant = nullptr; }),
+      "native attention: s_quant is NULL; cuDNN's fp8 attention quantizes P with its scale and "
+      "scale_inv");
   EXPECT_EQ(forward([](Fp8Call& c) { c.k.quant = nullptr; }),
             "native attention: k.quant is NULL; fp8 attention needs k's per-tensor scales");
   EXPECT_EQ(forward([](Fp8Call& c) { c.q_s.quant.mode = TEPLUG_SCALING_MXFP8_1D32; }),
@@ -353,8 +355,10 @@ TEST(CudnnAttentionFp8, RefusalsNameTheField) {
     change(c);
     return f.WhyNotBackward(c.bwd);
   };
-  EXPECT_EQ(backward([](Fp8Call& c) { c.bwd.dp_quant = nullptr; }),
-            "native attention: dp_quant is NULL; fp8 attention needs dP's per-tensor scales");
+  EXPECT_EQ(
+      backward([](Fp8Call& c) { c.bwd.dp_quant = nullptr; }),
+      "native attention: dp_quant is NULL; cuDNN's fp8 attention quantizes dP with its scale and "
+      "scale_inv");
   EXPECT_EQ(backward([](Fp8Call& c) { c.d_o_s.quant.scale_inv = nullptr; }),
             "native attention: d_o.quant.scale_inv is NULL; fp8 attention needs it");
   EXPECT_EQ(backward([](Fp8Call& c) { c.dv_s.quant.scale = nullptr; }),

@@ -358,12 +358,24 @@ class ScaleReader {
   ScaleReader(int ordinal, bool need_data) : ordinal_(ordinal), need_data_(need_data) {}
 
   // The per-tensor quantization `name` (a tensor's quant, s_quant, dp_quant).
+  // A tensor's missing quant is malformed (its codes have no value); a
+  // missing s_quant or dp_quant is valid (the reference needs neither) but
+  // not served: cuDNN quantizes P and dP with them.
+  enum class Of {
+    kTensor,        // q, k, v, o, d_o, dq, dk, dv
+    kIntermediate,  // P (s_quant), dP (dp_quant)
+  };
   absl::StatusOr<const TeplugQuantization*> PerTensor(const TeplugQuantization* q,
-                                                      const std::string& name,
-                                                      const char* what) const {
-    if (q == nullptr) {
+                                                      const std::string& name, const char* what,
+                                                      Of of = Of::kTensor) const {
+    if (q == nullptr && of == Of::kTensor) {
       return Translator::Invalid(
           absl::StrCat(name, " is NULL; fp8 attention needs ", what, "'s per-tensor scales"));
+    }
+    if (q == nullptr) {
+      return absl::UnimplementedError(absl::StrCat("native attention: ", name,
+                                                   " is NULL; cuDNN's fp8 attention quantizes ",
+                                                   what, " with its scale and scale_inv"));
     }
     if (q->struct_size < TEPLUG_STRUCT_SIZE(TeplugQuantization, amax)) {
       return Translator::Invalid(absl::StrCat(name, ".struct_size ", q->struct_size,
@@ -438,7 +450,8 @@ class ScaleReader {
 // s_quant: P's descale and scale, and its amax when `amax` is given.
 absl::Status ReadP(const ScaleReader& r, const TeplugQuantization* s_quant, SdpaFp8Scales* f,
                    void** amax) {
-  absl::StatusOr<const TeplugQuantization*> q = r.PerTensor(s_quant, "s_quant", "P");
+  absl::StatusOr<const TeplugQuantization*> q =
+      r.PerTensor(s_quant, "s_quant", "P", ScaleReader::Of::kIntermediate);
   if (!q.ok()) return q.status();
   if (absl::Status s = r.Take(r.Scalar((*q)->scale_inv, "s_quant.scale_inv", true), &f->descale_s);
       !s.ok())
@@ -474,7 +487,8 @@ absl::StatusOr<SdpaFp8Scales> Fp8ScalesOfBackward(const TeplugAttentionBwdArgs& 
     if (absl::Status s = r.Descale(t, name, out); !s.ok()) return s;
   }
   if (absl::Status s = ReadP(r, a.s_quant, &f, nullptr); !s.ok()) return s;
-  absl::StatusOr<const TeplugQuantization*> dp = r.PerTensor(a.dp_quant, "dp_quant", "dP");
+  absl::StatusOr<const TeplugQuantization*> dp =
+      r.PerTensor(a.dp_quant, "dp_quant", "dP", ScaleReader::Of::kIntermediate);
   if (!dp.ok()) return dp.status();
   if (absl::Status s =
           r.Take(r.Scalar((*dp)->scale_inv, "dp_quant.scale_inv", true), &f.descale_dp);
