@@ -179,6 +179,23 @@ TEST(Amax, FoldSkipsNanLikeTheReference) {
   }
 }
 
+// A delayed scale is used when the reference would accept it (finite and
+// > 0) and is NaN otherwise.
+TEST(UsableScale, FiniteAndPositiveOrNan) {
+  std::mt19937 rng(16);
+  std::vector<float> scales = {0.0f, -0.0f,   -1.0f,           INFINITY, -INFINITY, NAN,
+                               -NAN, FLT_MIN, BitsToFloat(1u), FLT_MAX,  1.0f,      448.0f};
+  for (int i = 0; i < 20000; ++i) scales.push_back(BitsToFloat(static_cast<uint32_t>(rng())));
+  for (float s : scales) {
+    const bool usable = std::isfinite(s) && s > 0.0f;
+    if (usable) {
+      ASSERT_TRUE(SameFloat(UsableScale(s), s)) << std::hexfloat << s;
+    } else {
+      ASSERT_TRUE(std::isnan(UsableScale(s))) << std::hexfloat << s;
+    }
+  }
+}
+
 TEST(ScaleFromAmax, MatchesTheReferenceForEveryOptionAndEdge) {
   std::mt19937 rng(15);
   std::vector<float> amaxes = {

@@ -5,6 +5,7 @@
 // served case (testing/kernel_cases.h) bit for bit against the reference
 // numerics, with 16-byte aligned buffers (the vector paths) and with buffers
 // 4 bytes off (the scalar ones). Neither a GPU nor the CUDA toolkit is needed.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "native/quantize/cuda_quantizer.h"
 #include "native/quantize/quantize_launch.h"
 #include "native/quantize/testing/kernel_cases.h"
+#include "native/quantize/testing/quantize_call.h"
+#include "teplug/sdk/error.hpp"
 #include "teplug/sdk/implement.hpp"
 
 namespace teplug::native::quantize {
@@ -73,6 +76,37 @@ TEST_P(KernelsOnHostGrid, EveryServedCaseMatchesTheReferenceBitForBit) {
   }
   EXPECT_GT(cases, GetParam() == 0 ? 400 : 200);
   EXPECT_GE(host_grid::Launches() - launches_before, cases) << "the calls reached the kernels";
+  quantizer->vtbl->base.release(reinterpret_cast<TeplugObject*>(quantizer));
+}
+
+// A delayed scale the reference would refuse (it is read on the GPU, where
+// native cannot refuse it) gives NaN codes and scale_inv in every copy, and
+// the input's true amax: the error shows in every consumer.
+TEST(KernelsOnHostGridDelayedScale, AnUnusableScaleGivesNanCodesAndScaleInv) {
+  native::testing::FakeCudaRuntime runtime({Hopper()});
+  TeplugQuantizerV1* quantizer =
+      sdk::MakeQuantizer(NewCudaQuantizer(runtime, RealKernelLauncher()));
+  for (float bad : {0.0f, -2.0f, INFINITY, NAN}) {
+    for (bool columnwise : {false, true}) {  // the plain cast, and the tiled one
+      testing::QuantizeCall call(TEPLUG_SCALING_PER_TENSOR, 40, 72);
+      for (size_t i = 0; i < call.input_buffer.size(); ++i) {
+        call.input_buffer[i] = static_cast<float>(i % 13) - 6.5f;  // |x| <= 6.5
+      }
+      call.scale_value = bad;
+      call.args.columnwise = columnwise ? 1 : 0;
+      if (!columnwise) call.quant.columnwise_data = call.quant.columnwise_scale_inv = nullptr;
+      sdk::OwnedError e(quantizer->vtbl->quantize(quantizer, &call.args));
+      ASSERT_TRUE(e.ok()) << e.message();
+      SCOPED_TRACE(::testing::Message() << "scale " << bad << " columnwise " << columnwise);
+      for (uint8_t code : call.codes) ASSERT_EQ(code & 0x7F, 0x7F) << "not an e4m3 NaN";
+      EXPECT_TRUE(std::isnan(call.scale_inv_buffer[0]));
+      if (columnwise) {
+        for (uint8_t code : call.columnwise_codes) ASSERT_EQ(code & 0x7F, 0x7F);
+        EXPECT_TRUE(std::isnan(call.columnwise_scale_inv_buffer[0]));
+      }
+      EXPECT_EQ(call.amax_value, 6.5f);
+    }
+  }
   quantizer->vtbl->base.release(reinterpret_cast<TeplugObject*>(quantizer));
 }
 

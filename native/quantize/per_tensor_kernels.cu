@@ -31,12 +31,12 @@ __global__ void AmaxKernel(const typename Hp<T>::Storage* x, int64_t n, bool vec
 }
 
 // One thread: the scale (current scaling: from *amax; delayed: *scale as
-// given) and its inverse into each scale_inv asked for.
+// given, NaN when unusable) and its inverse into each scale_inv asked for.
 __global__ void ScaleKernel(bool current, const float* amax, float* scale, float* rowwise_scale_inv,
                             float* columnwise_scale_inv, float fp8_max, bool force_pow2,
                             float epsilon, float input_max_finite) {
-  const float s =
-      current ? ScaleFromAmax(*amax, fp8_max, force_pow2, epsilon, input_max_finite) : *scale;
+  const float s = current ? ScaleFromAmax(*amax, fp8_max, force_pow2, epsilon, input_max_finite)
+                          : UsableScale(*scale);
   if (current) *scale = s;
   const float inverse = 1.0f / s;
   if (rowwise_scale_inv != nullptr) *rowwise_scale_inv = inverse;
@@ -47,7 +47,7 @@ __global__ void ScaleKernel(bool current, const float* amax, float* scale, float
 template <HighPrecision T>
 __global__ void CastKernel(const typename Hp<T>::Storage* x, int64_t n, bool vectorised,
                            const float* scale, Fp8Kind kind, uint8_t* out, float* amax) {
-  const float s = *scale;
+  const float s = UsableScale(*scale);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t chunks = vectorised ? n / kChunk : 0;
@@ -81,7 +81,7 @@ __global__ void TiledCastKernel(const typename Hp<T>::Storage* x, int64_t rows, 
                                 const float* scale, Fp8Kind kind, uint8_t* rowwise,
                                 uint8_t* columnwise, float* amax) {
   __shared__ uint8_t tile[kTile][kTile + 1];
-  const float s = *scale;
+  const float s = UsableScale(*scale);
   const int64_t tiles_across = (cols + kTile - 1) / kTile;
   const int64_t tiles = tiles_across * ((rows + kTile - 1) / kTile);
   float local = 0.0f;

@@ -28,6 +28,15 @@ inline constexpr float kFp32MaxFinite = 3.40282347e38f;
 inline constexpr float kFp16MaxFinite = 65504.0f;
 inline constexpr float kBf16MaxFinite = 3.38953139e38f;  // bf16 0x7F7F
 
+// The scale a per-tensor cast uses: `scale` when finite and > 0, NaN
+// otherwise. A delayed-scaling scale is read on the GPU, where it cannot be
+// refused (the reference refuses it with INVALID_ARGUMENT), so an unusable
+// one turns every code and scale_inv into NaN instead of into plausible
+// values (a negative scale would flip every sign, 0 zero every code).
+TEPLUG_HOST_DEVICE float UsableScale(float scale) {
+  return scale > 0.0f && scale <= kFp32MaxFinite ? scale : BitsToFloat(0x7FC00000u);
+}
+
 // TransformerEngine's current-scaling formula, in fp32:
 //   a = max(amax, amax_epsilon) (a NaN amax is not raised);
 //   a is 0, Inf or NaN -> 1; else fp8_max / a (IEEE division);
