@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -119,6 +120,121 @@ TEST(NativeAttentionOnGpu, WithoutAGpuTheDecisionRecordSaysWhyInTheDriversWords)
   EXPECT_TRUE(seen) << "no candidate of native/cudnn in the record";
 }
 
+// One test tensor: its host bytes, and the view the call gets.
+struct Buffer {
+  std::vector<uint8_t> host;
+  std::vector<int64_t> shape;
+  int32_t dtype;
+  void* device = nullptr;
+  TeplugTensor t = sdk::Versioned<TeplugTensor>();
+};
+
+std::vector<uint8_t> BytesOf(const void* data, size_t bytes) {
+  std::vector<uint8_t> b(bytes);
+  std::memcpy(b.data(), data, bytes);
+  return b;
+}
+
+// Where one run of a forward keeps its tensors: on cuda:0 through the
+// kernel's IDevice (`ctx` given) or in host memory, where the reference
+// serves it. Frees what it allocated.
+class Placement {
+ public:
+  Placement(sdk::DeviceContext* ctx, const TeplugDevice* cuda) : ctx_(ctx), cuda_(cuda) {}
+  ~Placement() {
+    for (void* p : owned_) EXPECT_FALSE(ctx_->Deallocate(p));
+  }
+  bool on_gpu() const { return ctx_ != nullptr; }
+
+  // Points each buffer's tensor at its bytes, copied to cuda:0 on the GPU.
+  void Place(std::vector<Buffer>& buf) {
+    for (Buffer& x : buf) {
+      x.t.dtype = x.dtype;
+      x.t.rank = static_cast<int32_t>(x.shape.size());
+      for (size_t j = 0; j < x.shape.size(); ++j) x.t.shape[j] = x.shape[j];
+      if (!on_gpu()) {
+        x.t.data = x.host.data();
+        continue;
+      }
+      x.device = Allocate(x.host.size());
+      ASSERT_NE(x.device, nullptr) << "allocating " << x.host.size() << " bytes on cuda:0";
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_HOST_TO_DEVICE, x.device, x.host.data(), x.host.size()));
+      x.t.data = x.device;
+      x.t.device = cuda_;
+    }
+  }
+
+  // The forward with the workspace it asks for; *served_by the
+  // implementation that ran.
+  void Forward(TeplugAttentionV1* attention, TeplugAttentionFwdArgs* args, std::string* served_by) {
+    size_t ws_bytes = 0;
+    {
+      sdk::OwnedError e(
+          attention->vtbl->workspace_size(attention, TEPLUG_OP_ATTENTION_FORWARD, args, &ws_bytes));
+      ASSERT_FALSE(e) << e.message();
+    }
+    host_ws_.assign(ws_bytes, 0);
+    void* ws = nullptr;
+    if (ws_bytes > 0) {
+      if (on_gpu()) {
+        ws = Allocate(ws_bytes);
+        ASSERT_NE(ws, nullptr) << "allocating a workspace of " << ws_bytes << " bytes on cuda:0";
+      } else {
+        ws = host_ws_.data();
+      }
+    }
+    args->workspace = ws;
+    args->workspace_size = ws_bytes;
+    core::ServedByRecorder recorder;
+    sdk::OwnedError e(attention->vtbl->forward(attention, args));
+    ASSERT_FALSE(e) << (on_gpu() ? "on cuda:0: " : "on the host: ") << e.message();
+    *served_by = recorder.last();
+  }
+
+  // The buffer's bytes after the call.
+  void Read(const Buffer& b, std::vector<uint8_t>* out) {
+    *out = b.host;
+    if (on_gpu()) {
+      ASSERT_FALSE(ctx_->Copy(TEPLUG_COPY_DEVICE_TO_HOST, out->data(), b.device, out->size()));
+    }
+  }
+
+ private:
+  void* Allocate(size_t bytes) {
+    void* p = nullptr;
+    EXPECT_FALSE(ctx_->Allocate(bytes, 256, &p));
+    if (p != nullptr) owned_.push_back(p);
+    return p;
+  }
+
+  sdk::DeviceContext* ctx_;
+  const TeplugDevice* cuda_;
+  std::vector<void*> owned_;
+  std::vector<uint8_t> host_ws_;
+};
+
+std::vector<float> Floats(const std::vector<uint8_t>& bytes) {
+  std::vector<float> f(bytes.size() / 4);
+  std::memcpy(f.data(), bytes.data(), f.size() * 4);
+  return f;
+}
+
+// Every element of `native` within tolerance(i) of `reference`; the first
+// five outside are reported.
+void ExpectWithin(const std::vector<float>& native, const std::vector<float>& reference,
+                  const std::function<double(size_t)>& tolerance, const char* what) {
+  ASSERT_EQ(native.size(), reference.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < native.size(); ++i) {
+    if (!(std::fabs(native[i] - reference[i]) <= tolerance(i)) && ++bad <= 5) {
+      ADD_FAILURE() << what << "[" << i << "]: native " << native[i] << ", reference "
+                    << reference[i] << " (tolerance " << tolerance(i) << ")";
+    }
+  }
+  EXPECT_EQ(bad, 0) << bad << " of " << native.size() << " " << what
+                    << " elements outside the tolerance";
+}
+
 TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
   const std::string why = WhyNoGpu();
   if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
@@ -141,45 +257,22 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
   auto random_bf16 = [&](int64_t n) {
     std::vector<uint16_t> v(static_cast<size_t>(n));
     for (uint16_t& x : v) x = FloatToBf16(uni(rng));
-    return v;
+    return BytesOf(v.data(), v.size() * 2);
   };
-  const std::vector<uint16_t> hq = random_bf16(B * S * HQ * D), hk = random_bf16(B * S * HKV * D),
-                              hv = random_bf16(B * S * HKV * D);
+  const std::vector<uint8_t> hq = random_bf16(B * S * HQ * D), hk = random_bf16(B * S * HKV * D),
+                             hv = random_bf16(B * S * HKV * D);
   std::vector<std::vector<float>> o_out(2), lse_out(2);
   for (const bool on_gpu : {true, false}) {
+    Placement where(on_gpu ? ctx.get() : nullptr, &cuda);
     TeplugAttentionParams p = Params();
-    struct Buffer {
-      std::vector<uint8_t> host;
-      std::vector<int64_t> shape;
-      int32_t dtype;
-      void* device = nullptr;
-      TeplugTensor t = sdk::Versioned<TeplugTensor>();
-    };
-    auto bytes_of = [](const std::vector<uint16_t>& v) {
-      std::vector<uint8_t> b(v.size() * 2);
-      std::memcpy(b.data(), v.data(), b.size());
-      return b;
-    };
     std::vector<Buffer> buf(5);
-    buf[0] = {bytes_of(hq), {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
-    buf[1] = {bytes_of(hk), {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
-    buf[2] = {bytes_of(hv), {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
-    buf[3] = {std::vector<uint8_t>(hq.size() * 2), {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
+    buf[0] = {hq, {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
+    buf[1] = {hk, {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
+    buf[2] = {hv, {B, S, HKV, D}, TEPLUG_DTYPE_BF16};
+    buf[3] = {std::vector<uint8_t>(hq.size()), {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
     buf[4] = {
         std::vector<uint8_t>(static_cast<size_t>(B * HQ * S) * 4), {B, HQ, S}, TEPLUG_DTYPE_FP32};
-    for (Buffer& x : buf) {
-      x.t.dtype = x.dtype;
-      x.t.rank = static_cast<int32_t>(x.shape.size());
-      for (size_t j = 0; j < x.shape.size(); ++j) x.t.shape[j] = x.shape[j];
-      if (on_gpu) {
-        ASSERT_FALSE(ctx->Allocate(x.host.size(), 256, &x.device));
-        ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, x.device, x.host.data(), x.host.size()));
-        x.t.data = x.device;
-        x.t.device = &cuda;
-      } else {
-        x.t.data = x.host.data();
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(where.Place(buf));
     TeplugAttentionFwdArgs args = sdk::Versioned<TeplugAttentionFwdArgs>();
     args.params = &p;
     args.q = &buf[0].t;
@@ -187,73 +280,25 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     args.v = &buf[2].t;
     args.o = &buf[3].t;
     args.softmax_lse = &buf[4].t;
-    size_t ws_bytes = 0;
-    {
-      sdk::OwnedError e(attention->vtbl->workspace_size(
-          attention.get(), TEPLUG_OP_ATTENTION_FORWARD, &args, &ws_bytes));
-      ASSERT_FALSE(e) << e.message();
-    }
-    void* ws = nullptr;
-    std::vector<uint8_t> host_ws(ws_bytes);
-    if (ws_bytes > 0) {
-      if (on_gpu) {
-        ASSERT_FALSE(ctx->Allocate(ws_bytes, 256, &ws));
-      } else {
-        ws = host_ws.data();
-      }
-    }
-    args.workspace = ws;
-    args.workspace_size = ws_bytes;
     std::string served_by;
-    {
-      core::ServedByRecorder recorder;
-      sdk::OwnedError e(attention->vtbl->forward(attention.get(), &args));
-      ASSERT_FALSE(e) << (on_gpu ? "on cuda:0: " : "on the host: ") << e.message();
-      served_by = recorder.last();
-    }
+    ASSERT_NO_FATAL_FAILURE(where.Forward(attention.get(), &args, &served_by));
     EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
-    for (size_t i : {size_t{3}, size_t{4}}) {
-      std::vector<uint8_t> back = buf[i].host;
-      if (on_gpu) {
-        ASSERT_FALSE(
-            ctx->Copy(TEPLUG_COPY_DEVICE_TO_HOST, back.data(), buf[i].device, back.size()));
-      }
-      std::vector<float>& into = i == 3 ? o_out[on_gpu ? 0 : 1] : lse_out[on_gpu ? 0 : 1];
-      if (i == 3) {
-        for (size_t e = 0; e < back.size() / 2; ++e) {
-          uint16_t b;
-          std::memcpy(&b, &back[e * 2], 2);
-          into.push_back(Bf16ToFloat(b));
-        }
-      } else {
-        into.resize(back.size() / 4);
-        std::memcpy(into.data(), back.data(), back.size());
-      }
+    std::vector<uint8_t> o, lse;
+    ASSERT_NO_FATAL_FAILURE(where.Read(buf[3], &o));
+    ASSERT_NO_FATAL_FAILURE(where.Read(buf[4], &lse));
+    for (size_t e = 0; e < o.size() / 2; ++e) {
+      uint16_t b;
+      std::memcpy(&b, &o[e * 2], 2);
+      o_out[on_gpu ? 0 : 1].push_back(Bf16ToFloat(b));
     }
-    if (on_gpu) {
-      for (Buffer& x : buf) ASSERT_FALSE(ctx->Deallocate(x.device));
-      if (ws != nullptr) {
-        ASSERT_FALSE(ctx->Deallocate(ws));
-      }
-    }
+    lse_out[on_gpu ? 0 : 1] = Floats(lse);
   }
   ASSERT_FALSE(ctx->Close());
-  int bad = 0;
-  for (size_t i = 0; i < o_out[0].size(); ++i) {
-    const double tol = std::ldexp(std::fabs(o_out[1][i]), -7) + std::ldexp(1.0, -8);
-    if (!(std::fabs(o_out[0][i] - o_out[1][i]) <= tol) && ++bad <= 5) {
-      ADD_FAILURE() << "O[" << i << "]: native " << o_out[0][i] << ", reference " << o_out[1][i];
-    }
-  }
-  EXPECT_EQ(bad, 0) << bad << " of " << o_out[0].size() << " O elements outside the tolerance";
-  bad = 0;
-  for (size_t i = 0; i < lse_out[0].size(); ++i) {
-    if (!(std::fabs(lse_out[0][i] - lse_out[1][i]) <= std::ldexp(1.0, -10)) && ++bad <= 5) {
-      ADD_FAILURE() << "LSE[" << i << "]: native " << lse_out[0][i] << ", reference "
-                    << lse_out[1][i];
-    }
-  }
-  EXPECT_EQ(bad, 0) << bad << " LSE values outside the tolerance";
+  ExpectWithin(
+      o_out[0], o_out[1],
+      [&](size_t i) { return std::ldexp(std::fabs(o_out[1][i]), -7) + std::ldexp(1.0, -8); }, "O");
+  ExpectWithin(
+      lse_out[0], lse_out[1], [](size_t) { return std::ldexp(1.0, -10); }, "LSE");
 }
 
 // e4m3's value of `code`: sign, 4 exponent bits of bias 7 (0: subnormal), 3
@@ -309,17 +354,11 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
   std::vector<std::vector<float>> o_out(2), lse_out(2);
   float native_o_amax = 0;
   for (const bool on_gpu : {true, false}) {
+    Placement where(on_gpu ? ctx.get() : nullptr, &cuda);
     TeplugAttentionParams p = Params();
     p.num_heads_q = p.num_heads_kv = kHeads;
     p.head_dim_qk = p.head_dim_v = kDim;
     p.softmax_scale = 1.0f / std::sqrt(static_cast<float>(kDim));
-    struct Buffer {
-      std::vector<uint8_t> host;
-      std::vector<int64_t> shape;
-      int32_t dtype;
-      void* device = nullptr;
-      TeplugTensor t = sdk::Versioned<TeplugTensor>();
-    };
     // q, k, v, o, lse, then each scaling's scale, scale_inv and amax (amax
     // -1 until written).
     std::vector<Buffer> buf(5 + 3 * kScalings);
@@ -330,28 +369,13 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
     buf[4] = {std::vector<uint8_t>(static_cast<size_t>(B * kHeads * S) * 4),
               {B, kHeads, S},
               TEPLUG_DTYPE_FP32};
-    auto scalar = [](float x) {
-      std::vector<uint8_t> b(4);
-      std::memcpy(b.data(), &x, 4);
-      return b;
-    };
     for (int s = 0; s < kScalings; ++s) {
       const float values[3] = {scale[s], 1.0f / scale[s], -1.0f};
-      for (int j = 0; j < 3; ++j) buf[5 + 3 * s + j] = {scalar(values[j]), {1}, TEPLUG_DTYPE_FP32};
-    }
-    for (Buffer& x : buf) {
-      x.t.dtype = x.dtype;
-      x.t.rank = static_cast<int32_t>(x.shape.size());
-      for (size_t j = 0; j < x.shape.size(); ++j) x.t.shape[j] = x.shape[j];
-      if (on_gpu) {
-        ASSERT_FALSE(ctx->Allocate(x.host.size(), 256, &x.device));
-        ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, x.device, x.host.data(), x.host.size()));
-        x.t.data = x.device;
-        x.t.device = &cuda;
-      } else {
-        x.t.data = x.host.data();
+      for (int j = 0; j < 3; ++j) {
+        buf[5 + 3 * s + j] = {BytesOf(&values[j], 4), {1}, TEPLUG_DTYPE_FP32};
       }
     }
+    ASSERT_NO_FATAL_FAILURE(where.Place(buf));
     TeplugQuantization quant[kScalings];
     for (int s = 0; s < kScalings; ++s) {
       quant[s] = sdk::Versioned<TeplugQuantization>();
@@ -369,79 +393,29 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
     args.o = &buf[3].t;
     args.softmax_lse = &buf[4].t;
     args.s_quant = &quant[kP];
-    size_t ws_bytes = 0;
-    {
-      sdk::OwnedError e(attention->vtbl->workspace_size(
-          attention.get(), TEPLUG_OP_ATTENTION_FORWARD, &args, &ws_bytes));
-      ASSERT_FALSE(e) << e.message();
-    }
-    void* ws = nullptr;
-    std::vector<uint8_t> host_ws(ws_bytes);
-    if (ws_bytes > 0) {
-      if (on_gpu) {
-        ASSERT_FALSE(ctx->Allocate(ws_bytes, 256, &ws));
-      } else {
-        ws = host_ws.data();
-      }
-    }
-    args.workspace = ws;
-    args.workspace_size = ws_bytes;
     std::string served_by;
-    {
-      core::ServedByRecorder recorder;
-      sdk::OwnedError e(attention->vtbl->forward(attention.get(), &args));
-      ASSERT_FALSE(e) << (on_gpu ? "on cuda:0: " : "on the host: ") << e.message();
-      served_by = recorder.last();
-    }
+    ASSERT_NO_FATAL_FAILURE(where.Forward(attention.get(), &args, &served_by));
     EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
-    const size_t o_amax = 7 + 3 * kO;
-    for (size_t i : {size_t{3}, size_t{4}, o_amax}) {
-      std::vector<uint8_t> back = buf[i].host;
-      if (on_gpu) {
-        ASSERT_FALSE(
-            ctx->Copy(TEPLUG_COPY_DEVICE_TO_HOST, back.data(), buf[i].device, back.size()));
-      }
-      if (i == 3) {
-        // O dequantized with o's scale_inv.
-        for (uint8_t code : back) o_out[on_gpu ? 0 : 1].push_back(E4m3ToFloat(code) / scale[kO]);
-      } else if (i == 4) {
-        std::vector<float>& into = lse_out[on_gpu ? 0 : 1];
-        into.resize(back.size() / 4);
-        std::memcpy(into.data(), back.data(), back.size());
-      } else if (on_gpu) {
-        std::memcpy(&native_o_amax, back.data(), 4);
-      }
-    }
-    if (on_gpu) {
-      for (Buffer& x : buf) ASSERT_FALSE(ctx->Deallocate(x.device));
-      if (ws != nullptr) {
-        ASSERT_FALSE(ctx->Deallocate(ws));
-      }
-    }
+    std::vector<uint8_t> o, lse, o_amax;
+    ASSERT_NO_FATAL_FAILURE(where.Read(buf[3], &o));
+    ASSERT_NO_FATAL_FAILURE(where.Read(buf[4], &lse));
+    ASSERT_NO_FATAL_FAILURE(where.Read(buf[7 + 3 * kO], &o_amax));
+    // O dequantized with o's scale_inv.
+    for (uint8_t code : o) o_out[on_gpu ? 0 : 1].push_back(E4m3ToFloat(code) / scale[kO]);
+    lse_out[on_gpu ? 0 : 1] = Floats(lse);
+    if (on_gpu) native_o_amax = Floats(o_amax)[0];
   }
   ASSERT_FALSE(ctx->Close());
   double ref_max = 0;
   for (float x : o_out[1]) ref_max = std::max(ref_max, std::fabs(static_cast<double>(x)));
   ASSERT_GT(ref_max, 0);
   const double tol = 2 * std::ldexp(ref_max, -3);
-  int bad = 0;
-  for (size_t i = 0; i < o_out[0].size(); ++i) {
-    if (!(std::fabs(o_out[0][i] - o_out[1][i]) <= tol) && ++bad <= 5) {
-      ADD_FAILURE() << "O[" << i << "]: native " << o_out[0][i] << ", reference " << o_out[1][i]
-                    << " (tolerance " << tol << ")";
-    }
-  }
-  EXPECT_EQ(bad, 0) << bad << " of " << o_out[0].size() << " O elements outside the tolerance";
+  ExpectWithin(
+      o_out[0], o_out[1], [tol](size_t) { return tol; }, "O");
   EXPECT_LE(std::fabs(native_o_amax - ref_max), tol)
       << "o's amax: native " << native_o_amax << ", max |O| of the reference " << ref_max;
-  bad = 0;
-  for (size_t i = 0; i < lse_out[0].size(); ++i) {
-    if (!(std::fabs(lse_out[0][i] - lse_out[1][i]) <= std::ldexp(1.0, -6)) && ++bad <= 5) {
-      ADD_FAILURE() << "LSE[" << i << "]: native " << lse_out[0][i] << ", reference "
-                    << lse_out[1][i];
-    }
-  }
-  EXPECT_EQ(bad, 0) << bad << " LSE values outside the tolerance";
+  ExpectWithin(
+      lse_out[0], lse_out[1], [](size_t) { return std::ldexp(1.0, -6); }, "LSE");
 }
 
 }  // namespace
