@@ -33,6 +33,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "native/gemm/testing/gpu_presence.h"
+#include "plugins/reference/numerics/float_formats.h"
 #include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
@@ -53,18 +54,6 @@ std::unique_ptr<core::Kernel> MakeKernel() {
   auto k = core::Kernel::Create(o);
   EXPECT_TRUE(k.ok()) << k.status();
   return k.ok() ? *std::move(k) : nullptr;
-}
-
-float Bf16ToFloat(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-uint16_t FloatToBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
 }
 
 TeplugAttentionParams Params() {
@@ -256,7 +245,7 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
   auto random_bf16 = [&](int64_t n) {
     std::vector<uint16_t> v(static_cast<size_t>(n));
-    for (uint16_t& x : v) x = FloatToBf16(uni(rng));
+    for (uint16_t& x : v) x = reference::EncodeBf16(uni(rng));
     return BytesOf(v.data(), v.size() * 2);
   };
   const std::vector<uint8_t> hq = random_bf16(B * S * HQ * D), hk = random_bf16(B * S * HKV * D),
@@ -289,7 +278,7 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     for (size_t e = 0; e < o.size() / 2; ++e) {
       uint16_t b;
       std::memcpy(&b, &o[e * 2], 2);
-      o_out[on_gpu ? 0 : 1].push_back(Bf16ToFloat(b));
+      o_out[on_gpu ? 0 : 1].push_back(reference::DecodeBf16(b));
     }
     lse_out[on_gpu ? 0 : 1] = Floats(lse);
   }
@@ -299,16 +288,6 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
       [&](size_t i) { return std::ldexp(std::fabs(o_out[1][i]), -7) + std::ldexp(1.0, -8); }, "O");
   ExpectWithin(
       lse_out[0], lse_out[1], [](size_t) { return std::ldexp(1.0, -10); }, "LSE");
-}
-
-// e4m3's value of `code`: sign, 4 exponent bits of bias 7 (0: subnormal), 3
-// mantissa bits; 0x7F and 0xFF are NaN.
-float E4m3ToFloat(uint8_t code) {
-  if ((code & 0x7F) == 0x7F) return std::nanf("");
-  const int exponent = (code >> 3) & 0xF, mantissa = code & 0x7;
-  const float magnitude = exponent == 0 ? std::ldexp(mantissa / 8.0f, -6)
-                                        : std::ldexp(1.0f + mantissa / 8.0f, exponent - 7);
-  return (code & 0x80) != 0 ? -magnitude : magnitude;
 }
 
 TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
@@ -401,7 +380,8 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
     ASSERT_NO_FATAL_FAILURE(where.Read(buf[4], &lse));
     ASSERT_NO_FATAL_FAILURE(where.Read(buf[7 + 3 * kO], &o_amax));
     // O dequantized with o's scale_inv.
-    for (uint8_t code : o) o_out[on_gpu ? 0 : 1].push_back(E4m3ToFloat(code) / scale[kO]);
+    for (uint8_t code : o)
+      o_out[on_gpu ? 0 : 1].push_back(reference::DecodeFp8E4M3(code) / scale[kO]);
     lse_out[on_gpu ? 0 : 1] = Floats(lse);
     if (on_gpu) native_o_amax = Floats(o_amax)[0];
   }
