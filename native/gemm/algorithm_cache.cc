@@ -34,8 +34,8 @@ size_t AlgorithmKeyHash::operator()(const AlgorithmKey& k) const {
   return static_cast<size_t>(h);
 }
 
-AlgorithmKey MakeAlgorithmKey(const CublasLtGemmPlan& p, int device_ordinal, const uint32_t alignments[4],
-                              size_t workspace_limit) {
+AlgorithmKey MakeAlgorithmKey(const CublasLtGemmPlan& p, int device_ordinal,
+                              const uint32_t alignments[kKeyedPointers], size_t workspace_limit) {
   AlgorithmKey key;
   std::vector<int64_t>& w = key.words;
   w.reserve(48);
@@ -58,8 +58,9 @@ AlgorithmKey MakeAlgorithmKey(const CublasLtGemmPlan& p, int device_ordinal, con
   w.push_back(p.fast_accum);
   AddScaling(p.a_scaling, &w);
   AddScaling(p.b_scaling, &w);
-  w.push_back(p.d_scaled);
-  for (int i = 0; i < 4; ++i) w.push_back(alignments[i]);
+  w.push_back(p.d_scale);
+  w.push_back(p.d_amax);
+  for (int i = 0; i < kKeyedPointers; ++i) w.push_back(alignments[i]);
   w.push_back(static_cast<int64_t>(workspace_limit));
   return key;
 }

@@ -40,9 +40,15 @@ struct AlgorithmKeyHash {
   size_t operator()(const AlgorithmKey& k) const;
 };
 
-// `alignments`: the alignment classes of cuBLASLt's A, B, C and D pointers.
-AlgorithmKey MakeAlgorithmKey(const CublasLtGemmPlan& plan, int device_ordinal, const uint32_t alignments[4],
-                              size_t workspace_limit);
+// The pointers whose alignment classes a key holds: cuBLASLt's A, B, C and D
+// (promised to the heuristic as MIN_ALIGNMENT preferences), then the bias and
+// the GELU aux output, which the heuristic reads from the description to
+// learn their alignment (cublasLt.h, BIAS_POINTER and EPILOGUE_AUX_POINTER).
+inline constexpr int kKeyedPointers = 6;
+
+// `alignments`: the alignment classes of those pointers, in that order.
+AlgorithmKey MakeAlgorithmKey(const CublasLtGemmPlan& plan, int device_ordinal,
+                              const uint32_t alignments[kKeyedPointers], size_t workspace_limit);
 
 // A bounded LRU map from AlgorithmKey to a value (the cuBLASLt algorithm and
 // its workspace size in the implementation).

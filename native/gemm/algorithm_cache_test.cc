@@ -12,7 +12,7 @@
 namespace teplug::native {
 namespace {
 
-constexpr uint32_t kAligned[4] = {256, 256, 256, 256};
+constexpr uint32_t kAligned[kKeyedPointers] = {256, 256, 256, 256, 256, 256};
 
 CublasLtGemmPlan Bf16Plan() {
   CublasLtGemmPlan p;
@@ -64,9 +64,13 @@ TEST(AlgorithmKeyTest, EveryInputOfTheHeuristicChangesTheKey) {
       {"aux", [](CublasLtGemmPlan& p) { p.has_aux = true; }},
       {"aux ld", [](CublasLtGemmPlan& p) { p.aux_ld = 4096; }},
       {"fast accum", [](CublasLtGemmPlan& p) { p.fast_accum = true; }},
-      {"a scale mode", [](CublasLtGemmPlan& p) { p.a_scaling = {true, CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, TeplugOperand::kB}; }},
+      {"a scale mode",
+       [](CublasLtGemmPlan& p) {
+         p.a_scaling = {true, CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0, TeplugOperand::kB};
+       }},
       {"b scaled", [](CublasLtGemmPlan& p) { p.b_scaling.scaled = true; }},
-      {"d scaled", [](CublasLtGemmPlan& p) { p.d_scaled = true; }},
+      {"d scale", [](CublasLtGemmPlan& p) { p.d_scale = true; }},
+      {"d amax", [](CublasLtGemmPlan& p) { p.d_amax = true; }},
   };
   for (const auto& [what, change] : changes) {
     CublasLtGemmPlan p = Bf16Plan();
@@ -74,8 +78,12 @@ TEST(AlgorithmKeyTest, EveryInputOfTheHeuristicChangesTheKey) {
     EXPECT_FALSE(Key(p) == base) << what << " does not change the key";
   }
   EXPECT_FALSE(Key(Bf16Plan(), 1) == base) << "device ordinal";
-  const uint32_t misaligned[4] = {256, 256, 256, 8};
-  EXPECT_FALSE(Key(Bf16Plan(), 0, misaligned) == base) << "D's alignment";
+  const char* const pointers[kKeyedPointers] = {"A", "B", "C", "D", "bias", "GELU aux"};
+  for (int i = 0; i < kKeyedPointers; ++i) {
+    uint32_t misaligned[kKeyedPointers] = {256, 256, 256, 256, 256, 256};
+    misaligned[i] = 8;
+    EXPECT_FALSE(Key(Bf16Plan(), 0, misaligned) == base) << pointers[i] << "'s alignment";
+  }
   EXPECT_FALSE(Key(Bf16Plan(), 0, kAligned, 0) == base) << "workspace limit";
 }
 

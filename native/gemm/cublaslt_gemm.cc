@@ -76,8 +76,10 @@ constexpr uint32_t kServedScaling =
     TEPLUG_SCALING_BIT(TEPLUG_SCALING_PER_TENSOR) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_MXFP8_1D32) |
     TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_1D128) | TEPLUG_SCALING_BIT(TEPLUG_SCALING_BLOCK_2D128);
 
-// The workspace is cut at this alignment: cuBLASLt's part and each tiled scale
-// copy start on it.
+// The workspace is cut at this alignment: cuBLASLt's part (which cuBLASLt
+// requires 256-byte aligned) and each tiled scale copy start on it. The
+// caller's workspace may start anywhere, so a GEMM that uses one asks for
+// kWorkspaceAlignment - 1 bytes more and starts at its first aligned byte.
 constexpr size_t kWorkspaceAlignment = 256;
 
 size_t AlignedUp(size_t n) { return (n + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
@@ -99,7 +101,9 @@ struct WorkspaceLayout {
   size_t a_scales = 0, b_scales = 0;  // bytes of each copy
   size_t algorithm = 0;
   size_t staging() const { return a_scales + b_scales; }
-  size_t total() const { return staging() + algorithm; }
+  size_t used() const { return staging() + algorithm; }
+  // What workspace_size reports: `used` from an aligned start anywhere in it.
+  size_t asked() const { return used() == 0 ? 0 : used() + kWorkspaceAlignment - 1; }
 };
 
 class CublasLtGemm final : public sdk::GemmImpl {
@@ -127,7 +131,7 @@ class CublasLtGemm final : public sdk::GemmImpl {
   }
 
   size_t WorkspaceSize(const TeplugGemmArgs& args) override {
-    return Workspace(Require(args)).total();
+    return Workspace(Require(args)).asked();
   }
 
   void Gemm(const TeplugGemmArgs& args) override {
@@ -142,23 +146,28 @@ class CublasLtGemm final : public sdk::GemmImpl {
     }
     const size_t given = args.workspace == nullptr ? 0 : args.workspace_size;
     const WorkspaceLayout w = Workspace(g);
-    if (given < w.total()) {
-      throw sdk::InvalidArgument(absl::StrCat(
-          "native gemm: workspace of ", given, " bytes given; this GEMM needs ", w.total(), " (",
-          w.staging(), " for the scales in cuBLASLt's layout, ", w.algorithm,
-          " for the algorithm cuBLASLt chose; ask workspace_size)"));
+    if (given < w.asked()) {
+      throw sdk::InvalidArgument(
+          absl::StrCat("native gemm: workspace of ", given, " bytes given; this GEMM needs ",
+                       w.asked(), " (", w.staging(), " for the scales in cuBLASLt's layout, ",
+                       w.algorithm, " for the algorithm cuBLASLt chose, ", w.asked() - w.used(),
+                       " to start them 256-byte aligned; ask workspace_size)"));
     }
     const int set = runtime_.SetDevice(g.ordinal);
     if (set != kCudaSuccess)
       throw sdk::Internal("native gemm: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
-    uint8_t* const workspace = static_cast<uint8_t*>(args.workspace);
+    const auto start = reinterpret_cast<uintptr_t>(args.workspace);
+    const size_t skipped =
+        (kWorkspaceAlignment - start % kWorkspaceAlignment) % kWorkspaceAlignment;
+    uint8_t* const workspace = static_cast<uint8_t*>(args.workspace) + (given == 0 ? 0 : skipped);
+    const size_t usable = given == 0 ? 0 : given - skipped;
     LtScalePointers tiled;
     if (w.a_scales > 0) tiled.a = CopyScales(g.plan.a_scaling, args, workspace);
     if (w.b_scales > 0) tiled.b = CopyScales(g.plan.b_scaling, args, workspace + w.a_scales);
     CublasLtMatmulDescription description(*library_.lt);
     ThrowIfError(description.Build(g.plan, args, tiled));
     const LtOperandPointers p = OperandPointers(g.plan, args);
-    const size_t algorithm_bytes = given - w.staging();
+    const size_t algorithm_bytes = usable - w.staging();
     const cublasStatus_t s = library_.lt->Matmul(
         g.handle, description.desc(), &g.plan.alpha, p.a, description.a(), p.b, description.b(),
         &g.plan.beta, p.c, description.c(), p.d, description.d(), &g.chosen.algo,
@@ -260,8 +269,9 @@ class CublasLtGemm final : public sdk::GemmImpl {
   // The cached algorithm of this signature, or the heuristic's first.
   absl::StatusOr<ChosenAlgorithm> Choose(const Accepted& g, const TeplugGemmArgs& args) {
     const LtOperandPointers p = OperandPointers(g.plan, args);
-    const uint32_t alignments[4] = {AlignmentClass(p.a), AlignmentClass(p.b), AlignmentClass(p.c),
-                                    AlignmentClass(p.d)};
+    const uint32_t alignments[kKeyedPointers] = {AlignmentClass(p.a),    AlignmentClass(p.b),
+                                                 AlignmentClass(p.c),    AlignmentClass(p.d),
+                                                 AlignmentClass(p.bias), AlignmentClass(p.aux)};
     const AlgorithmKey key =
         MakeAlgorithmKey(g.plan, g.ordinal, alignments, options_.max_workspace);
     if (std::optional<ChosenAlgorithm> hit = cache_.Find(key)) return *hit;

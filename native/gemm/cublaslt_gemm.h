@@ -17,8 +17,9 @@
 //  - Workspace: the heuristic may choose algorithms needing up to
 //    kMaxGemmWorkspace bytes; workspace_size() reports what the chosen one
 //    needs (often 0) plus, for MXFP8 and block-scaled operands, their scale
-//    copies in cuBLASLt's layout, and
-//    gemm() refuses a smaller workspace with INVALID_ARGUMENT.
+//    copies in cuBLASLt's layout, plus 255 bytes when that is not 0 (the
+//    GEMM starts at the workspace's first 256-byte boundary, as cuBLASLt
+//    needs), and gemm() refuses a smaller workspace with INVALID_ARGUMENT.
 //  - fp8: A's and B's per-tensor scale_inv (device pointers) are cuBLASLt's
 //    B and A scale pointers; an fp8 D gets D's quant->scale as the D scale
 //    and quant->amax as the amax output, and a kernel writes 1/scale into

@@ -135,6 +135,25 @@ absl::StatusOr<LtOperandScaling> OperandScaling(const TeplugTensor& t, const cha
   return scaling;
 }
 
+// The bias dtypes cuBLASLt adds (cublasLt.h, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE,
+// and cuBLAS's fp8 type table, as TransformerEngine's cublaslt_gemm.cu uses
+// it): D's dtype, except that fp8 inputs take a bf16 bias for an fp32 D and a
+// bf16 or fp16 one for an fp8 D.
+absl::Status BiasDtypeRule(bool fp8_inputs, int32_t d, int32_t bias) {
+  bool served = bias == d;
+  const char* rule = "cuBLASLt adds a bias of D's dtype";
+  if (fp8_inputs && d == TEPLUG_DTYPE_FP32) {
+    served = bias == TEPLUG_DTYPE_BF16;
+    rule = "with fp8 inputs and an fp32 D cuBLASLt adds a bf16 bias";
+  } else if (fp8_inputs && IsFp8(d)) {
+    served = bias == TEPLUG_DTYPE_BF16 || bias == TEPLUG_DTYPE_FP16;
+    rule = "with an fp8 D cuBLASLt adds a bf16 or fp16 bias";
+  }
+  if (served) return absl::OkStatus();
+  return absl::UnimplementedError(
+      absl::StrCat("native gemm: bias dtype ", bias, " with D dtype ", d, ": ", rule));
+}
+
 bool IsBlockScaled(int32_t mode) { return mode == TEPLUG_SCALING_BLOCK_1D128 || mode == TEPLUG_SCALING_BLOCK_2D128; }
 
 // What cuBLASLt's block-scaled matmul needs beyond the scales, as
@@ -246,27 +265,48 @@ absl::StatusOr<CublasLtGemmPlan> PlanCublasLtGemm(const TeplugGemmArgs& args) {
   }
   // (High-precision inputs never reach here with an fp8 D: see above.)
   if (IsFp8(dt)) {
-    plan.d_scaled = args.d->quant != nullptr;
-    if (plan.d_scaled && args.d->quant->scale_inv != nullptr) {
-      if (args.d->quant->scale == nullptr) {
-        return absl::InvalidArgumentError(
-            "native gemm: D.quant->scale_inv is given without D.quant->scale to take the reciprocal of");
-      }
-      plan.d_writes_scale_inv = true;
-    }
     if (plan.a_scaling.mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {
       return absl::UnimplementedError(
           "native gemm: an fp8 D from MXFP8 inputs is not served; ask for an fp32, bf16 or fp16 D");
     }
+    if (const TeplugQuantization* q = args.d->quant; q != nullptr) {
+      plan.d_scale = q->scale != nullptr;
+      plan.d_amax = q->amax != nullptr;
+      if (q->scale_inv != nullptr && q->scale == nullptr) {
+        return absl::InvalidArgumentError(
+            "native gemm: D.quant->scale_inv is given without D.quant->scale to take the reciprocal of");
+      }
+      plan.d_writes_scale_inv = q->scale_inv != nullptr;
+    }
+  }
+
+  // Bias [N]: cuBLASLt's per-row bias of D^T ([N, M]).
+  const bool bias = args.bias != nullptr;
+  if (bias) {
+    const TeplugTensor& t = *args.bias;
+    if (t.rank != 1 || t.shape[0] != N) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("native gemm: bias must be [", N, "] (N), got rank ", t.rank));
+    }
+    if (absl::Status s = BiasDtypeRule(plan.fp8, dt, t.dtype); !s.ok()) return s;
+    absl::StatusOr<cudaDataType_t> type = LtType(t.dtype, "bias");
+    if (!type.ok()) return type.status();
+    plan.bias_type = *type;
   }
 
   // The C term: teplug's C, D itself when accumulating, or none (beta 0, and
-  // cuBLASLt's C layout is D's with nothing read).
+  // cuBLASLt's C layout is D's with nothing read; for an fp8 D, the bias's
+  // type or bf16).
   if (args.accumulate) {
     if (IsFp8(dt)) return absl::UnimplementedError("native gemm: cuBLASLt cannot accumulate into an fp8 D");
     plan.c = plan.d;
     plan.beta = 1.0f;
   } else if (args.c != nullptr && args.beta != 0.0f) {
+    if (IsFp8(dt)) {
+      return absl::UnimplementedError(
+          "native gemm: an fp8 D is written without a C term here (cuBLASLt would read C as bf16 "
+          "or fp16)");
+    }
     absl::StatusOr<RowMajor> c = ReadMatrix(args.c, "C");
     if (!c.ok()) return c.status();
     if (c->rows != M || c->cols != N) {
@@ -282,23 +322,14 @@ absl::StatusOr<CublasLtGemmPlan> PlanCublasLtGemm(const TeplugGemmArgs& args) {
   } else {
     plan.c = plan.d;
     plan.c.source = TeplugOperand::kNone;
+    if (IsFp8(dt)) plan.c.type = bias ? plan.bias_type : CUDA_R_16BF;
     plan.beta = 0.0f;
   }
 
-  // Epilogue: bias [N] is cuBLASLt's per-row bias of D^T ([N, M]).
+  // Epilogue: the bias above, GELU, and GELU's pre-activation output.
   const bool gelu = args.epilogue == TEPLUG_EPILOGUE_GELU;
   if (args.epilogue != TEPLUG_EPILOGUE_NONE && !gelu) {
     return absl::InvalidArgumentError(absl::StrCat("native gemm: epilogue ", args.epilogue, " is not a TeplugGemmEpilogue"));
-  }
-  const bool bias = args.bias != nullptr;
-  if (bias) {
-    const TeplugTensor& t = *args.bias;
-    if (t.rank != 1 || t.shape[0] != N) {
-      return absl::InvalidArgumentError(absl::StrCat("native gemm: bias must be [", N, "] (N), got rank ", t.rank));
-    }
-    absl::StatusOr<cudaDataType_t> type = LtType(t.dtype, "bias");
-    if (!type.ok()) return type.status();
-    plan.bias_type = *type;
   }
   if (args.pre_gelu_out != nullptr) {
     if (!gelu) {
@@ -312,6 +343,11 @@ absl::StatusOr<CublasLtGemmPlan> PlanCublasLtGemm(const TeplugGemmArgs& args) {
     }
     absl::StatusOr<cudaDataType_t> type = LtType(args.pre_gelu_out->dtype, "pre_gelu_out");
     if (!type.ok()) return type.status();
+    if (aux->row_stride % 8 != 0) {
+      return absl::UnimplementedError(
+          absl::StrCat("native gemm: pre_gelu_out's row stride ", aux->row_stride,
+                       " is not a multiple of 8, which cuBLASLt's GELU aux output needs"));
+    }
     plan.has_aux = true;
     plan.aux_type = *type;
     plan.aux_ld = aux->row_stride;

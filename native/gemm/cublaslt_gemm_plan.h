@@ -59,11 +59,15 @@ struct CublasLtGemmPlan {
   cublasOperation_t trans_a = CUBLAS_OP_N;  // cuBLASLt's A (teplug's B)
   cublasOperation_t trans_b = CUBLAS_OP_N;  // cuBLASLt's B (teplug's A)
   uint64_t m = 0, n = 0, k = 0;             // cuBLASLt's: m = N, n = M
+  // c: an fp8 D reads no C (beta 0) and its C layout has the bias's type, or
+  // bf16 without a bias, as cuBLASLt requires of fp8 outputs.
   LtMatrixLayout a, b, c, d;
   float alpha = 1.0f;
   float beta = 0.0f;  // 0 when teplug has no C term; 1 when accumulating into D
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-  // CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, when the epilogue adds a bias.
+  // CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, when the epilogue adds a bias:
+  // D's type, except that fp8 inputs take a bf16 bias for an fp32 D and a
+  // bf16 or fp16 one for an fp8 D (cuBLAS's fp8 type table).
   cudaDataType_t bias_type = CUDA_R_32F;
   // The GELU pre-activation output (teplug's pre_gelu_out): its type and
   // leading dimension (CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE / _LD).
@@ -75,8 +79,10 @@ struct CublasLtGemmPlan {
   bool fast_accum = false;
   LtOperandScaling a_scaling, b_scaling;  // cuBLASLt's A and B
   // An fp8 D: D_SCALE_POINTER from d->quant->scale and AMAX_D_POINTER from
-  // d->quant->amax (each when given).
-  bool d_scaled = false;
+  // d->quant->amax, each set when given (both steer the heuristic, so both are
+  // part of the algorithm key).
+  bool d_scale = false;
+  bool d_amax = false;
   // An fp8 D with both quant->scale and quant->scale_inv: the GEMM writes
   // 1/scale into scale_inv after the matmul (cuBLASLt does not).
   bool d_writes_scale_inv = false;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "teplug/sdk/struct_io.hpp"
@@ -241,7 +242,8 @@ TEST(PlanFp8Test, PerTensorScalesGoToTheSwappedOperands) {
   EXPECT_EQ(p.a_scaling.scale_inv_of, TeplugOperand::kB);
   EXPECT_EQ(p.b_scaling.scale_inv_of, TeplugOperand::kA);
   EXPECT_TRUE(p.fast_accum);
-  EXPECT_FALSE(p.d_scaled);
+  EXPECT_FALSE(p.d_scale);
+  EXPECT_FALSE(p.d_amax);
   a.use_split_accumulator = 1;
   EXPECT_FALSE(Plan(a).fast_accum);
 }
@@ -253,9 +255,64 @@ TEST(PlanFp8Test, AnFp8DIsScaledAndCannotBeAccumulatedInto) {
   g.Quantize(a.d, TEPLUG_SCALING_PER_TENSOR)->scale = g.Vector(TEPLUG_DTYPE_FP32, 1);
   const CublasLtGemmPlan p = Plan(a);
   EXPECT_EQ(p.d.type, CUDA_R_8F_E4M3);
-  EXPECT_TRUE(p.d_scaled);
+  EXPECT_TRUE(p.d_scale);
+  EXPECT_FALSE(p.d_amax);
+  // cuBLASLt reads no C for an fp8 D, and its C layout must be bf16 or fp16.
+  EXPECT_EQ(p.c.source, TeplugOperand::kNone);
+  EXPECT_EQ(p.c.type, CUDA_R_16BF);
   a.accumulate = 1;
   EXPECT_THAT(PlanCublasLtGemm(a).status().message(), HasSubstr("cannot accumulate into an fp8 D"));
+  a.accumulate = 0;
+  a.c = g.Matrix(TEPLUG_DTYPE_BF16, 16, 32);
+  a.beta = 1.0f;
+  EXPECT_THAT(PlanCublasLtGemm(a).status().message(),
+              HasSubstr("an fp8 D is written without a C term"));
+}
+
+TEST(PlanFp8Test, AnFp8DsCLayoutTakesTheBiasType) {
+  GemmBuilder g;
+  TeplugGemmArgs& a = Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3,
+                              TEPLUG_DTYPE_FP8_E4M3, TEPLUG_SCALING_PER_TENSOR);
+  a.bias = g.Vector(TEPLUG_DTYPE_FP16, 32);
+  const CublasLtGemmPlan p = Plan(a);
+  EXPECT_EQ(p.bias_type, CUDA_R_16F);
+  EXPECT_EQ(p.c.type, CUDA_R_16F);
+}
+
+// cuBLAS's bias types: D's, except bf16 for fp8 inputs with an fp32 D and
+// bf16 or fp16 for an fp8 D.
+TEST(PlanFp8Test, BiasDtypesFollowCuBlasLtsTable) {
+  struct Case {
+    bool fp8_inputs;
+    int32_t d, bias;
+    bool served;
+  };
+  const Case cases[] = {
+      {false, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_BF16, true},
+      {false, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, false},
+      {true, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_BF16, true},
+      {true, TEPLUG_DTYPE_FP32, TEPLUG_DTYPE_FP32, false},
+      {true, TEPLUG_DTYPE_BF16, TEPLUG_DTYPE_BF16, true},
+      {true, TEPLUG_DTYPE_FP16, TEPLUG_DTYPE_BF16, false},
+      {true, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16, true},
+      {true, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP16, true},
+      {true, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP32, false},
+  };
+  for (const Case& c : cases) {
+    GemmBuilder g;
+    TeplugGemmArgs& a = c.fp8_inputs ? Fp8Gemm(g, TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_FP8_E4M3, c.d,
+                                               TEPLUG_SCALING_PER_TENSOR)
+                                     : g.Gemm(TEPLUG_DTYPE_BF16, 16, 32, 64, false, true, c.d);
+    a.bias = g.Vector(c.bias, 32);
+    const absl::Status s = PlanCublasLtGemm(a).status();
+    EXPECT_EQ(s.ok(), c.served) << "fp8 inputs " << c.fp8_inputs << ", D " << c.d << ", bias "
+                                << c.bias << ": " << s.message();
+    if (!c.served) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+      EXPECT_THAT(s.message(),
+                  HasSubstr(absl::StrCat("bias dtype ", c.bias, " with D dtype ", c.d)));
+    }
+  }
 }
 
 TEST(PlanFp8Test, RefusesE5m2TimesE5m2AndMissingScales) {
@@ -487,6 +544,11 @@ TEST(PlanEpilogueTest, RefusesMalformedEpilogues) {
   a.bias = g.Vector(TEPLUG_DTYPE_BF16, 4);  // M, not N
   EXPECT_THAT(PlanCublasLtGemm(a).status().message(), HasSubstr("bias must be [6] (N)"));
   a.bias = nullptr;
+  a.epilogue = TEPLUG_EPILOGUE_GELU;
+  a.pre_gelu_out = g.Matrix(TEPLUG_DTYPE_BF16, 4, 6, 12, 1);
+  EXPECT_THAT(PlanCublasLtGemm(a).status().message(),
+              HasSubstr("pre_gelu_out's row stride 12 is not a multiple of 8"));
+  a.pre_gelu_out = nullptr;
   a.epilogue = 5;
   EXPECT_THAT(PlanCublasLtGemm(a).status().message(), HasSubstr("epilogue 5 is not a TeplugGemmEpilogue"));
 }

@@ -25,8 +25,10 @@ struct GenerationRow {
 };
 
 // The table. fp8 matmul arrived with cuBLASLt 12.0 (Ada, Hopper); 1x128 and
-// 128x128 block scaling on Hopper with 12.9; Blackwell's fp8 (any layout)
-// and MXFP8 (VEC32_UE8M0 scales) with 12.8.
+// 128x128 block scaling on Hopper with 12.9; Blackwell's fp8 and MXFP8
+// (VEC32_UE8M0 scales) with 12.8. fp8 takes any layout on the data-centre
+// Blackwells (sm_100 to sm_119) and from sm_130, but only TN on sm_120/121,
+// as TransformerEngine's nvte_is_non_tn_fp8_gemm_supported says.
 constexpr GenerationRow kGenerations[] = {
     {"Ampere (sm_80)", 80, 88, false, false, {}},
     {"Ada (sm_89)", 89, 89, true, false, {{TEPLUG_SCALING_PER_TENSOR, 120000}}},
@@ -40,6 +42,18 @@ constexpr GenerationRow kGenerations[] = {
       {TEPLUG_SCALING_BLOCK_2D128, 120900}}},
     {"Blackwell (sm_100)",
      100,
+     119,
+     true,
+     true,
+     {{TEPLUG_SCALING_PER_TENSOR, 120800}, {TEPLUG_SCALING_MXFP8_1D32, 120800}}},
+    {"Blackwell (sm_120)",
+     120,
+     129,
+     true,
+     false,
+     {{TEPLUG_SCALING_PER_TENSOR, 120800}, {TEPLUG_SCALING_MXFP8_1D32, 120800}}},
+    {"sm_130 and later",
+     130,
      0,
      true,
      true,

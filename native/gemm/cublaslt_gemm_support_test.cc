@@ -40,11 +40,15 @@ TEST(GemmSupportTest, EachGenerationServesItsDtypesAndScalingModes) {
                                        Bit(TEPLUG_SCALING_BLOCK_2D128));
   EXPECT_FALSE(hopper->fp8_any_layout);
 
-  for (int32_t arch : {100, 120}) {
+  // fp8 in any layout on sm_100 to sm_119 and from sm_130; TN only on sm_120/121.
+  for (int32_t arch : {100, 103, 110, 120, 121, 130}) {
     const auto blackwell = GemmSupportForArch(arch, kCublasLt13_1);
-    EXPECT_STREQ(blackwell->generation, "Blackwell (sm_100)");
+    const bool geforce = arch >= 120 && arch < 130;
+    EXPECT_STREQ(blackwell->generation, arch < 120   ? "Blackwell (sm_100)"
+                                        : arch < 130 ? "Blackwell (sm_120)"
+                                                     : "sm_130 and later");
     EXPECT_EQ(blackwell->scaling_modes, Bit(TEPLUG_SCALING_PER_TENSOR) | Bit(TEPLUG_SCALING_MXFP8_1D32));
-    EXPECT_TRUE(blackwell->fp8_any_layout);
+    EXPECT_EQ(blackwell->fp8_any_layout, !geforce) << "sm_" << arch;
   }
 }
 
@@ -69,7 +73,7 @@ TEST(GemmSupportTest, OneDescriptorPerGenerationPresentWithItsArchBounds) {
   EXPECT_EQ(caps[1].device.arch_min, 90);
   EXPECT_EQ(caps[1].device.arch_max, 99);
   EXPECT_EQ(caps[2].device.arch_min, 100);
-  EXPECT_EQ(caps[2].device.arch_max, 0);
+  EXPECT_EQ(caps[2].device.arch_max, 119);
   for (const NativeGemmCaps& c : caps) {
     EXPECT_EQ(c.caps.struct_size, sizeof(TeplugGemmCaps));
     EXPECT_EQ(c.caps.a_dtypes, c.support.input_dtypes);
@@ -129,6 +133,9 @@ TEST(GemmSupportTest, WhyNotOnArchNamesTheGenerationAndWhatItLacks) {
   EXPECT_EQ(WhyNotOnArch(fp8_nn.get(), hopper),
             "native gemm: fp8 needs the TN form on Hopper (sm_90): trans_a 0 and trans_b 1, got 0 and 0");
   EXPECT_EQ(WhyNotOnArch(fp8_nn.get(), blackwell), "");
+  EXPECT_EQ(WhyNotOnArch(fp8_nn.get(), *GemmSupportForArch(120, kCublasLt13_1)),
+            "native gemm: fp8 needs the TN form on Blackwell (sm_120): trans_a 0 and trans_b 1, "
+            "got 0 and 0");
 
   const Args mxfp8(TEPLUG_DTYPE_FP8_E4M3, TEPLUG_DTYPE_BF16, TEPLUG_SCALING_MXFP8_1D32, false, true);
   EXPECT_THAT(WhyNotOnArch(mxfp8.get(), hopper), HasSubstr("A scaling mode 2 is not served by this cuBLASLt on Hopper"));

@@ -265,16 +265,19 @@ TEST(CublasLtGemmMx, ScalesAreTiledIntoTheWorkspaceFrontAndPassedAsTheScalePoint
   // cuBLASLt's A is teplug's B: 40 rows -> one 128-row band, 3 kblocks -> one
   // tile: 512 bytes. cuBLASLt's B is teplug's A: 200 rows -> 2 bands: 1024.
   const size_t b_tiled = 512, a_tiled = 1024;
-  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_tiled + a_tiled + 4096);
+  // Plus 255 bytes: the layout starts at the workspace's first 256-byte boundary.
+  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_tiled + a_tiled + 4096 + 255);
 
   uint8_t* workspace = reinterpret_cast<uint8_t*>(uintptr_t{1} << 43);
   g.workspace = workspace;
-  g.workspace_size = b_tiled + a_tiled + 4096 - 1;
+  g.workspace_size = b_tiled + a_tiled + 4096 + 255 - 1;
   const auto refused = f.Run(g);
   EXPECT_EQ(refused.first, TEPLUG_INVALID_ARGUMENT);
-  EXPECT_EQ(refused.second,
-            "native gemm: workspace of 5631 bytes given; this GEMM needs 5632 (1536 for the scales in "
-            "cuBLASLt's layout, 4096 for the algorithm cuBLASLt chose; ask workspace_size)");
+  EXPECT_EQ(
+      refused.second,
+      "native gemm: workspace of 5886 bytes given; this GEMM needs 5887 (1536 for the scales in "
+      "cuBLASLt's layout, 4096 for the algorithm cuBLASLt chose, 255 to start them 256-byte "
+      "aligned; ask workspace_size)");
   EXPECT_TRUE(f.kernels.swizzles.empty()) << "nothing is enqueued for a refused call";
 
   g.workspace_size = 8192;
@@ -331,11 +334,11 @@ TEST(CublasLtGemmBlocks, ScalesAreCopiedIntoCuBlasLtsLayoutAndPassedAsTheScalePo
   const TeplugQuantization* qb = blocks.Blocks(const_cast<TeplugTensor*>(g.b), TEPLUG_SCALING_BLOCK_2D128);
   ASSERT_EQ(f.WhyNot(g), "");
   const size_t b_copy = 256, a_copy = 2560;
-  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_copy + a_copy);
+  ASSERT_EQ(f.gemm->WorkspaceSize(g), b_copy + a_copy + 255);
 
   uint8_t* workspace = reinterpret_cast<uint8_t*>(uintptr_t{1} << 43);
   g.workspace = workspace;
-  g.workspace_size = b_copy + a_copy;
+  g.workspace_size = b_copy + a_copy + 255;
   ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
   ASSERT_EQ(f.kernels.block_copies.size(), 2u);
   const BlockScaleCopy& cb = f.kernels.block_copies[0];  // cuBLASLt's A: teplug's B
@@ -358,8 +361,9 @@ TEST(CublasLtGemmBlocks, ScalesAreCopiedIntoCuBlasLtsLayoutAndPassedAsTheScalePo
   EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_MODE), CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F);
   EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER), reinterpret_cast<int64_t>(workspace));
   EXPECT_EQ(call.desc.Int(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER), reinterpret_cast<int64_t>(workspace + b_copy));
-  EXPECT_EQ(call.workspace, nullptr);  // the algorithm needs none
-  EXPECT_EQ(call.workspace_bytes, 0u);
+  // The algorithm needs none; it gets what is left, the alignment's slack.
+  EXPECT_EQ(call.workspace, workspace + b_copy + a_copy);
+  EXPECT_EQ(call.workspace_bytes, 255u);
 }
 
 TEST(CublasLtGemmBlocks, BlackwellHasNoBlockScaledMatmulInTheTable) {
@@ -485,18 +489,39 @@ TEST(CublasLtGemmAlgorithms, TheChosenAlgorithmsWorkspaceIsReportedAndRequired) 
   f.lt->heuristic_workspace = 3 << 20;
   Args a;
   TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_BF16, 64, 32, 16);
-  EXPECT_EQ(f.gemm->WorkspaceSize(g), size_t{3} << 20);
+  EXPECT_EQ(f.gemm->WorkspaceSize(g), (size_t{3} << 20) + 255);
   g.workspace = reinterpret_cast<void*>(uintptr_t{1} << 42);
-  g.workspace_size = (3 << 20) - 1;
+  g.workspace_size = (3 << 20) + 255 - 1;
   const auto refused = f.Run(g);
   EXPECT_EQ(refused.first, TEPLUG_INVALID_ARGUMENT);
-  EXPECT_EQ(refused.second,
-            "native gemm: workspace of 3145727 bytes given; this GEMM needs 3145728 (0 for the scales in "
-            "cuBLASLt's layout, 3145728 for the algorithm cuBLASLt chose; ask workspace_size)");
+  EXPECT_EQ(
+      refused.second,
+      "native gemm: workspace of 3145982 bytes given; this GEMM needs 3145983 (0 for the scales in "
+      "cuBLASLt's layout, 3145728 for the algorithm cuBLASLt chose, 255 to start them 256-byte "
+      "aligned; ask workspace_size)");
   g.workspace_size = 8 << 20;
   ASSERT_EQ(f.Run(g).first, TEPLUG_OK);
   EXPECT_EQ(f.lt->matmuls().back().workspace, g.workspace);
   EXPECT_EQ(f.lt->matmuls().back().workspace_bytes, size_t{8} << 20);
+}
+
+// cuBLASLt needs a 256-byte aligned workspace; the caller's may start anywhere.
+TEST(CublasLtGemmAlgorithms, AnUnalignedWorkspaceIsUsedFromItsFirstAlignedByte) {
+  Fixture f;
+  f.lt->heuristic_workspace = 4096;
+  Args a;
+  TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_BF16, 64, 32, 16);
+  const size_t asked = f.gemm->WorkspaceSize(g);
+  for (uintptr_t offset : {1, 8, 200, 255}) {
+    uint8_t* const start = reinterpret_cast<uint8_t*>((uintptr_t{1} << 42) + offset);
+    g.workspace = start;
+    g.workspace_size = asked;
+    ASSERT_EQ(f.Run(g).second, "") << "offset " << offset;
+    const testing::FakeMatmulCall call = f.lt->matmuls().back();
+    EXPECT_EQ(call.workspace, start + (256 - offset)) << "offset " << offset;
+    EXPECT_EQ(call.workspace_bytes, asked - (256 - offset)) << "offset " << offset;
+    EXPECT_GE(call.workspace_bytes, 4096u);
+  }
 }
 
 TEST(CublasLtGemmAlgorithms, ConcurrentCallersShareOneLibraryHandleAndCache) {
@@ -560,6 +585,13 @@ void Fp8IntoFp8WithSplitAccumulator(Args& a) {
   a.PerTensor(g.d, true);
   g.use_split_accumulator = 1;
 }
+void Fp8IntoFp8WithFp16Bias(Args& a) {
+  TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_FP8_E4M3, 64, 32, 16, false, true, TEPLUG_DTYPE_FP8_E4M3);
+  a.PerTensor(const_cast<TeplugTensor*>(g.a));
+  a.PerTensor(const_cast<TeplugTensor*>(g.b));
+  a.PerTensor(g.d, true);
+  g.bias = a.Tensor(TEPLUG_DTYPE_FP16, {32});
+}
 void Fp8IntoBf16WithBias(Args& a) {
   TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_FP8_E5M2, 64, 32, 16, false, true, TEPLUG_DTYPE_BF16);
   const_cast<TeplugTensor*>(g.b)->dtype = TEPLUG_DTYPE_FP8_E4M3;
@@ -618,8 +650,10 @@ TEST_P(CublasLtGemmDescribes, EveryAttributeThePlanCallsForAndNothingElse) {
     want[CUBLASLT_MATMUL_DESC_B_SCALE_POINTER] =
         reinterpret_cast<int64_t>(g.a->quant->scale_inv->data);
   }
-  if (plan->d_scaled) {
+  if (plan->d_scale) {
     want[CUBLASLT_MATMUL_DESC_D_SCALE_POINTER] = reinterpret_cast<int64_t>(g.d->quant->scale->data);
+  }
+  if (plan->d_amax) {
     want[CUBLASLT_MATMUL_DESC_AMAX_D_POINTER] = reinterpret_cast<int64_t>(g.d->quant->amax->data);
   }
   std::map<int, int64_t> got;
@@ -633,7 +667,13 @@ TEST_P(CublasLtGemmDescribes, EveryAttributeThePlanCallsForAndNothingElse) {
   ExpectLayout(m.d, plan->d, "D");
   EXPECT_EQ(m.a_data, g.b->data);
   EXPECT_EQ(m.b_data, g.a->data);
-  EXPECT_EQ(m.c_data, g.accumulate || g.c == nullptr ? g.d->data : Data(g.c));
+  // With no C term cuBLASLt gets D as C, or NULL for an fp8 D (whose C layout
+  // has another type).
+  const bool fp8_d = plan->d.type == CUDA_R_8F_E4M3 || plan->d.type == CUDA_R_8F_E5M2;
+  EXPECT_EQ(m.c_data, g.accumulate     ? g.d->data
+                      : g.c != nullptr ? Data(g.c)
+                      : fp8_d          ? nullptr
+                                       : g.d->data);
   EXPECT_EQ(m.d_data, g.d->data);
   EXPECT_EQ(m.alpha, g.alpha);
   EXPECT_EQ(m.beta, plan->beta);
@@ -651,6 +691,7 @@ INSTANTIATE_TEST_SUITE_P(
                       DescribedCase{"Bf16Gelu", &Bf16Gelu},
                       DescribedCase{"Fp8IntoFp8WithSplitAccumulator",
                                     &Fp8IntoFp8WithSplitAccumulator},
+                      DescribedCase{"Fp8IntoFp8WithFp16Bias", &Fp8IntoFp8WithFp16Bias},
                       DescribedCase{"Fp8IntoBf16WithBias", &Fp8IntoBf16WithBias}),
     [](const ::testing::TestParamInfo<DescribedCase>& i) { return i.param.name; });
 

@@ -110,7 +110,13 @@ LtOperandPointers OperandPointers(const CublasLtGemmPlan& plan, const TeplugGemm
   p.a = DataOf(TensorOf(plan.a.source, args));
   p.b = DataOf(TensorOf(plan.b.source, args));
   p.d = args.d == nullptr ? nullptr : args.d->data;
-  p.c = plan.c.source == TeplugOperand::kNone ? p.d : DataOf(TensorOf(plan.c.source, args));
+  if (plan.c.source != TeplugOperand::kNone) {
+    p.c = DataOf(TensorOf(plan.c.source, args));
+  } else if (plan.c.type == plan.d.type) {
+    p.c = p.d;
+  }
+  p.bias = DataOf(args.bias);
+  if (plan.has_aux) p.aux = DataOf(args.pre_gelu_out);
   return p;
 }
 
@@ -182,14 +188,13 @@ absl::Status CublasLtMatmulDescription::Build(const CublasLtGemmPlan& plan,
       }
     }
   }
-  if (st.ok() && plan.d_scaled) {
-    if (const void* scale = QuantData(args.d, &TeplugQuantization::scale); scale != nullptr) {
-      st = set_pointer(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, scale);
-    }
-    if (const void* amax = QuantData(args.d, &TeplugQuantization::amax);
-        st.ok() && amax != nullptr) {
-      st = set_pointer(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, amax);
-    }
+  if (st.ok() && plan.d_scale) {
+    st = set_pointer(CUBLASLT_MATMUL_DESC_D_SCALE_POINTER,
+                     QuantData(args.d, &TeplugQuantization::scale));
+  }
+  if (st.ok() && plan.d_amax) {
+    st = set_pointer(CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,
+                     QuantData(args.d, &TeplugQuantization::amax));
   }
   if (!st.ok()) return st;
 

@@ -16,12 +16,16 @@
 namespace teplug::native {
 
 // The device pointers of cuBLASLt's A, B, C and D for `plan` (the swap: its A
-// is teplug's B). C is D when the plan reads no C (beta 0).
+// is teplug's B), and of the epilogue's bias and GELU aux output. When the
+// plan reads no C (beta 0), C is D, or NULL for an fp8 D, whose C layout has
+// another type (as TransformerEngine passes it).
 struct LtOperandPointers {
   const void* a = nullptr;
   const void* b = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
+  const void* bias = nullptr;
+  const void* aux = nullptr;
 };
 LtOperandPointers OperandPointers(const CublasLtGemmPlan& plan, const TeplugGemmArgs& args);
 

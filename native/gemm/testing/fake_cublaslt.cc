@@ -21,6 +21,52 @@ Opaque* Keep(std::vector<std::unique_ptr<Opaque>>* storage, std::vector<Record>*
   return storage->back().get();
 }
 
+// The size of each attribute's declared type in cublasLt.h.
+size_t DeclaredSize(int attr) {
+  switch (attr) {
+    case CUBLASLT_MATMUL_DESC_FAST_ACCUM:
+      return sizeof(int8_t);
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD:
+      return sizeof(int64_t);
+    case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+    case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER:
+    case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+    case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+    case CUBLASLT_MATMUL_DESC_D_SCALE_POINTER:
+    case CUBLASLT_MATMUL_DESC_AMAX_D_POINTER:
+      return sizeof(void*);
+    default:  // the transposes, the epilogue, data types and scale modes
+      return sizeof(int32_t);
+  }
+}
+
+bool IsFp8Type(cudaDataType_t t) { return t == CUDA_R_8F_E4M3 || t == CUDA_R_8F_E5M2; }
+
+// The type rule of cuBLASLt's that this matmul breaks, or "".
+std::string BrokenTypeRule(const FakeMatmulDesc& desc, const FakeLayout& a, const FakeLayout& b,
+                           const FakeLayout& c, const FakeLayout& d) {
+  const bool fp8_inputs = IsFp8Type(a.type) && IsFp8Type(b.type);
+  if (fp8_inputs && IsFp8Type(d.type) && c.type != CUDA_R_16BF && c.type != CUDA_R_16F) {
+    return "an fp8 D needs a bf16 or fp16 C layout";
+  }
+  if (!fp8_inputs && c.type != d.type) return "C's type differs from D's";
+  if (desc.Has(CUBLASLT_MATMUL_DESC_BIAS_POINTER)) {
+    const auto bias =
+        static_cast<cudaDataType_t>(desc.Has(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE)
+                                        ? desc.Int(CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE)
+                                        : d.type);
+    bool served = bias == d.type;
+    if (fp8_inputs && d.type == CUDA_R_32F) served = bias == CUDA_R_16BF;
+    if (fp8_inputs && IsFp8Type(d.type)) served = bias == c.type;
+    if (!served) return "the bias type is not one these inputs and D take";
+  }
+  if (desc.Has(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER) &&
+      desc.Int(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD) % 8 != 0) {
+    return "the GELU aux leading dimension is not a multiple of 8";
+  }
+  return "";
+}
+
 }  // namespace
 
 int64_t FakeMatmulDesc::Int(cublasLtMatmulDescAttributes_t a) const {
@@ -60,6 +106,11 @@ int FakeCublasLt::CountOf(const std::string& call) const {
 std::vector<FakeMatmulCall> FakeCublasLt::matmuls() const {
   std::lock_guard<std::mutex> lock(mu_);
   return matmuls_;
+}
+
+std::string FakeCublasLt::last_refusal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_refusal_;
 }
 
 FakePreference FakeCublasLt::last_preference() const {
@@ -129,6 +180,11 @@ cublasStatus_t FakeCublasLt::MatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
       s != CUBLAS_STATUS_SUCCESS) {
     return s;
   }
+  if (size != DeclaredSize(attr)) {
+    last_refusal_ = "attribute " + std::to_string(attr) + " set with " + std::to_string(size) +
+                    " bytes, declared " + std::to_string(DeclaredSize(attr));
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
   const auto* bytes = static_cast<const uint8_t*>(buf);
   descs_[IndexOf(desc)].attributes[attr] = std::vector<uint8_t>(bytes, bytes + size);
   return CUBLAS_STATUS_SUCCESS;
@@ -175,16 +231,17 @@ cublasStatus_t FakeCublasLt::MatmulPreferenceSetAttribute(cublasLtMatmulPreferen
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t FakeCublasLt::MatmulAlgoGetHeuristic(cublasLtHandle_t, cublasLtMatmulDesc_t,
-                                                    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-                                                    cublasLtMatrixLayout_t, cublasLtMatrixLayout_t,
-                                                    cublasLtMatmulPreference_t pref, int requested,
-                                                    cublasLtMatmulHeuristicResult_t results[],
-                                                    int* returned) {
+cublasStatus_t FakeCublasLt::MatmulAlgoGetHeuristic(
+    cublasLtHandle_t, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+    cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t pref,
+    int requested, cublasLtMatmulHeuristicResult_t results[], int* returned) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cublasStatus_t s = Enter("MatmulAlgoGetHeuristic"); s != CUBLAS_STATUS_SUCCESS) return s;
   last_preference_ = prefs_[IndexOf(pref)];
   *returned = 0;
+  last_refusal_ = BrokenTypeRule(descs_[IndexOf(desc)], layouts_[IndexOf(a)], layouts_[IndexOf(b)],
+                                 layouts_[IndexOf(c)], layouts_[IndexOf(d)]);
+  if (!last_refusal_.empty()) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (!heuristic_finds_algorithm || requested < 1) return CUBLAS_STATUS_SUCCESS;
   results[0] = cublasLtMatmulHeuristicResult_t{};
   results[0].algo.data[0] = next_algo_id_++;
@@ -221,6 +278,12 @@ cublasStatus_t FakeCublasLt::Matmul(cublasLtHandle_t handle, cublasLtMatmulDesc_
   call.workspace = workspace;
   call.workspace_bytes = workspace_bytes;
   call.stream = stream;
+  last_refusal_ = BrokenTypeRule(call.desc, call.a, call.b, call.c, call.d);
+  if (last_refusal_.empty() && workspace_bytes > 0 &&
+      reinterpret_cast<uintptr_t>(workspace) % 256 != 0) {
+    last_refusal_ = "the workspace is not 256-byte aligned";
+  }
+  if (!last_refusal_.empty()) return CUBLAS_STATUS_INVALID_VALUE;
   matmuls_.push_back(call);
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -3,6 +3,15 @@
 // it, answers the heuristic with a scripted algorithm, records each call by
 // name and each cublasLtMatmul with the objects it was given, and fails a
 // named call with a chosen status on request.
+//
+// It also refuses what the real library refuses and a plan could get wrong
+// (cublasLt.h and cuBLAS's type tables): an attribute set with another size
+// than its declared type (INVALID_VALUE); at the heuristic and the matmul, an
+// fp8 D whose C layout is not bf16 or fp16 or differs from the bias type, a
+// bias type the inputs and D do not take, a GELU aux leading dimension that
+// is not a multiple of 8 (NOT_SUPPORTED from the heuristic, INVALID_VALUE
+// from the matmul); and a matmul workspace that is not 256-byte aligned
+// (INVALID_VALUE). `last_refusal` says which rule.
 #ifndef TEPLUG_NATIVE_GEMM_TESTING_FAKE_CUBLASLT_H_
 #define TEPLUG_NATIVE_GEMM_TESTING_FAKE_CUBLASLT_H_
 
@@ -75,6 +84,8 @@ class FakeCublasLt final : public CublasLtApi {
   int CountOf(const std::string& call) const;
   int heuristic_calls() const { return CountOf("MatmulAlgoGetHeuristic"); }
   std::vector<FakeMatmulCall> matmuls() const;
+  // The rule the last refused call broke ("" when none was refused).
+  std::string last_refusal() const;
   // The preference of the last heuristic call.
   FakePreference last_preference() const;
   // Objects created and not destroyed (descriptors, layouts, preferences, handles).
@@ -129,6 +140,7 @@ class FakeCublasLt final : public CublasLtApi {
   uint64_t next_algo_id_ = 1;
   FakePreference last_preference_;
   std::vector<FakeMatmulCall> matmuls_;
+  std::string last_refusal_;
 };
 
 }  // namespace teplug::native::testing
