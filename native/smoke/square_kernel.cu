@@ -14,6 +14,7 @@ cudaError_t LaunchSquarePlusOffset(const float* in, float* out, int count, float
                                    cudaStream_t stream) {
   constexpr int kThreads = 128;
   const int blocks = (count + kThreads - 1) / kThreads;
+  (void)cudaGetLastError();  // the record may hold an earlier call's error
   SquarePlusOffset<<<blocks, kThreads, 0, stream>>>(in, out, count, offset);
   return cudaGetLastError();
 }
