@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "native/device/context_resources.h"
+#include "native/device/current_device_scope.h"
 #include "native/device/device_description.h"
 
 namespace teplug::native {
@@ -70,7 +71,8 @@ class CudaDevice final : public sdk::DeviceImpl {
     auto note = [&](const std::string& call, int code) {
       if (code != kCudaSuccess && first_failure.empty()) first_failure = CudaCallFailure(runtime_, call, code);
     };
-    note("cudaSetDevice", runtime_.SetDevice(ordinal));
+    const CurrentDeviceScope device(runtime_, ordinal);
+    note("cudaSetDevice", device.error());
     for (void* s : streams) {
       note("cudaStreamSynchronize", runtime_.StreamSynchronize(s));
       note("cudaStreamDestroy", runtime_.StreamDestroy(s));
@@ -92,7 +94,8 @@ class CudaDevice final : public sdk::DeviceImpl {
       throw sdk::Exception(TEPLUG_OUT_OF_MEMORY, absl::StrCat("cannot allocate ", args.bytes, " bytes aligned to ",
                                                               alignment));
     }
-    Require(runtime_.SetDevice(ctx->ordinal), "allocate: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "allocate: cudaSetDevice");
     void* base = nullptr;
     const int e = runtime_.Malloc(&base, args.bytes + slack);
     if (e != kCudaSuccess) {
@@ -118,7 +121,8 @@ class CudaDevice final : public sdk::DeviceImpl {
     if (base == nullptr) {
       throw sdk::InvalidArgument(absl::StrFormat("deallocate: %p was not allocated by this context (or is freed)", p));
     }
-    Require(runtime_.SetDevice(ctx->ordinal), "deallocate: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "deallocate: cudaSetDevice");
     Require(runtime_.Free(base), "deallocate: cudaFree");
   }
 
@@ -140,7 +144,8 @@ class CudaDevice final : public sdk::DeviceImpl {
     const CudaCopyDirection direction = a.kind == TEPLUG_COPY_HOST_TO_DEVICE   ? CudaCopyDirection::kHostToDevice
                                         : a.kind == TEPLUG_COPY_DEVICE_TO_HOST ? CudaCopyDirection::kDeviceToHost
                                                                                : CudaCopyDirection::kDeviceToDevice;
-    Require(runtime_.SetDevice(ctx->ordinal), "copy: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "copy: cudaSetDevice");
     if (a.stream == nullptr) {
       Require(runtime_.CopySync(a.dst, a.src, a.bytes, direction), "copy: cudaMemcpy");
     } else {
@@ -150,7 +155,8 @@ class CudaDevice final : public sdk::DeviceImpl {
 
   TeplugStream CreateStream(TeplugDeviceContext* c) override {
     Context* ctx = ContextOf(c, "stream_create");
-    Require(runtime_.SetDevice(ctx->ordinal), "stream_create: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "stream_create: cudaSetDevice");
     void* stream = nullptr;
     Require(runtime_.StreamCreate(&stream), "stream_create: cudaStreamCreateWithFlags");
     std::lock_guard<std::mutex> lock(ctx->mu);
@@ -164,7 +170,8 @@ class CudaDevice final : public sdk::DeviceImpl {
       std::lock_guard<std::mutex> lock(ctx->mu);
       if (!ctx->resources.HasStream(s)) throw sdk::InvalidArgument("stream_synchronize: not a stream of this context");
     }
-    Require(runtime_.SetDevice(ctx->ordinal), "stream_synchronize: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "stream_synchronize: cudaSetDevice");
     Require(runtime_.StreamSynchronize(s), "stream_synchronize: cudaStreamSynchronize");
   }
 
@@ -174,7 +181,8 @@ class CudaDevice final : public sdk::DeviceImpl {
       std::lock_guard<std::mutex> lock(ctx->mu);
       if (!ctx->resources.TakeStream(s)) throw sdk::InvalidArgument("stream_destroy: not a stream of this context");
     }
-    Require(runtime_.SetDevice(ctx->ordinal), "stream_destroy: cudaSetDevice");
+    const CurrentDeviceScope device(runtime_, ctx->ordinal);
+    Require(device.error(), "stream_destroy: cudaSetDevice");
     const int synchronized = runtime_.StreamSynchronize(s);
     Require(runtime_.StreamDestroy(s), "stream_destroy: cudaStreamDestroy");
     Require(synchronized, "stream_destroy: cudaStreamSynchronize");

@@ -161,9 +161,11 @@ TEST_F(CudaDeviceTest, CopiesRoundTripThroughDeviceMemoryOnTheContextsGpu) {
   ASSERT_NE(ctx, nullptr);
   const std::vector<float> input = {1.5f, -2.0f, 3.25f, 1e-30f};
   const size_t bytes = input.size() * sizeof(float);
+  runtime_.set_current_device(0);  // the caller's thread is on cuda:0
   void* a = Allocate(*ctx, bytes);
   void* b = Allocate(*ctx, bytes);
-  EXPECT_EQ(runtime_.current_device(), 1);
+  EXPECT_EQ(runtime_.malloc_devices(), (std::vector<int>{1, 1}));  // made on the context's GPU
+  EXPECT_EQ(runtime_.current_device(), 0) << "the caller's current device is put back";
   ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_HOST_TO_DEVICE, a, input.data(), bytes));
   ASSERT_FALSE(ctx->Copy(TEPLUG_COPY_DEVICE_TO_DEVICE, b, a, bytes));
   std::vector<float> output(input.size(), 0.0f);

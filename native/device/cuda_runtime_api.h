@@ -38,6 +38,8 @@ class CudaRuntimeApi {
   virtual int GetDeviceFacts(int ordinal, CudaDeviceFacts* facts) = 0;
   // Makes `ordinal` the calling thread's current device (cudaSetDevice).
   virtual int SetDevice(int ordinal) = 0;
+  // The calling thread's current device (cudaGetDevice).
+  virtual int GetDevice(int* ordinal) = 0;
   virtual int Malloc(void** out, size_t bytes) = 0;
   virtual int Free(void* p) = 0;
   // Returns when the copy has completed (also for host-to-device and

@@ -33,6 +33,7 @@ class RealRuntime final : public CudaRuntimeApi {
   }
 
   int SetDevice(int ordinal) override { return cudaSetDevice(ordinal); }
+  int GetDevice(int* ordinal) override { return cudaGetDevice(ordinal); }
   int Malloc(void** out, size_t bytes) override { return cudaMalloc(out, bytes); }
   int Free(void* p) override { return cudaFree(p); }
 

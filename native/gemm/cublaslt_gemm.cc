@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "native/device/current_device_scope.h"
 #include "native/device/device_description.h"
 #include "native/gemm/algorithm_cache.h"
 #include "native/gemm/block_scale_layout.h"
@@ -119,7 +120,8 @@ class CublasLtGemm final : public sdk::GemmImpl {
   ~CublasLtGemm() override {
     if (library_.lt == nullptr) return;
     for (const auto& [ordinal, handle] : handles_) {
-      if (runtime_.SetDevice(ordinal) == kCudaSuccess) library_.lt->Destroy(handle);
+      const CurrentDeviceScope device(runtime_, ordinal);
+      if (device.error() == kCudaSuccess) library_.lt->Destroy(handle);
     }
   }
 
@@ -153,9 +155,11 @@ class CublasLtGemm final : public sdk::GemmImpl {
                        w.algorithm, " for the algorithm cuBLASLt chose, ", w.asked() - w.used(),
                        " to start them 256-byte aligned; ask workspace_size)"));
     }
-    const int set = runtime_.SetDevice(g.ordinal);
-    if (set != kCudaSuccess)
-      throw sdk::Internal("native gemm: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    const CurrentDeviceScope device(runtime_, g.ordinal);
+    if (device.error() != kCudaSuccess) {
+      throw sdk::Internal("native gemm: " +
+                          CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
+    }
     const auto start = reinterpret_cast<uintptr_t>(args.workspace);
     const size_t skipped =
         (kWorkspaceAlignment - start % kWorkspaceAlignment) % kWorkspaceAlignment;
@@ -277,9 +281,10 @@ class CublasLtGemm final : public sdk::GemmImpl {
     if (std::optional<ChosenAlgorithm> hit = cache_.Find(key)) return *hit;
 
     CublasLtApi& lt = *library_.lt;
-    const int set = runtime_.SetDevice(g.ordinal);
-    if (set != kCudaSuccess) {
-      return absl::InternalError("native gemm: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    const CurrentDeviceScope device(runtime_, g.ordinal);
+    if (device.error() != kCudaSuccess) {
+      return absl::InternalError("native gemm: " +
+                                 CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
     }
     CublasLtMatmulDescription description(lt);
     if (absl::Status s = description.Build(g.plan, args); !s.ok()) return s;
@@ -292,9 +297,10 @@ class CublasLtGemm final : public sdk::GemmImpl {
   absl::StatusOr<cublasLtHandle_t> HandleFor(int ordinal) {
     std::lock_guard<std::mutex> lock(handles_mu_);
     if (auto it = handles_.find(ordinal); it != handles_.end()) return it->second;
-    const int set = runtime_.SetDevice(ordinal);
-    if (set != kCudaSuccess) {
-      return absl::InternalError("native gemm: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    const CurrentDeviceScope device(runtime_, ordinal);
+    if (device.error() != kCudaSuccess) {
+      return absl::InternalError("native gemm: " +
+                                 CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
     }
     cublasLtHandle_t handle = nullptr;
     const cublasStatus_t s = library_.lt->Create(&handle);

@@ -505,6 +505,18 @@ TEST(CublasLtGemmAlgorithms, TheChosenAlgorithmsWorkspaceIsReportedAndRequired) 
   EXPECT_EQ(f.lt->matmuls().back().workspace_bytes, size_t{8} << 20);
 }
 
+// The GEMM runs with D's GPU current and leaves the caller's thread on its own.
+TEST(CublasLtGemmAlgorithms, TheCallersCurrentDeviceIsPutBack) {
+  Fixture f({Gpu(9, 0), Gpu(9, 0)});
+  Args a(1);
+  TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_BF16, 64, 32, 16);
+  f.runtime.set_current_device(0);
+  ASSERT_EQ(f.Run(g).second, "");
+  EXPECT_EQ(f.lt->matmuls().size(), 1u);
+  EXPECT_GE(f.runtime.calls("SetDevice"), 2) << "set to cuda:1, then back";
+  EXPECT_EQ(f.runtime.current_device(), 0);
+}
+
 // cuBLASLt needs a 256-byte aligned workspace; the caller's may start anywhere.
 TEST(CublasLtGemmAlgorithms, AnUnalignedWorkspaceIsUsedFromItsFirstAlignedByte) {
   Fixture f;

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "native/device/current_device_scope.h"
 #include "native/device/device_description.h"
 #include "native/quantize/quantize_plan.h"
 
@@ -61,11 +62,11 @@ class CudaQuantizer final : public sdk::QuantizerImpl {
   void Run(int ordinal, const char* op, Launch launch) {
     const std::string why = WhyNotOnDevice(ordinal);
     if (!why.empty()) throw sdk::Unsupported(why);
-    const int set = runtime_.SetDevice(ordinal);
-    if (set != kCudaSuccess) {
-      throw sdk::Exception(
-          TEPLUG_INTERNAL,
-          absl::StrCat("native: ", op, ": ", CudaCallFailure(runtime_, "cudaSetDevice", set)));
+    const CurrentDeviceScope device(runtime_, ordinal);
+    if (device.error() != kCudaSuccess) {
+      throw sdk::Exception(TEPLUG_INTERNAL, absl::StrCat("native: ", op, ": ",
+                                                         CudaCallFailure(runtime_, "cudaSetDevice",
+                                                                         device.error())));
     }
     const int launched = launch();
     if (launched != kCudaSuccess) {

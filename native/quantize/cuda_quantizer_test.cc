@@ -27,15 +27,20 @@ class RecordingKernels final : public KernelLauncher {
  public:
   int Quantize(const QuantizeLaunch& l) override {
     quantizes.push_back(l);
+    if (runtime != nullptr) launch_devices.push_back(runtime->current_device());
     return result;
   }
   int Dequantize(const DequantizeLaunch& l) override {
     dequantizes.push_back(l);
+    if (runtime != nullptr) launch_devices.push_back(runtime->current_device());
     return result;
   }
   std::vector<QuantizeLaunch> quantizes;
   std::vector<DequantizeLaunch> dequantizes;
   int result = 0;
+  // When set: the current device at each launch.
+  const FakeCudaRuntime* runtime = nullptr;
+  std::vector<int> launch_devices;
 };
 
 CudaDeviceFacts Gpu(int major, int minor) {
@@ -151,6 +156,7 @@ TEST(CudaQuantizer, ArgumentRefusalsComeFirstAndCarryTheirStatus) {
 TEST(CudaQuantizer, ServedCallsLaunchOnTheTensorsGpu) {
   FakeCudaRuntime runtime({Gpu(8, 0), Gpu(10, 0)});
   RecordingKernels kernels;
+  kernels.runtime = &runtime;
   Quantizer q(runtime, kernels);
   QuantizeCall call(TEPLUG_SCALING_BLOCK_2D128, 4, 300);
   call.device.ordinal = 1;
@@ -158,7 +164,8 @@ TEST(CudaQuantizer, ServedCallsLaunchOnTheTensorsGpu) {
   EXPECT_EQ(q.WhyNot(TEPLUG_OP_QUANTIZE, &call.args), "");
   EXPECT_EQ(q.Quantize(call.args), std::make_pair(int32_t{TEPLUG_OK}, std::string()));
   ASSERT_EQ(kernels.quantizes.size(), 1u);
-  EXPECT_EQ(runtime.current_device(), 1);
+  EXPECT_EQ(kernels.launch_devices, std::vector<int>{1});
+  EXPECT_EQ(runtime.current_device(), 0) << "the caller's current device is put back";
   EXPECT_EQ(kernels.quantizes[0].scaling, Scaling::kBlock2D);
   EXPECT_EQ(kernels.quantizes[0].cols, 300);
   EXPECT_EQ(kernels.quantizes[0].stream, reinterpret_cast<void*>(0x77));

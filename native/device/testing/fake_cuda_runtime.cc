@@ -45,9 +45,22 @@ int FakeCudaRuntime::SetDevice(int ordinal) {
   return 0;
 }
 
+int FakeCudaRuntime::GetDevice(int* ordinal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (int e = Enter("GetDevice")) return e;
+  *ordinal = current_device_;
+  return 0;
+}
+
+void FakeCudaRuntime::set_current_device(int ordinal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  current_device_ = ordinal;
+}
+
 int FakeCudaRuntime::Malloc(void** out, size_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   malloc_sizes_.push_back(bytes);
+  malloc_devices_.push_back(current_device_);
   if (int e = Enter("Malloc")) return e;
   // cudaMalloc's alignment (256), which the device relies on.
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
@@ -157,6 +170,11 @@ std::vector<void*> FakeCudaRuntime::async_copy_streams() const {
 std::vector<size_t> FakeCudaRuntime::malloc_sizes() const {
   std::lock_guard<std::mutex> lock(mu_);
   return malloc_sizes_;
+}
+
+std::vector<int> FakeCudaRuntime::malloc_devices() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return malloc_devices_;
 }
 
 }  // namespace teplug::native::testing

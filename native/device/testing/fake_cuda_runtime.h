@@ -29,13 +29,14 @@ class FakeCudaRuntime final : public CudaRuntimeApi {
   ~FakeCudaRuntime() override;
 
   // Scripted failures: the named call ("GetDeviceCount", "GetDeviceFacts",
-  // "SetDevice", "Malloc", "Free", "CopySync", "CopyAsync", "StreamCreate",
+  // "SetDevice", "GetDevice", "Malloc", "Free", "CopySync", "CopyAsync", "StreamCreate",
   // "StreamSynchronize", "StreamDestroy") returns `code` from now on.
   void Fail(const std::string& call, int code);
 
   int GetDeviceCount(int* count) override;
   int GetDeviceFacts(int ordinal, CudaDeviceFacts* facts) override;
   int SetDevice(int ordinal) override;
+  int GetDevice(int* ordinal) override;
   int Malloc(void** out, size_t bytes) override;
   int Free(void* p) override;
   int CopySync(void* dst, const void* src, size_t bytes, CudaCopyDirection direction) override;
@@ -51,10 +52,14 @@ class FakeCudaRuntime final : public CudaRuntimeApi {
   size_t live_streams() const;
   int calls(const std::string& call) const;
   int current_device() const;
+  // Makes `ordinal` current, as a framework's thread would have it.
+  void set_current_device(int ordinal);
   // The stream of every CopyAsync, in order.
   std::vector<void*> async_copy_streams() const;
   // Bytes requested by every Malloc, in order.
   std::vector<size_t> malloc_sizes() const;
+  // The current device at every Malloc, in order.
+  std::vector<int> malloc_devices() const;
 
  private:
   // Counts the call and returns its scripted failure, or 0.
@@ -68,6 +73,7 @@ class FakeCudaRuntime final : public CudaRuntimeApi {
   std::set<void*> streams_;
   std::vector<void*> async_copy_streams_;
   std::vector<size_t> malloc_sizes_;
+  std::vector<int> malloc_devices_;
   int current_device_ = 0;
 };
 
