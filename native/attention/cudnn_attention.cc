@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "native/attention/cudnn_attention_support.h"
+#include "native/device/current_device_scope.h"
 #include "native/device/device_description.h"
 #include "native/gemm/algorithm_cache.h"
 #include "teplug/sdk/struct_io.hpp"
@@ -33,7 +35,7 @@ int ElementBytes(int32_t dtype) {
 
 // An amax several of the graph's amax outputs share (dQ, dK and dV of a
 // packed layout): after the graph, `dest` = the largest of the scratch slots
-// in `mask`.
+// in `mask` (slot i at slots + i * kAmaxSlotFloats).
 struct AmaxCombine {
   float* dest;
   const float* slots;
@@ -42,7 +44,8 @@ struct AmaxCombine {
 
 // Points each of the graph's amax outputs at the caller's amax when it is
 // the only output writing there, otherwise at its own slot of `scratch`
-// (kAmaxSlots floats); returns the combines that then write the shared ones.
+// (kAmaxSlots slots, kAmaxSlotBytes apart so each is 16-byte aligned as the
+// frontend declares it); returns the combines that then write the shared ones.
 std::vector<AmaxCombine> RouteAmaxes(std::initializer_list<void**> outputs, float* scratch) {
   std::vector<void*> dests;
   for (void** o : outputs) dests.push_back(*o);
@@ -51,7 +54,7 @@ std::vector<AmaxCombine> RouteAmaxes(std::initializer_list<void**> outputs, floa
   for (void** o : outputs) {
     void* const dest = dests[slot];
     const auto shared = std::count(dests.begin(), dests.end(), dest);
-    if (dest == nullptr || shared > 1) *o = scratch + slot;
+    if (dest == nullptr || shared > 1) *o = scratch + slot * SdpaWorkspaceLayout::kAmaxSlotFloats;
     if (dest != nullptr && shared > 1) {
       auto it = std::find_if(combines.begin(), combines.end(),
                              [dest](const AmaxCombine& c) { return c.dest == dest; });
@@ -107,11 +110,13 @@ void ThrowIfError(const absl::Status& s) {
 class CudnnAttention final : public sdk::AttentionImpl {
  public:
   CudnnAttention(CudnnAttentionBackend& backend, CudaRuntimeApi& runtime, size_t capacity)
-      : backend_(backend), runtime_(runtime), cache_(capacity) {}
+      : backend_(backend), runtime_(runtime), cache_(std::in_place, capacity) {}
 
   ~CudnnAttention() override {
+    cache_.reset();  // the graphs' plans were built on the handles: they go first
     for (const auto& [ordinal, handle] : handles_) {
-      if (runtime_.SetDevice(ordinal) == kCudaSuccess) backend_.DestroyHandle(handle);
+      const CurrentDeviceScope device(runtime_, ordinal);
+      if (device.error() == kCudaSuccess) backend_.DestroyHandle(handle);
     }
   }
 
@@ -132,16 +137,16 @@ class CudnnAttention final : public sdk::AttentionImpl {
     const Accepted a = Require(SdpaProblemOfForward(args), args.params);
     const SdpaProblem& p = a.problem;
     RequireData({{args.q, "q"}, {args.k, "k"}, {args.v, "v"}, {args.o, "o"}});
-    if (p.training) RequireData({{args.softmax_lse, "softmax_lse"}});
+    if (p.writes_lse) RequireData({{args.softmax_lse, "softmax_lse"}});
     char* ws = RequireWorkspace(a, args.workspace, args.workspace_size);
     SdpaBuffers b;
     b.q = At(args.q, p.q, p.dtype);
     b.k = At(args.k, p.k, p.dtype);
     b.v = At(args.v, p.v, p.dtype);
     b.o = At(args.o, p.o, p.dtype);
-    b.stats = p.training ? args.softmax_lse->data
-              : p.fp8    ? ws + a.workspace.stats_scratch
-                         : nullptr;
+    b.stats = p.writes_lse ? args.softmax_lse->data
+              : p.fp8      ? ws + a.workspace.stats_scratch
+                           : nullptr;
     b.bias = p.has_bias ? args.bias->data : nullptr;
     b.softmax_scale = args.params->softmax_scale;
     std::vector<AmaxCombine> combines;
@@ -158,7 +163,7 @@ class CudnnAttention final : public sdk::AttentionImpl {
               backend_.ZeroRowsPastLength(b.o, p.o.dims, p.o.strides, ElementBytes(p.dtype), len_q,
                                           args.stream));
       }
-      if (p.training) {
+      if (p.writes_lse) {
         Check("-inf LSE past the query lengths",
               backend_.NegInfPastLength(static_cast<float*>(b.stats), p.batch, p.heads_q, p.seq_q, len_q, args.stream));
       }
@@ -246,7 +251,8 @@ class CudnnAttention final : public sdk::AttentionImpl {
   void CombineAmaxes(const std::vector<AmaxCombine>& combines, void* stream) {
     for (const AmaxCombine& c : combines) {
       Check("the largest of the amaxes that share one tensor",
-            backend_.MaxOfAmaxes(c.slots, c.mask, c.dest, stream));
+            backend_.MaxOfAmaxes(c.slots, SdpaWorkspaceLayout::kAmaxSlotFloats, c.mask, c.dest,
+                                 stream));
     }
   }
 
@@ -257,15 +263,18 @@ class CudnnAttention final : public sdk::AttentionImpl {
   }
 
   // The sequence kernels, the graph, then `finish` (with the lengths), in
-  // stream order; one execution per handle at a time (cuDNN's handle holds
-  // the stream).
+  // stream order, under cudnn_mu_ (the handle holds the stream and is shared
+  // with builds).
   void Run(const Accepted& a, const TeplugAttentionParams& params, SdpaBuffers& b, char* ws, void* stream,
            const Finish& finish) {
     const SdpaProblem& p = a.problem;
     const SdpaWorkspaceLayout& w = a.workspace;
-    const int set = runtime_.SetDevice(p.ordinal);
-    if (set != kCudaSuccess) throw sdk::Internal("native attention: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
-    std::lock_guard<std::mutex> lock(execute_mu_);
+    const CurrentDeviceScope device(runtime_, p.ordinal);
+    if (device.error() != kCudaSuccess) {
+      throw sdk::Internal("native attention: " +
+                          CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
+    }
+    std::lock_guard<std::mutex> lock(cudnn_mu_);
     ThrowIfError(backend_.SetStream(a.handle, stream));
     const int32_t* cu_q = p.padding || p.ragged ? static_cast<const int32_t*>(params.cu_seqlens_q->data) : nullptr;
     const int32_t* cu_kv = p.padding || p.ragged ? static_cast<const int32_t*>(params.cu_seqlens_kv->data) : nullptr;
@@ -362,28 +371,31 @@ class CudnnAttention final : public sdk::AttentionImpl {
 
   absl::StatusOr<std::shared_ptr<SdpaGraph>> GraphFor(const SdpaProblem& p, void* handle) {
     const AlgorithmKey key{SdpaProblemWords(p)};
-    if (std::optional<std::shared_ptr<SdpaGraph>> hit = cache_.Find(key)) return *hit;
-    std::lock_guard<std::mutex> lock(build_mu_);  // one build per signature
-    if (std::optional<std::shared_ptr<SdpaGraph>> hit = cache_.Find(key)) return *hit;
-    const int set = runtime_.SetDevice(p.ordinal);
-    if (set != kCudaSuccess) {
-      return absl::InternalError("native attention: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    if (std::optional<std::shared_ptr<SdpaGraph>> hit = cache_->Find(key)) return *hit;
+    // Also makes one build per signature: a second asker finds the first's graph.
+    std::lock_guard<std::mutex> lock(cudnn_mu_);
+    if (std::optional<std::shared_ptr<SdpaGraph>> hit = cache_->Find(key)) return *hit;
+    const CurrentDeviceScope device(runtime_, p.ordinal);
+    if (device.error() != kCudaSuccess) {
+      return absl::InternalError("native attention: " +
+                                 CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
     }
     absl::StatusOr<std::unique_ptr<SdpaGraph>> built = backend_.BuildGraph(p, handle);
     if (!built.ok()) {
       return absl::Status(built.status().code(), absl::StrCat("native attention: ", built.status().message()));
     }
     std::shared_ptr<SdpaGraph> graph = *std::move(built);
-    cache_.Insert(key, graph);
+    cache_->Insert(key, graph);
     return graph;
   }
 
   absl::StatusOr<void*> HandleFor(int ordinal) {
     std::lock_guard<std::mutex> lock(handles_mu_);
     if (auto it = handles_.find(ordinal); it != handles_.end()) return it->second;
-    const int set = runtime_.SetDevice(ordinal);
-    if (set != kCudaSuccess) {
-      return absl::InternalError("native attention: " + CudaCallFailure(runtime_, "cudaSetDevice", set));
+    const CurrentDeviceScope device(runtime_, ordinal);
+    if (device.error() != kCudaSuccess) {
+      return absl::InternalError("native attention: " +
+                                 CudaCallFailure(runtime_, "cudaSetDevice", device.error()));
     }
     absl::StatusOr<void*> handle = backend_.CreateHandle();
     if (!handle.ok()) {
@@ -413,13 +425,19 @@ class CudnnAttention final : public sdk::AttentionImpl {
 
   CudnnAttentionBackend& backend_;
   CudaRuntimeApi& runtime_;
-  AlgorithmCache<std::shared_ptr<SdpaGraph>> cache_;
+  std::optional<AlgorithmCache<std::shared_ptr<SdpaGraph>>> cache_;  // empty only in the destructor
   std::once_flag loaded_, probed_;
   int32_t version_ = 0;
   std::string library_missing_;
   CudaArchProbe gpus_;
-  std::mutex handles_mu_, build_mu_, execute_mu_;
+  std::mutex handles_mu_;
   std::map<int, void*> handles_;  // guarded by handles_mu_
+  // Held by every use of a handle: building a graph's plans on it and
+  // executing on it (with its stream set). A cuDNN handle is not
+  // thread-safe, so a build and an execution on one handle must not overlap;
+  // one mutex for every handle keeps that simple, at the cost of a build
+  // holding up executions on other GPUs too.
+  std::mutex cudnn_mu_;
 };
 
 TeplugAttentionCaps MakeCaps() {

@@ -37,7 +37,9 @@ class CudnnAttentionBackend {
   virtual int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
                                  std::array<int64_t, 4> strides, int element_bytes,
                                  const int32_t* lengths, void* stream) = 0;
-  virtual int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) = 0;
+  // *out = the largest of the amax slots in `mask`: slot i at slots[i * slot_stride].
+  virtual int MaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask, float* out,
+                          void* stream) = 0;
   virtual int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                                void* stream) = 0;
 };
@@ -45,13 +47,18 @@ class CudnnAttentionBackend {
 // Where the execution's own buffers lie in the caller's workspace: cuDNN's
 // plan workspace first, then (each 256-byte aligned, only when the problem
 // needs it) the sequence lengths, the ragged offsets, the RNG state, and for
-// fp8 the amax scratch (kAmaxSlots floats: amaxes the caller does not track
-// or tracks in one tensor for several outputs) and, for an fp8 inference,
-// the statistics cuDNN's fp8 forward always writes (fp32 [B, Hq, Sq]).
-// kNone marks a buffer the problem does not have.
+// fp8 the amax scratch (kAmaxSlots slots of one float each: amaxes the caller
+// does not track or tracks in one tensor for several outputs) and, for an
+// fp8 inference without softmax_lse, the statistics cuDNN's fp8 forward
+// always writes (fp32 [B, Hq, Sq]). kNone marks a buffer the problem does
+// not have.
 struct SdpaWorkspaceLayout {
   static constexpr size_t kNone = ~size_t{0};
   static constexpr size_t kAmaxSlots = 4;
+  // Bytes from one amax slot to the next: the frontend declares every tensor
+  // of the graph 16-byte aligned, the amax outputs included.
+  static constexpr size_t kAmaxSlotBytes = 16;
+  static constexpr int64_t kAmaxSlotFloats = kAmaxSlotBytes / sizeof(float);
   size_t graph_bytes = 0;
   size_t seq_len_q = kNone, seq_len_kv = kNone;
   size_t ragged_q = kNone, ragged_k = kNone, ragged_v = kNone, ragged_o = kNone;

@@ -58,8 +58,9 @@ class RealBackend final : public CudnnAttentionBackend {
                          int element_bytes, const int32_t* lengths, void* stream) override {
     return LaunchZeroRowsPastLength(base, dims, strides, element_bytes, lengths, stream);
   }
-  int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) override {
-    return LaunchMaxOfAmaxes(values, mask, out, stream);
+  int MaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask, float* out,
+                  void* stream) override {
+    return LaunchMaxOfAmaxes(slots, slot_stride, mask, out, stream);
   }
   int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                        void* stream) override {

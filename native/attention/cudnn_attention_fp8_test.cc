@@ -205,12 +205,25 @@ TEST(CudnnAttentionFp8, InferenceKeepsStatisticsAndUntrackedAmaxesInTheWorkspace
   ASSERT_NE(w.stats_scratch, SdpaWorkspaceLayout::kNone);
   EXPECT_GE(w.total, w.stats_scratch + static_cast<size_t>(B * H * S) * sizeof(float));
   EXPECT_EQ(b.stats, f.At(w.stats_scratch));
+  // Each amax slot 16 bytes from the workspace's 256-byte-aligned scratch:
+  // as aligned as the frontend declares every tensor.
+  EXPECT_EQ(w.amax_scratch % 256, 0u);
   EXPECT_EQ(b.fp8.amax_s, f.At(w.amax_scratch));
-  EXPECT_EQ(b.fp8.amax_o, f.At(w.amax_scratch + sizeof(float)));
+  EXPECT_EQ(b.fp8.amax_o, f.At(w.amax_scratch + 16));
   EXPECT_EQ(*c.o_s.amax_data(), -1.0f);  // untracked: not written
   // A training forward has its LSE: no statistics scratch.
   Fp8Call training;
   f.Forward(training.fwd);
+  EXPECT_EQ(f.Layout().stats_scratch, SdpaWorkspaceLayout::kNone);
+}
+
+TEST(CudnnAttentionFp8, AnInferenceGivenLseWritesItThereInsteadOfScratch) {
+  Fixture f;
+  Fp8Call c;
+  c.params.is_training = 0;  // softmax_lse stays given
+  const SdpaBuffers b = f.Forward(c.fwd);
+  EXPECT_TRUE(f.backend.built().back().writes_lse);
+  EXPECT_EQ(b.stats, c.lse_mem.data());
   EXPECT_EQ(f.Layout().stats_scratch, SdpaWorkspaceLayout::kNone);
 }
 
@@ -243,8 +256,9 @@ TEST(CudnnAttentionFp8, GradientsSharingOneAmaxGetTheLargest) {
   const SdpaBuffers b = f.Backward(kv.bwd);
   const SdpaWorkspaceLayout w = f.Layout();
   EXPECT_EQ(b.fp8.amax_dq, kv.dq_s.amax_data());
-  EXPECT_EQ(b.fp8.amax_dk, f.At(w.amax_scratch + 1 * sizeof(float)));
-  EXPECT_EQ(b.fp8.amax_dv, f.At(w.amax_scratch + 2 * sizeof(float)));
+  EXPECT_EQ(b.fp8.amax_dk, f.At(w.amax_scratch + 1 * 16));
+  EXPECT_EQ(b.fp8.amax_dv, f.At(w.amax_scratch + 2 * 16));
+  EXPECT_GE(w.total, w.amax_scratch + SdpaWorkspaceLayout::kAmaxSlots * 16);
   EXPECT_EQ(*kv.dk_s.amax_data(), std::max(testing::kFakeAmaxDk, testing::kFakeAmaxDv));
   EXPECT_EQ(*kv.dq_s.amax_data(), testing::kFakeAmaxDq);
   const std::vector<std::string> log = f.backend.log();

@@ -22,8 +22,18 @@ bool BottomRightCausal(const Q& q) {
   return q.mask_type == TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT ||
          q.mask_type == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
 }
+bool PaddingMask(const Q& q) {
+  return q.mask_type == TEPLUG_MASK_PADDING || q.mask_type == TEPLUG_MASK_PADDING_CAUSAL ||
+         q.mask_type == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
+}
 // TE gives the causal masks a right window of 0.
 int64_t WindowRight(const Q& q) { return Causal(q) || BottomRightCausal(q) ? 0 : q.window_right; }
+// The diagonal native hands cuDNN (sdpa_problem.cc): bottom-right for every
+// mask but causal and padding_causal, except without a padding mask and with
+// equal max lengths, where the two diagonals coincide and top-left is used.
+bool BottomRightDiagonal(const Q& q) {
+  return !Causal(q) && (PaddingMask(q) || q.seq_q != q.seq_kv);
+}
 
 const char* Phase(const Q& q) { return q.backward ? "backward" : q.training ? "training forward" : "inference"; }
 std::string Mask(const Q& q) { return sdk::MaskName(q.mask_type); }
@@ -169,6 +179,25 @@ std::string MaskType(const Q& q) {
   }
 }
 
+// Not one of TE's rules: cuDNN frontend 1.16, which native is built with,
+// refuses a bottom-right diagonal with a right bound (a causal_bottom_right
+// mask, or window_right >= 0) together with bias, ALiBi or dropout
+// (sdpa_support_surface.h, CompositeSDPABackwardNode::validate in
+// scaled_dot_product_flash_attention.h, sdpa_fp8_bwd.h), where TE's table
+// promises bias and dropout with these masks from cuDNN 9.7. TE turns
+// causal_bottom_right without padding and with equal lengths into top-left
+// causal; native does the same, so only the remaining cases are refused.
+std::string BottomRightDiagonalWith(const Q& q) {
+  if (!BottomRightDiagonal(q) || WindowRight(q) < 0) return "";
+  if (NoBias(q) && NoDropout(q)) return "";
+  return absl::StrCat("bias ", Bias(q), " and dropout ", q.dropout, " with mask ", Mask(q),
+                      ", window_right ", WindowRight(q), ", max_seqlen_q ", q.seq_q,
+                      ", max_seqlen_kv ", q.seq_kv,
+                      ": cuDNN frontend 1.16 refuses bias, alibi and dropout with a bottom-right "
+                      "diagonal (it is top-left only without a padding mask and with max_seqlen_q "
+                      "== max_seqlen_kv)");
+}
+
 std::string ThdLayout(const Q& q) {
   if (!Thd(q)) return "";
   if (IsFp8(q)) return "fp8 needs bshd or sbhd, got thd";
@@ -176,11 +205,12 @@ std::string ThdLayout(const Q& q) {
   if (q.heads_q != q.heads_kv && q.cudnn_version < 90600) {
     return absl::StrCat("thd with num_heads_q ", q.heads_q, " != num_heads_kv ", q.heads_kv, " needs cuDNN 9.6");
   }
-  // 64-bit ragged offsets (a packed batch above 2^31 elements) came with 9.5.
-  const int64_t elements = q.batch * std::max(q.seq_q, q.seq_kv) * std::max(q.heads_q, q.heads_kv) *
-                           std::max(q.dim_qk, q.dim_v) * 3;
-  if (elements > INT32_MAX && q.cudnn_version < 90500) {
-    return "thd batches above 2^31 elements need 64-bit ragged offsets: cuDNN 9.5";
+  // 64-bit ragged offsets came with 9.5. TE passes 32-bit ones before it;
+  // native's graph always declares 64-bit offsets (cudnn_sdpa_graph.cc), so
+  // every thd call needs 9.5 here.
+  if (q.cudnn_version < 90500) {
+    return absl::StrCat("thd: native's ragged offsets are 64-bit, which needs cuDNN 9.5, got ",
+                        CudnnVersionText(q.cudnn_version));
   }
   return "";
 }
@@ -240,12 +270,21 @@ std::string KnownBug914(const Q& q) {
 }
 
 // TE's determinism filter (utils.py) and Blackwell's backward kernels
-// (fused_attn.cpp).
+// (fused_attn.cpp), and cuDNN frontend 1.16's backward node, which refuses a
+// deterministic algorithm on compute capability 10.x ("Deterministic algorithm
+// is not supported on blackwell architecture",
+// CompositeSDPABackwardNode::validate) although TE serves it from 9.18.1.
 std::string Determinism(const Q& q) {
   if (!q.backward) return "";
   if (IsF16(q) && q.deterministic) {
     if (q.arch < 90) return "deterministic backward needs sm_90";
     if (q.dbias) return "deterministic backward with dBias is not served";
+    if (q.arch / 10 == 10) {
+      return absl::StrCat("deterministic backward on ", Sm(q.arch),
+                          ": cuDNN frontend 1.16 has no deterministic backward on sm_10x");
+    }
+    // fused_attn.cpp: "Deterministic fused attention on SM120 is not supported".
+    if (q.arch == 120) return "deterministic backward on sm_120 is not served";
   }
   if (IsFp8(q) && q.deterministic && (q.arch < 90 || q.cudnn_version < 91900)) {
     return "fp8 deterministic backward needs sm_90 and cuDNN 9.19";
@@ -292,10 +331,19 @@ std::string Fp8(const Q& q) {
 
 const std::vector<AttentionRule>& CudnnAttentionRules() {
   static const std::vector<AttentionRule> rules = {
-      {"cudnn_version", Version},  {"arch", Arch},           {"dtype", Dtype},
-      {"fp8", Fp8},                {"head_dim", HeadDimF16}, {"bias_type", BiasType},
-      {"bias_with_mask", BiasWithMask}, {"mask_type", MaskType}, {"thd_layout", ThdLayout},
-      {"sliding_window", Window},  {"known_bug_9_14", KnownBug914}, {"determinism", Determinism},
+      {"cudnn_version", Version},
+      {"arch", Arch},
+      {"dtype", Dtype},
+      {"fp8", Fp8},
+      {"head_dim", HeadDimF16},
+      {"bias_type", BiasType},
+      {"bias_with_mask", BiasWithMask},
+      {"mask_type", MaskType},
+      {"bottom_right_diagonal", BottomRightDiagonalWith},
+      {"thd_layout", ThdLayout},
+      {"sliding_window", Window},
+      {"known_bug_9_14", KnownBug914},
+      {"determinism", Determinism},
   };
   return rules;
 }

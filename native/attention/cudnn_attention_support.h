@@ -10,10 +10,13 @@
 //  - transformer_engine/pytorch/attention/dot_product_attention/utils.py,
 //    get_attention_backend (sm_80 floor, qkv dtypes, bias types, FP8
 //    recipes, determinism).
-// Only cuDNN 9.0 and newer is modelled: older versions are refused as a
-// whole. TE's "is_training" (a backward will run) is teplug's backward op
-// and a forward with is_training; the determinism rules, which concern only
-// cuDNN's backward kernels (its forward is deterministic), apply to the
+// Where cuDNN frontend 1.16 (the one native is built with) refuses what TE's
+// table allows, a rule says so and names the frontend's check (bias, ALiBi
+// and dropout with a bottom-right diagonal; a deterministic backward on
+// sm_10x). Only cuDNN 9.0 and newer is modelled: older versions are refused
+// as a whole. TE's "is_training" (a backward will run) is teplug's backward
+// op and a forward with is_training; the determinism rules, which concern
+// only cuDNN's backward kernels (its forward is deterministic), apply to the
 // backward op.
 #ifndef TEPLUG_NATIVE_ATTENTION_CUDNN_ATTENTION_SUPPORT_H_
 #define TEPLUG_NATIVE_ATTENTION_CUDNN_ATTENTION_SUPPORT_H_

@@ -1,7 +1,8 @@
 // The cuDNN fused-attention rule table against a fake device list (sm_80,
 // sm_89, sm_90, sm_100) and cuDNN versions: each case is one of
-// TransformerEngine's rules (cudnn_attention_support.h names the commit),
-// checked on both sides of its boundary, with the exact reason.
+// TransformerEngine's rules (cudnn_attention_support.h names the commit) or
+// of the cuDNN frontend's checks, on both sides of its boundary, with the
+// exact reason.
 #include "native/attention/cudnn_attention_support.h"
 
 #include <set>
@@ -172,6 +173,51 @@ TEST(CudnnAttentionSupport, BottomRightCausalNeedsSqAtMostSkv) {
   EXPECT_EQ(WhyCudnnRefuses(q), "");
 }
 
+// cuDNN frontend 1.16 refuses bias, ALiBi and dropout with a bottom-right
+// diagonal and a right bound; without padding and with equal lengths native
+// gives cuDNN the top-left diagonal instead (the same mask), as TE does.
+TEST(CudnnAttentionSupport, BiasAlibiAndDropoutNeedATopLeftDiagonal) {
+  AttentionQuery q = Bf16(90);
+  q.mask_type = TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT;
+  q.bias_type = TEPLUG_BIAS_POST_SCALE;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");  // 512 == 512: top-left
+  q.seq_q = 256;
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.19 on sm_90: bias post_scale and dropout 0 with mask causal_bottom_right, "
+            "window_right 0, max_seqlen_q 256, max_seqlen_kv 512: cuDNN frontend 1.16 refuses "
+            "bias, alibi and dropout with a bottom-right diagonal (it is top-left only without a "
+            "padding mask and with max_seqlen_q == max_seqlen_kv)");
+  q.bias_type = TEPLUG_BIAS_ALIBI;
+  EXPECT_NE(WhyCudnnRefuses(q).find("bias alibi and dropout 0 with mask causal_bottom_right"),
+            std::string::npos);
+  q.bias_type = TEPLUG_BIAS_NONE;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");
+  q.training = true;
+  q.dropout = 0.1f;
+  EXPECT_NE(WhyCudnnRefuses(q).find("bias none and dropout 0.1 with mask causal_bottom_right"),
+            std::string::npos);
+  EXPECT_NE(WhyCudnnRefuses(Backward(q)).find("cuDNN frontend 1.16 refuses"), std::string::npos);
+  q.seq_q = 512;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");
+  EXPECT_EQ(WhyCudnnRefuses(Backward(q)), "");
+  // A padding mask keeps the bottom-right diagonal, even with equal lengths.
+  q.mask_type = TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
+  EXPECT_NE(WhyCudnnRefuses(q).find("with mask padding_causal_bottom_right"), std::string::npos);
+  q.dropout = 0.0f;
+  q.bias_type = TEPLUG_BIAS_POST_SCALE;
+  EXPECT_NE(WhyCudnnRefuses(q).find(
+                "bias post_scale and dropout 0 with mask padding_causal_bottom_right"),
+            std::string::npos);
+  // A non-causal mask's diagonal is bottom-right too: it matters with a right bound.
+  q.mask_type = TEPLUG_MASK_NONE;
+  q.seq_q = 256;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");  // no right bound
+  q.window_right = 0;
+  EXPECT_NE(WhyCudnnRefuses(q).find("with mask none, window_right 0"), std::string::npos);
+  q.seq_q = 512;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");
+}
+
 TEST(CudnnAttentionSupport, ThdNeedsHopper) {
   AttentionQuery q = Bf16(80);
   q.layout = TEPLUG_LAYOUT_THD_THD_THD;
@@ -189,6 +235,12 @@ TEST(CudnnAttentionSupport, ThdNeedsHopper) {
   EXPECT_EQ(WhyCudnnRefuses(q), "cuDNN 9.5 on sm_90: thd with num_heads_q 8 != num_heads_kv 2 needs cuDNN 9.6");
   q.cudnn_version = 90600;
   EXPECT_EQ(WhyCudnnRefuses(q), "");
+  // native's graph declares 64-bit ragged offsets, which came with 9.5.
+  q.heads_kv = q.heads_q;
+  q.cudnn_version = 90400;
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.4 on sm_90: thd: native's ragged offsets are 64-bit, which needs cuDNN 9.5, "
+            "got 9.4");
 }
 
 TEST(CudnnAttentionSupport, SlidingWindowNeedsNoBiasNoDropoutAndSqAtMostSkv) {
@@ -233,18 +285,45 @@ TEST(CudnnAttentionSupport, DeterministicBackwardNeedsHopper) {
   EXPECT_EQ(WhyCudnnRefuses(f), "");
 }
 
-TEST(CudnnAttentionSupport, BlackwellBackwardDeterminismDropoutAndBias) {
-  AttentionQuery q = Backward(Bf16(100));
+// TE serves a deterministic backward on Blackwell from cuDNN 9.18.1; the
+// frontend native is built with (1.16) refuses it on every sm_10x, and TE
+// refuses it on sm_120.
+TEST(CudnnAttentionSupport, DeterministicBackwardOnBlackwell) {
+  for (int32_t arch : {100, 103}) {
+    AttentionQuery q = Backward(Bf16(arch));
+    q.deterministic = true;
+    EXPECT_EQ(WhyCudnnRefuses(q),
+              "cuDNN 9.19 on sm_" + std::to_string(arch) + ": deterministic backward on sm_" +
+                  std::to_string(arch) +
+                  ": cuDNN frontend 1.16 has no deterministic backward on sm_10x");
+    q.deterministic = false;
+    EXPECT_EQ(WhyCudnnRefuses(q), "");
+  }
+  AttentionQuery q = Backward(Bf16(120));
   q.deterministic = true;
-  EXPECT_EQ(WhyCudnnRefuses(q), "");  // 9.18.1+
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.19 on sm_120: deterministic backward on sm_120 is not served");
+  // sm_110 (compute capability 11.0) has TE's rules: cuDNN 9.18.1, no dropout, no bias.
+  q.arch = 110;
+  EXPECT_EQ(WhyCudnnRefuses(q), "");
   q.cudnn_version = 91800;
-  EXPECT_EQ(WhyCudnnRefuses(q), "cuDNN 9.18 on sm_100: deterministic backward on sm_100 needs cuDNN 9.18.1");
+  EXPECT_EQ(WhyCudnnRefuses(q),
+            "cuDNN 9.18 on sm_110: deterministic backward on sm_110 needs cuDNN 9.18.1");
   q.cudnn_version = kCudnn919;
   q.dropout = 0.1f;
   EXPECT_EQ(WhyCudnnRefuses(q),
-            "cuDNN 9.19 on sm_100: deterministic backward on sm_100 needs no dropout and no bias, got dropout 0.1, "
-            "bias none");
-  q.deterministic = false;
+            "cuDNN 9.19 on sm_110: deterministic backward on sm_110 needs no dropout and no bias, "
+            "got dropout 0.1, bias none");
+  // The forward is deterministic anyway.
+  AttentionQuery f = Bf16(100);
+  f.deterministic = true;
+  f.training = true;
+  EXPECT_EQ(WhyCudnnRefuses(f), "");
+}
+
+TEST(CudnnAttentionSupport, BlackwellBackwardWithDropoutAndBias) {
+  AttentionQuery q = Backward(Bf16(100));
+  q.dropout = 0.1f;
   EXPECT_EQ(WhyCudnnRefuses(q), "");
   q.bias_type = TEPLUG_BIAS_POST_SCALE;
   EXPECT_EQ(WhyCudnnRefuses(q),

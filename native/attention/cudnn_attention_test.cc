@@ -4,6 +4,8 @@
 // launches around the graph and what they write at padding positions.
 #include "native/attention/cudnn_attention.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -193,6 +195,44 @@ TEST(CudnnAttention, WhatNativeDoesNotBuildIsNamed) {
   EXPECT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
 }
 
+// The graph declares the bias in q's dtype: an fp32 bias would be read as bf16.
+TEST(CudnnAttention, ABiasInAnotherDtypeThanQIsUnsupported) {
+  Fixture f;
+  Call c;
+  c.params.bias_type = TEPLUG_BIAS_POST_SCALE;
+  std::vector<float> bias_mem(static_cast<size_t>(H * S * S));
+  TeplugTensor bias{};
+  c.Init(&bias, bias_mem.data(), {1, H, S, S}, TEPLUG_DTYPE_FP32);
+  c.args.bias = &bias;
+  EXPECT_EQ(f.Why(c.args),
+            "native attention: bias has dtype fp32; cuDNN takes it in q's dtype bf16");
+  try {
+    f.attention->Forward(c.args);
+    FAIL() << "an fp32 bias was run";
+  } catch (const sdk::Exception& e) {
+    EXPECT_EQ(e.code(), TEPLUG_UNSUPPORTED);
+  }
+  EXPECT_EQ(f.backend.count("BuildGraph"), 0);
+}
+
+// causal_bottom_right with equal lengths and no padding is causal: cuDNN gets
+// the top-left diagonal, which it takes with a bias.
+TEST(CudnnAttention, BottomRightCausalWithEqualLengthsIsBuiltTopLeft) {
+  Fixture f;
+  Call c;
+  c.params.mask_type = TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT;
+  c.params.bias_type = TEPLUG_BIAS_POST_SCALE;
+  std::vector<uint16_t> bias_mem(static_cast<size_t>(H * S * S));
+  TeplugTensor bias{};
+  c.Init(&bias, bias_mem.data(), {1, H, S, S});
+  c.args.bias = &bias;
+  std::string reason;
+  ASSERT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
+  ASSERT_EQ(f.backend.built().size(), 1u);
+  EXPECT_TRUE(f.backend.built()[0].causal);
+  EXPECT_FALSE(f.backend.built()[0].bottom_right);
+}
+
 TEST(CudnnAttention, ACuDnnRefusalIsTheReason) {
   Fixture f;
   f.backend.build_error = "cuDNN frontend check_support: No valid engine configs for SDPA";
@@ -324,6 +364,38 @@ TEST(CudnnAttention, ForwardPreparesLengthsAndRngRunsTheGraphThenDefinesPadding)
   }
 }
 
+// attention.h lets an inference pass softmax_lse: then it is written, with
+// -inf past each query length, by a graph of its own.
+TEST(CudnnAttention, AnInferenceGivenLseWritesIt) {
+  Fixture f;
+  Call c;
+  c.Padding();
+  std::vector<char> ws(f.attention->ForwardWorkspaceSize(c.args));
+  c.args.workspace = ws.data();
+  c.args.workspace_size = ws.size();
+  f.attention->Forward(c.args);
+  ASSERT_EQ(f.backend.executions().size(), 1u);
+  EXPECT_EQ(f.backend.executions()[0].stats, nullptr);
+  EXPECT_EQ(f.backend.count("NegInfPastLength"), 0);
+
+  c.args.softmax_lse = &c.lse;
+  ws.assign(f.attention->ForwardWorkspaceSize(c.args), 0);
+  c.args.workspace = ws.data();
+  c.args.workspace_size = ws.size();
+  f.attention->Forward(c.args);
+  ASSERT_EQ(f.backend.built().size(), 2u);  // another graph: it has the statistics output
+  EXPECT_FALSE(f.backend.built()[0].writes_lse);
+  EXPECT_TRUE(f.backend.built()[1].writes_lse);
+  EXPECT_FALSE(f.backend.built()[1].training);
+  EXPECT_NE(SdpaProblemWords(f.backend.built()[0]), SdpaProblemWords(f.backend.built()[1]));
+  ASSERT_EQ(f.backend.executions().size(), 2u);
+  EXPECT_EQ(f.backend.executions()[1].stats, c.lse_mem.data());
+  EXPECT_EQ(f.backend.count("NegInfPastLength"), 1);
+  // Batch 0 has 5 query rows.
+  EXPECT_EQ(c.lse_mem[4], 1.5f);
+  EXPECT_TRUE(std::isinf(c.lse_mem[5]) && c.lse_mem[5] < 0);
+}
+
 TEST(CudnnAttention, PackedMembersAreOffsetPointers) {
   Fixture f;
   f.backend.graph_workspace = 0;  // and then none is needed
@@ -414,6 +486,54 @@ TEST(CudnnAttention, HandlesAreMadeOncePerGpuAndDestroyed) {
     f.attention.reset();
     EXPECT_EQ(f.backend.live_handles(), 0);
   }
+}
+
+// A cuDNN handle is not thread-safe: a graph built on it (new signatures)
+// while another thread executes on it (a cached one) must wait.
+TEST(CudnnAttention, BuildsAndExecutionsOnAHandleDoNotOverlap) {
+  Fixture f;
+  f.backend.handle_hold = std::chrono::microseconds(300);
+  Call warm;
+  std::string reason;
+  ASSERT_TRUE(f.attention->SupportsForward(warm.args, &reason)) << reason;
+  std::thread builder([&f] {
+    for (int64_t window = 0; window < 24; ++window) {
+      Call c;
+      c.params.window_left = window;  // a new signature each time
+      std::string why;
+      EXPECT_TRUE(f.attention->SupportsForward(c.args, &why)) << why;
+    }
+  });
+  std::thread executor([&f] {
+    for (int i = 0; i < 24; ++i) {
+      Call c;
+      std::vector<char> ws(f.attention->ForwardWorkspaceSize(c.args));
+      c.args.workspace = ws.data();
+      c.args.workspace_size = ws.size();
+      f.attention->Forward(c.args);
+    }
+  });
+  builder.join();
+  executor.join();
+  EXPECT_EQ(f.backend.count("BuildGraph"), 25);
+  EXPECT_EQ(f.backend.count("Execute"), 24);
+  EXPECT_EQ(f.backend.handle_overlaps(), 0);
+}
+
+// The graphs' plans were built on the handles, so they are freed first.
+TEST(CudnnAttention, GraphsAreDestroyedBeforeTheirHandles) {
+  Fixture f;
+  Call c;
+  std::string reason;
+  ASSERT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
+  c.params.mask_type = TEPLUG_MASK_CAUSAL;
+  ASSERT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
+  f.attention.reset();
+  const std::vector<std::string> log = f.backend.log();
+  const auto handle = std::find(log.begin(), log.end(), "DestroyHandle");
+  ASSERT_NE(handle, log.end());
+  EXPECT_EQ(std::count(log.begin(), handle, "DestroyGraph"), 2);
+  EXPECT_EQ(std::count(handle, log.end(), "DestroyGraph"), 0);
 }
 
 TEST(CudnnAttention, CapsDeclareWhatTheChecksServe) {

@@ -104,7 +104,7 @@ class FrontendGraph final : public SdpaGraph {
     put(kO, b.o);
     float scale = b.softmax_scale;
     put(kScale, &scale);
-    if (p.training || p.backward || p.fp8) put(kStats, b.stats);
+    if (p.writes_lse || p.backward || p.fp8) put(kStats, b.stats);
     if (p.fp8) {
       const SdpaFp8Scales& f = b.fp8;
       put(kDescaleQ, f.descale_q);
@@ -274,7 +274,7 @@ void Forward(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr q, TensorPtr k
   TensorPtr o, stats;
   if (!p.fp8) {
     fe::graph::SDPA_attributes a;
-    a.set_name("teplug_sdpa").set_generate_stats(p.training);
+    a.set_name("teplug_sdpa").set_generate_stats(p.writes_lse);
     SetCommon(g, p, a);
     if (bias) a.set_bias(bias);
     const auto outputs = g.sdpa(q, k, v, std::move(a));
@@ -297,7 +297,7 @@ void Forward(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr q, TensorPtr k
   SetOutput(o, kO, p.o);
   o->set_data_type(FeType(p.dtype));
   if (p.ragged) o->set_ragged_offset(Offsets(g, "ragged_o", kRaggedO, p.batch));
-  if (p.training || p.fp8) {
+  if (p.writes_lse || p.fp8) {
     stats->set_output(true)
         .set_uid(kStats)
         .set_data_type(fe::DataType_t::FLOAT)
@@ -328,7 +328,11 @@ void Backward(fe::graph::Graph& g, const SdpaProblem& p, TensorPtr q, TensorPtr 
     a.set_name("teplug_sdpa_backward").set_deterministic_algorithm(p.deterministic);
     SetCommon(g, p, a);
     if (bias) a.set_bias(bias);
-    if (p.dbias) a.set_dbias(Input(g, "dBias", kDBias, p.dbias_view));
+    if (p.dbias) {
+      TensorPtr dbias = Input(g, "dBias", kDBias, p.dbias_view);
+      dbias->set_data_type(FeType(p.dtype));  // q's, as sdpa_problem.h requires
+      a.set_dbias(dbias);
+    }
     const auto grads = g.sdpa_backward(q, k, v, o, d_o, stats, a);
     dq = grads[0];
     dk = grads[1];
@@ -379,7 +383,10 @@ absl::StatusOr<std::unique_ptr<SdpaGraph>> Build(const SdpaProblem& p, cudnnHand
   TensorPtr v = Input(g, "V", kV, p.v);
   SetRagged(g, p, q, k, v);
   TensorPtr bias;
-  if (p.has_bias) bias = Input(g, "bias", kBias, p.bias);
+  if (p.has_bias) {
+    bias = Input(g, "bias", kBias, p.bias);
+    bias->set_data_type(FeType(p.dtype));  // q's, as sdpa_problem.h requires
+  }
   if (p.backward) {
     Backward(g, p, q, k, v, bias);
   } else {

@@ -281,7 +281,7 @@ class Translator {
     const bool bottom_right_causal = p_.mask_type == TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT ||
                                      p_.mask_type == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
     r.causal = top_left_causal || bottom_right_causal;
-    r.bottom_right = !top_left_causal;
+    r.bottom_right = !top_left_causal && !DiagonalsCoincide();
     r.window_left = p_.window_left;
     r.window_right = r.causal ? 0 : p_.window_right;
     r.bias_type = p_.bias_type;
@@ -295,7 +295,7 @@ class Translator {
       return Invalid(absl::StrCat("bias is given but params.bias_type is ", sdk::BiasName(p_.bias_type)));
     }
     if (bias != nullptr) {
-      absl::StatusOr<SdpaTensorView> b = BiasView(bias, "bias");
+      absl::StatusOr<SdpaTensorView> b = BiasView(bias, "bias", r.dtype);
       if (!b.ok()) return b.status();
       r.has_bias = true;
       r.bias = *b;
@@ -309,7 +309,24 @@ class Translator {
     return r;
   }
 
-  absl::StatusOr<SdpaTensorView> BiasView(const TeplugTensor* t, const std::string& name) {
+  // Without a padding mask every sequence has the max lengths, so with equal
+  // ones the bottom-right diagonal (offset s_kv - s_q) is the top-left one.
+  // cuDNN's frontend refuses a bottom-right diagonal with a right bound
+  // (a causal mask or window_right) together with bias, ALiBi or dropout, so
+  // these calls get top-left, as TransformerEngine's
+  // fused_attn_f16_arbitrary_seqlen.cu does for causal_bottom_right.
+  bool DiagonalsCoincide() const {
+    const bool padding_mask = p_.mask_type == TEPLUG_MASK_PADDING ||
+                              p_.mask_type == TEPLUG_MASK_PADDING_CAUSAL ||
+                              p_.mask_type == TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
+    return !padding_mask && p_.max_seqlen_q == p_.max_seqlen_kv;
+  }
+
+  // Checks bias or dbias `t` and returns its view. The graph declares both in
+  // Q's dtype (as TransformerEngine gives them), so another dtype is refused
+  // rather than read or written as Q's.
+  absl::StatusOr<SdpaTensorView> BiasView(const TeplugTensor* t, const std::string& name,
+                                          int32_t q_dtype) {
     if (absl::Status s = Device(t, name); !s.ok()) return s;
     const bool shape_ok = t->rank == 4 && (t->shape[0] == 1 || t->shape[0] == p_.batch) &&
                           (t->shape[1] == 1 || t->shape[1] == p_.num_heads_q) && t->shape[2] == p_.max_seqlen_q &&
@@ -317,6 +334,11 @@ class Translator {
     if (!shape_ok) {
       return Invalid(absl::StrCat(name, " has shape ", ShapeText(t->shape, t->rank), "; it must be [1 or ", p_.batch,
                                   ", 1 or ", p_.num_heads_q, ", ", p_.max_seqlen_q, ", ", p_.max_seqlen_kv, "]"));
+    }
+    if (t->dtype != q_dtype) {
+      return absl::UnimplementedError(
+          absl::StrCat("native attention: ", name, " has dtype ", sdk::DTypeName(t->dtype),
+                       "; cuDNN takes it in q's dtype ", sdk::DTypeName(q_dtype)));
     }
     absl::StatusOr<std::array<int64_t, TEPLUG_MAX_RANK>> st = Strides(*t, name);
     if (!st.ok()) return st.status();
@@ -517,7 +539,10 @@ absl::StatusOr<SdpaProblem> SdpaProblemOfForward(const TeplugAttentionFwdArgs& a
   Translator t(*args.params);
   absl::StatusOr<SdpaProblem> r = t.Common(args.q, args.k, args.v, args.o, args.bias, false);
   if (!r.ok()) return r;
-  if (r->training) {
+  // An inference may ask for LSE too; given, it is written (and checked) as
+  // in training.
+  r->writes_lse = r->training || args.softmax_lse != nullptr;
+  if (r->writes_lse) {
     if (absl::Status s = t.Lse(args.softmax_lse, "softmax_lse"); !s.ok()) return s;
   }
   if (r->fp8) {
@@ -576,7 +601,7 @@ absl::StatusOr<SdpaProblem> SdpaProblemOfBackward(const TeplugAttentionBwdArgs& 
   }
   if (args.dbias != nullptr) {
     if (!r->has_bias) return Translator::Invalid("dbias is given but there is no bias");
-    absl::StatusOr<SdpaTensorView> v = t.BiasView(args.dbias, "dbias");
+    absl::StatusOr<SdpaTensorView> v = t.BiasView(args.dbias, "dbias", r->dtype);
     if (!v.ok()) return v.status();
     if (v->dims != r->bias.dims) return Translator::Invalid("dbias must have bias's shape");
     r->dbias = true;
@@ -624,6 +649,7 @@ std::vector<int64_t> SdpaProblemWords(const SdpaProblem& p) {
                             p.alibi,
                             p.explicit_alibi_slopes,
                             p.training,
+                            p.writes_lse,
                             p.dropout,
                             p.deterministic,
                             p.ordinal};

@@ -55,7 +55,11 @@ struct SdpaProblem {
   bool ragged = false;     // THD
   bool padding = false;    // actual lengths from cu_seqlens
   bool causal = false;
-  bool bottom_right = false;  // the diagonal's alignment (causal_bottom_right and non-causal masks)
+  // The diagonal's alignment: bottom-right for causal_bottom_right and the
+  // non-causal masks, except without a padding mask and with max_seqlen_q ==
+  // max_seqlen_kv, where it is the top-left diagonal (cuDNN takes bias, ALiBi
+  // and dropout only with that one).
+  bool bottom_right = false;
   int64_t window_left = -1;   // keys left of the diagonal, -1 unbounded
   int64_t window_right = -1;  // keys right of it, -1 unbounded (0 for causal masks)
   int32_t mask_type = 0;
@@ -66,7 +70,10 @@ struct SdpaProblem {
   SdpaTensorView dbias_view;
   bool alibi = false;
   bool explicit_alibi_slopes = false;
-  bool training = false;  // forward writes the softmax statistics (LSE)
+  bool training = false;  // params.is_training: dropout applies, and the forward writes LSE
+  // Forward: the graph writes the caller's softmax_lse (training, or an
+  // inference that gives one; attention.h lets it).
+  bool writes_lse = false;
   bool dropout = false;   // training with p > 0
   float dropout_probability = 0.0f;
   bool deterministic = false;

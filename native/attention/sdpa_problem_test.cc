@@ -189,6 +189,59 @@ TEST(SdpaProblem, MasksSetDiagonalAndWindow) {
   EXPECT_FALSE(p->padding);
 }
 
+// Without padding and with equal lengths the bottom-right diagonal is the
+// top-left one, which cuDNN takes with bias, ALiBi and dropout.
+TEST(SdpaProblem, EqualLengthsWithoutPaddingUseTheTopLeftDiagonal) {
+  Call c = Bshd();
+  c.params.mask_type = TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT;
+  absl::StatusOr<SdpaProblem> p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->bottom_right);  // S 16 < SKV 32: the diagonals differ
+  c.params.max_seqlen_kv = S;
+  c.Tensor(1, {B, S, HKV, D});
+  c.Tensor(2, {B, S, HKV, D});
+  p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->causal);
+  EXPECT_FALSE(p->bottom_right);
+  EXPECT_EQ(p->window_right, 0);
+  c.params.mask_type = TEPLUG_MASK_NONE;  // the same for a non-causal window
+  c.params.window_right = 4;
+  p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->bottom_right);
+  // A padding mask gives each sequence its own lengths: bottom-right stays.
+  c.params.mask_type = TEPLUG_MASK_PADDING_CAUSAL_BOTTOM_RIGHT;
+  c.params.cu_seqlens_q = c.Tensor(5, {B + 1}, TEPLUG_DTYPE_INT32);
+  c.params.cu_seqlens_kv = c.Tensor(6, {B + 1}, TEPLUG_DTYPE_INT32);
+  p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->padding);
+  EXPECT_TRUE(p->bottom_right);
+}
+
+// attention.h allows softmax_lse in an inference: it is checked as in
+// training, written, and part of the graph's signature.
+TEST(SdpaProblem, AnInferenceMayAskForLse) {
+  Call c = Bshd();
+  absl::StatusOr<SdpaProblem> p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->writes_lse);
+  const std::vector<int64_t> without = SdpaProblemWords(*p);
+  c.args.softmax_lse = c.Tensor(4, {B, HQ, S}, TEPLUG_DTYPE_FP32);
+  p = SdpaProblemOfForward(c.args);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->writes_lse);
+  EXPECT_FALSE(p->training);
+  EXPECT_NE(SdpaProblemWords(*p), without);
+  c.args.softmax_lse = c.Tensor(4, {B, HQ, S}, TEPLUG_DTYPE_BF16);
+  p = SdpaProblemOfForward(c.args);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      p.status().message(),
+      "native attention: softmax_lse must be fp32 [2, 4, 16], got dtype bf16 shape [2, 4, 16]");
+}
+
 TEST(SdpaProblem, TrainingNeedsAContiguousFp32Lse) {
   Call c = Bshd();
   c.params.is_training = 1;
@@ -214,33 +267,44 @@ TEST(SdpaProblem, RefusalsNameFieldAndValue) {
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"wrong shape", [](Call& c) { c.Tensor(1, {B, SKV, HQ, D}); }, absl::StatusCode::kInvalidArgument,
-       "native attention: k has shape [2, 32, 4, 64] but layout bshd_bshd_bshd needs [2, 32, 2, 64]"},
+      {"wrong shape",
+       [](Call& c) {
+         c.Tensor(1, {B, SKV, HQ, D});
+       },
+       absl::StatusCode::kInvalidArgument,
+       "native attention: k has shape [2, 32, 4, 64] but layout bshd_bshd_bshd needs [2, 32, 2, "
+       "64]"},
       {"heads", [](Call& c) { c.params.num_heads_kv = 3; }, absl::StatusCode::kInvalidArgument,
        "native attention: params.num_heads_q 4 is not a multiple of num_heads_kv 3"},
       {"batch", [](Call& c) { c.params.batch = 0; }, absl::StatusCode::kInvalidArgument,
        "native attention: params.batch is 0; it must be positive"},
-      {"mixed strides", [](Call& c) { c.store[0].strides[0] = 5; }, absl::StatusCode::kInvalidArgument,
+      {"mixed strides", [](Call& c) { c.store[0].strides[0] = 5; },
+       absl::StatusCode::kInvalidArgument,
        "native attention: q mixes zero and nonzero strides [5, 0, 0, 0]"},
       {"head stride",
        [](Call& c) {
          const int64_t s[4] = {S * HQ * D * 2, HQ * D * 2, D * 2, 2};
          for (int i = 0; i < 4; ++i) c.store[0].strides[i] = s[i];
        },
-       absl::StatusCode::kUnimplemented, "native attention: q's head-dim stride is 2; cuDNN needs 1"},
-      {"host tensor", [](Call& c) { c.store[2].device = nullptr; }, absl::StatusCode::kUnimplemented,
-       "native attention: v is not on a CUDA device (kind 1); native runs attention on CUDA devices"},
+       absl::StatusCode::kUnimplemented,
+       "native attention: q's head-dim stride is 2; cuDNN needs 1"},
+      {"host tensor", [](Call& c) { c.store[2].device = nullptr; },
+       absl::StatusCode::kUnimplemented,
+       "native attention: v is not on a CUDA device (kind 1); native runs attention on CUDA "
+       "devices"},
       {"other gpu",
        [](Call& c) {
          static const TeplugDevice other = Cuda(1);
          c.store[2].device = &other;
        },
        absl::StatusCode::kInvalidArgument, "native attention: v is on cuda:1, q on cuda:0"},
-      {"dtype mix", [](Call& c) { c.store[1].dtype = TEPLUG_DTYPE_FP16; }, absl::StatusCode::kUnimplemented,
+      {"dtype mix", [](Call& c) { c.store[1].dtype = TEPLUG_DTYPE_FP16; },
+       absl::StatusCode::kUnimplemented,
        "native attention: q, k, v dtypes bf16, fp16, bf16 differ; cuDNN takes one"},
-      {"o dtype", [](Call& c) { c.store[3].dtype = TEPLUG_DTYPE_FP32; }, absl::StatusCode::kInvalidArgument,
-       "native attention: o has dtype fp32; q has bf16"},
-      {"bias missing", [](Call& c) { c.params.bias_type = TEPLUG_BIAS_POST_SCALE; }, absl::StatusCode::kInvalidArgument,
+      {"o dtype", [](Call& c) { c.store[3].dtype = TEPLUG_DTYPE_FP32; },
+       absl::StatusCode::kInvalidArgument, "native attention: o has dtype fp32; q has bf16"},
+      {"bias missing", [](Call& c) { c.params.bias_type = TEPLUG_BIAS_POST_SCALE; },
+       absl::StatusCode::kInvalidArgument,
        "native attention: bias is NULL but params.bias_type is post_scale"},
       {"bias shape",
        [](Call& c) {
@@ -249,9 +313,18 @@ TEST(SdpaProblem, RefusalsNameFieldAndValue) {
        },
        absl::StatusCode::kInvalidArgument,
        "native attention: bias has shape [1, 3, 16, 32]; it must be [1 or 2, 1 or 4, 16, 32]"},
-      {"thd mask", [](Call& c) { c.params.layout = TEPLUG_LAYOUT_THD_THD_THD; }, absl::StatusCode::kInvalidArgument,
+      {"bias dtype",
+       [](Call& c) {
+         c.params.bias_type = TEPLUG_BIAS_POST_SCALE;
+         c.args.bias = c.Tensor(4, {1, HQ, S, SKV}, TEPLUG_DTYPE_FP32);
+       },
+       absl::StatusCode::kUnimplemented,
+       "native attention: bias has dtype fp32; cuDNN takes it in q's dtype bf16"},
+      {"thd mask", [](Call& c) { c.params.layout = TEPLUG_LAYOUT_THD_THD_THD; },
+       absl::StatusCode::kInvalidArgument,
        "native attention: layout thd_thd_thd needs a padding mask type, got none"},
-      {"dropout", [](Call& c) {
+      {"dropout",
+       [](Call& c) {
          c.params.is_training = 1;
          c.params.dropout = 1.0f;
        },
@@ -316,6 +389,12 @@ TEST(SdpaProblem, BackwardViewsTheGradientsWithTheirOwnStrides) {
   EXPECT_EQ(p->dq.strides, (std::array<int64_t, 4>{HQ * S * D, S * D, D, 1}));
   EXPECT_EQ(p->q.strides, (std::array<int64_t, 4>{S * HQ * D, D, HQ * D, 1}));
   EXPECT_EQ(p->dbias_view.dims, (std::array<int64_t, 4>{1, HQ, S, SKV}));
+  grads[4].dtype = TEPLUG_DTYPE_FP32;
+  p = SdpaProblemOfBackward(a);
+  EXPECT_EQ(p.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(p.status().message(),
+            "native attention: dbias has dtype fp32; cuDNN takes it in q's dtype bf16");
+  grads[4].dtype = TEPLUG_DTYPE_BF16;
   grads[4].shape[0] = B;
   p = SdpaProblemOfBackward(a);
   EXPECT_EQ(p.status().message(), "native attention: dbias must have bias's shape");

@@ -31,8 +31,8 @@ SdpaWorkspaceLayout LayOutWorkspace(const SdpaProblem& problem, size_t graph_byt
   }
   if (problem.dropout) w.rng = take(2 * sizeof(int64_t));
   if (problem.fp8) {
-    w.amax_scratch = take(SdpaWorkspaceLayout::kAmaxSlots * sizeof(float));
-    if (!problem.backward && !problem.training) {
+    w.amax_scratch = take(SdpaWorkspaceLayout::kAmaxSlots * SdpaWorkspaceLayout::kAmaxSlotBytes);
+    if (!problem.backward && !problem.writes_lse) {
       w.stats_scratch = take(static_cast<size_t>(problem.batch * problem.heads_q * problem.seq_q) *
                              sizeof(float));
     }

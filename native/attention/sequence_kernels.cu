@@ -41,11 +41,12 @@ __global__ void ZeroRowsKernel(Element* base, int64_t h_dim, int64_t s_dim, int6
 }
 
 // A NaN amax stays NaN (fmaxf would drop it).
-__global__ void MaxOfAmaxesKernel(const float* values, uint32_t mask, float* out) {
+__global__ void MaxOfAmaxesKernel(const float* slots, int64_t slot_stride, uint32_t mask,
+                                  float* out) {
   float m = 0.0f;
   for (int i = 0; i < 32; ++i) {
     if (((mask >> i) & 1u) == 0) continue;
-    const float v = values[i];
+    const float v = slots[i * slot_stride];
     if (v != v) {
       m = v;
       break;
@@ -98,8 +99,10 @@ int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
                 lengths);
 }
 
-int LaunchMaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) {
-  return Launch(MaxOfAmaxesKernel, 1, 1, static_cast<cudaStream_t>(stream), values, mask, out);
+int LaunchMaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask, float* out,
+                      void* stream) {
+  return Launch(MaxOfAmaxesKernel, 1, 1, static_cast<cudaStream_t>(stream), slots, slot_stride,
+                mask, out);
 }
 
 int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,

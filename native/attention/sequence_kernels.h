@@ -31,8 +31,10 @@ int LaunchZeroRowsPastLength(void* base, std::array<int64_t, 4> dims,
                              std::array<int64_t, 4> strides, int element_bytes,
                              const int32_t* lengths, void* stream);
 
-// *out = the largest values[i] over the bits i (< 32) set in `mask`.
-int LaunchMaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream);
+// *out = the largest slots[i * slot_stride] over the bits i (< 32) set in
+// `mask` (slots apart, as each amax cuDNN writes is 16-byte aligned).
+int LaunchMaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask, float* out,
+                      void* stream);
 
 // Writes -inf to lse[b][h][s] (contiguous fp32 [B, H, S]) for s >= lengths[b].
 int LaunchNegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq,

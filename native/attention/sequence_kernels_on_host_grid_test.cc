@@ -134,25 +134,28 @@ TEST(SequenceKernelsOnHostGrid, Fp8PaddingRowsAreZeroedByteByByte) {
 }
 
 TEST(SequenceKernelsOnHostGrid, MaxOfAmaxesTakesOnlyTheMaskedSlots) {
+  // Slots 4 floats apart (16 bytes, as the attention's scratch has them);
+  // the floats between them are larger than any slot and must not count.
+  constexpr int64_t kStride = 4;
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> value(0.01f, 100.0f);
   for (int trial = 0; trial < 50; ++trial) {
-    std::vector<float> values(32);
-    for (float& v : values) v = value(rng);
+    std::vector<float> slots(32 * kStride, 1e30f);
+    for (int i = 0; i < 32; ++i) slots[static_cast<size_t>(i * kStride)] = value(rng);
     const uint32_t mask = static_cast<uint32_t>(rng()) | 1u;
     float want = 0.0f;
     for (int i = 0; i < 32; ++i)
-      if ((mask >> i) & 1u) want = std::max(want, values[i]);
+      if ((mask >> i) & 1u) want = std::max(want, slots[static_cast<size_t>(i * kStride)]);
     float out = -1.0f;
-    ASSERT_EQ(LaunchMaxOfAmaxes(values.data(), mask, &out, nullptr), 0);
+    ASSERT_EQ(LaunchMaxOfAmaxes(slots.data(), kStride, mask, &out, nullptr), 0);
     ASSERT_EQ(out, want) << "mask " << mask;
   }
   // A NaN amax is not lost.
   const float nan_first[3] = {std::nanf(""), 2.0f, 3.0f};
   float out = 0.0f;
-  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 0b111, &out, nullptr), 0);
+  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 1, 0b111, &out, nullptr), 0);
   EXPECT_TRUE(std::isnan(out));
-  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 0b110, &out, nullptr), 0);
+  ASSERT_EQ(LaunchMaxOfAmaxes(nan_first, 1, 0b110, &out, nullptr), 0);
   EXPECT_EQ(out, 3.0f);
 }
 

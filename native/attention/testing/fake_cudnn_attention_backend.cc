@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 
 namespace teplug::native::attention::testing {
 namespace {
@@ -11,9 +12,11 @@ namespace {
 class FakeGraph final : public SdpaGraph {
  public:
   FakeGraph(FakeCudnnAttentionBackend& backend, size_t workspace) : backend_(backend), workspace_(workspace) {}
+  ~FakeGraph() override { backend_.Record("DestroyGraph"); }
   size_t workspace_size() const override { return workspace_; }
   absl::Status Execute(const SdpaBuffers& buffers, void* workspace) override {
     (void)workspace;
+    backend_.HoldHandle();
     backend_.Record("Execute");
     backend_.RecordExecution(buffers);
     const SdpaFp8Scales& f = buffers.fp8;
@@ -38,6 +41,12 @@ class FakeGraph final : public SdpaGraph {
 void FakeCudnnAttentionBackend::Record(const std::string& call) {
   std::lock_guard<std::mutex> lock(mu_);
   log_.push_back(call);
+}
+
+void FakeCudnnAttentionBackend::HoldHandle() {
+  if (handles_in_use_.fetch_add(1) != 0) handle_overlaps_.fetch_add(1);
+  std::this_thread::sleep_for(handle_hold);
+  handles_in_use_.fetch_sub(1);
 }
 
 void FakeCudnnAttentionBackend::RecordExecution(const SdpaBuffers& b) {
@@ -75,6 +84,7 @@ absl::Status FakeCudnnAttentionBackend::SetStream(void* handle, void* stream) {
 absl::StatusOr<std::unique_ptr<SdpaGraph>> FakeCudnnAttentionBackend::BuildGraph(const SdpaProblem& problem,
                                                                                  void* handle) {
   (void)handle;
+  HoldHandle();
   Record("BuildGraph");
   if (!build_error.empty()) return absl::UnimplementedError(build_error);
   {
@@ -124,13 +134,13 @@ int FakeCudnnAttentionBackend::ZeroRowsPastLength(void* base, std::array<int64_t
   return 0;
 }
 
-int FakeCudnnAttentionBackend::MaxOfAmaxes(const float* values, uint32_t mask, float* out,
-                                           void* stream) {
+int FakeCudnnAttentionBackend::MaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask,
+                                           float* out, void* stream) {
   (void)stream;
   Record("MaxOfAmaxes");
   float m = 0.0f;
   for (int i = 0; i < 32; ++i)
-    if ((mask >> i) & 1u) m = std::max(m, values[i]);
+    if ((mask >> i) & 1u) m = std::max(m, slots[i * slot_stride]);
   *out = m;
   return 0;
 }

@@ -4,6 +4,8 @@
 #ifndef TEPLUG_NATIVE_ATTENTION_TESTING_FAKE_CUDNN_ATTENTION_BACKEND_H_
 #define TEPLUG_NATIVE_ATTENTION_TESTING_FAKE_CUDNN_ATTENTION_BACKEND_H_
 
+#include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,6 +28,9 @@ class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
   size_t graph_workspace = 4096;
   // When set, BuildGraph fails with Unimplemented and this text.
   std::string build_error;
+  // How long BuildGraph and each execution use the handle: long enough, a
+  // build and an execution that are not kept apart overlap.
+  std::chrono::microseconds handle_hold{0};
 
   absl::StatusOr<int32_t> LoadLibrary() override;
   absl::StatusOr<void*> CreateHandle() override;
@@ -38,7 +43,8 @@ class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
   int WriteRngState(int64_t* rng, uint64_t seed, uint64_t offset, void* stream) override;
   int ZeroRowsPastLength(void* base, std::array<int64_t, 4> dims, std::array<int64_t, 4> strides,
                          int element_bytes, const int32_t* lengths, void* stream) override;
-  int MaxOfAmaxes(const float* values, uint32_t mask, float* out, void* stream) override;
+  int MaxOfAmaxes(const float* slots, int64_t slot_stride, uint32_t mask, float* out,
+                  void* stream) override;
   int NegInfPastLength(float* lse, int64_t batch, int64_t heads, int64_t seq, const int32_t* lengths,
                        void* stream) override;
 
@@ -50,9 +56,14 @@ class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
   std::vector<SdpaProblem> built() const;
   std::vector<SdpaBuffers> executions() const;
   int live_handles() const;
+  // How often a BuildGraph or an execution began while another was using a
+  // handle (cuDNN handles are not thread-safe; the fake has one per GPU).
+  int handle_overlaps() const { return handle_overlaps_.load(); }
 
   void Record(const std::string& call);
   void RecordExecution(const SdpaBuffers& b);
+  // Uses a handle for handle_hold, counting an overlap with another use.
+  void HoldHandle();
 
  private:
   mutable std::mutex mu_;
@@ -61,6 +72,7 @@ class FakeCudnnAttentionBackend final : public CudnnAttentionBackend {
   std::vector<SdpaBuffers> executions_;
   int live_handles_ = 0;
   int next_handle_ = 1;
+  std::atomic<int> handles_in_use_{0}, handle_overlaps_{0};
 };
 
 }  // namespace teplug::native::attention::testing
