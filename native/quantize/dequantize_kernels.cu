@@ -43,10 +43,17 @@ __global__ void DequantizeKernel(const uint8_t* codes, int64_t rows, int64_t col
     const uint4 packed = reinterpret_cast<const uint4*>(codes)[k];
     const uint8_t* code = reinterpret_cast<const uint8_t*>(&packed);
     float v[kChunk];
+    // One 64-bit division per chunk: the element's row and column step on
+    // from its first element's (a 64-bit divide is dozens of instructions).
+    int64_t r = k * kChunk / cols;
+    int64_t c = k * kChunk - r * cols;
 #pragma unroll
     for (int i = 0; i < kChunk; ++i) {
-      const int64_t idx = k * kChunk + i;
-      v[i] = DequantizeElement(code[i], kind, grid.At(idx / cols, idx % cols));
+      v[i] = DequantizeElement(code[i], kind, grid.At(r, c));
+      if (++c == cols) {
+        c = 0;
+        ++r;
+      }
     }
     StoreVector<T, kChunk>(out + k * kChunk, v);
   }
