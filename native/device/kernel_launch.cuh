@@ -16,7 +16,12 @@
 
 #ifdef TEPLUG_HOST_GRID
 #include "native/device/testing/host_grid.h"
+// A vector access's address must be aligned to its size on a GPU; the host
+// grid checks it, where x86 would quietly allow it.
+#define TEPLUG_REQUIRE_ALIGNED(p, bytes) \
+  ::teplug::native::host_grid::RequireAligned((p), (bytes), __FILE__, __LINE__)
 #else
+#define TEPLUG_REQUIRE_ALIGNED(p, bytes) ((void)0)
 #include <cuda_runtime.h>
 
 namespace teplug::native {

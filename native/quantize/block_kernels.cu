@@ -141,6 +141,7 @@ __device__ __forceinline__ void StoreRowCodes(uint8_t* codes, int64_t cols, cons
   if (vector) {
     uint32_t packed;
     memcpy(&packed, group, sizeof packed);
+    TEPLUG_REQUIRE_ALIGNED(out, sizeof packed);
     *reinterpret_cast<uint32_t*>(out) = packed;
   } else {
 #pragma unroll

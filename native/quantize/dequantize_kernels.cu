@@ -40,6 +40,7 @@ __global__ void DequantizeKernel(const uint8_t* codes, int64_t rows, int64_t col
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t chunks = vectorised ? n / kChunk : 0;
   for (int64_t k = first; k < chunks; k += stride) {
+    TEPLUG_REQUIRE_ALIGNED(codes + k * kChunk, sizeof(uint4));
     const uint4 packed = reinterpret_cast<const uint4*>(codes)[k];
     const uint8_t* code = reinterpret_cast<const uint8_t*>(&packed);
     float v[kChunk];

@@ -69,6 +69,7 @@ __device__ __forceinline__ void LoadVector(const typename Hp<T>::Storage* p, flo
   using Vector = typename std::conditional<kBytes == 8, uint2, uint4>::type;
   constexpr int kVectors = kBytes / static_cast<int>(sizeof(Vector));
   Vector raw[kVectors];
+  TEPLUG_REQUIRE_ALIGNED(p, sizeof(Vector));
   const Vector* src = reinterpret_cast<const Vector*>(p);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) raw[v] = src[v];
@@ -88,6 +89,7 @@ __device__ __forceinline__ void StoreVector(typename Hp<T>::Storage* p, const fl
   S* elements = reinterpret_cast<S*>(raw);
 #pragma unroll
   for (int i = 0; i < N; ++i) elements[i] = Hp<T>::Store(in[i]);
+  TEPLUG_REQUIRE_ALIGNED(p, sizeof(uint4));
   uint4* dst = reinterpret_cast<uint4*>(p);
 #pragma unroll
   for (int v = 0; v < kVectors; ++v) dst[v] = raw[v];
@@ -99,6 +101,7 @@ __device__ __forceinline__ void StoreCodes16(uint8_t* p, const uint8_t (&codes)[
   uint8_t* bytes = reinterpret_cast<uint8_t*>(&v);
 #pragma unroll
   for (int i = 0; i < 16; ++i) bytes[i] = codes[i];
+  TEPLUG_REQUIRE_ALIGNED(p, sizeof(uint4));
   *reinterpret_cast<uint4*>(p) = v;
 }
 

@@ -213,6 +213,16 @@ int64_t Launches() {
   return launches;
 }
 
+void RequireAligned(const void* p, size_t bytes, const char* file, int line) {
+  if (reinterpret_cast<uintptr_t>(p) % bytes == 0) return;
+  std::fprintf(stderr,
+               "host grid: %s:%d: a %zu-byte vector access at %p, which is not %zu-byte aligned "
+               "(a GPU would fault), in block (%u, %u, %u) thread (%u, %u, %u)\n",
+               file, line, bytes, p, bytes, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+               threadIdx.y, threadIdx.z);
+  std::abort();
+}
+
 }  // namespace teplug::native::host_grid
 
 cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t) {

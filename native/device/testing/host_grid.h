@@ -21,6 +21,8 @@
 // configuration a GPU rejects (more than 1024 threads per block, a zero
 // dimension) returns cudaErrorInvalidConfiguration.
 //
+//  - a vector access (TEPLUG_REQUIRE_ALIGNED) to an address not aligned to
+//    its size ends the process, as it would fault on a GPU.
 // What it cannot show: timing, memory coalescing, bank conflicts, device
 // resource limits, and races between threads (they never run at once).
 // Lanes of a warp run out of lock-step, so code that relied on implicit warp
@@ -89,6 +91,11 @@ uint64_t ShuffleXor(uint64_t bits, int lane_mask);
 
 // How many launches ran (a test checks that its calls reached the kernels).
 int64_t Launches();
+
+// Ends the process with a message naming the access and the thread when `p`
+// is not aligned to `bytes`: a GPU faults on a misaligned vector access,
+// x86 does not (see TEPLUG_REQUIRE_ALIGNED in kernel_launch.cuh).
+void RequireAligned(const void* p, size_t bytes, const char* file, int line);
 
 }  // namespace teplug::native::host_grid
 
