@@ -107,10 +107,16 @@ TEST_F(NativeGemmOnGpu, WithoutAGpuTheDecisionRecordSaysWhyInTheDriversWords) {
 }
 
 // Runs `args` through the kernel's dispatching IGemm with the workspace it
-// asks for (on `ctx`'s device when given, else in host memory); "" or the error.
+// asks for (on `ctx`'s device when given, else in host memory), on a stream
+// of `ctx` that it waits for; "" or the error.
 std::string RunGemm(const core::Kernel& k, TeplugGemmArgs args, sdk::DeviceContext* ctx) {
   auto gemm = k.Query<TeplugGemmV1>(sdk::kIidGemmV1);
   if (!gemm) return "no IGemm";
+  TeplugStream stream = nullptr;
+  if (ctx != nullptr) {
+    if (sdk::OwnedError e = ctx->CreateStream(&stream); e) return "stream: " + e.message();
+    args.stream = stream;
+  }
   size_t bytes = 0;
   if (sdk::OwnedError e(gemm->vtbl->workspace_size(gemm.get(), &args, &bytes)); e) {
     return "workspace_size: " + e.message();
@@ -124,9 +130,17 @@ std::string RunGemm(const core::Kernel& k, TeplugGemmArgs args, sdk::DeviceConte
   args.workspace_size = bytes;
   sdk::OwnedError e(gemm->vtbl->gemm(gemm.get(), &args));
   std::string error = e ? e.message() : "";
-  if (ctx != nullptr && bytes > 0) {
-    if (sdk::OwnedError s = ctx->SynchronizeStream(args.stream); s && error.empty()) error = "synchronize: " + s.message();
-    if (sdk::OwnedError d = ctx->Deallocate(workspace); d && error.empty()) error = "free: " + d.message();
+  if (ctx != nullptr) {
+    if (sdk::OwnedError s = ctx->SynchronizeStream(stream); s && error.empty()) {
+      error = "synchronize: " + s.message();
+    }
+    if (bytes > 0) {
+      if (sdk::OwnedError d = ctx->Deallocate(workspace); d && error.empty())
+        error = "free: " + d.message();
+    }
+    if (sdk::OwnedError d = ctx->DestroyStream(stream); d && error.empty()) {
+      error = "stream destroy: " + d.message();
+    }
   }
   return error;
 }

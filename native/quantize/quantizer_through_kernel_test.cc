@@ -88,8 +88,11 @@ class DeviceMemory final : public testing::CaseMemory {
     buffers_.push_back(p);
     return p;
   }
+  // cudaMemcpy from pageable memory may return before the copy lands, and a
+  // non-blocking stream is not ordered after the legacy one: wait for it.
   void Upload(void* device, const void* host, size_t bytes) override {
     EXPECT_EQ(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
   }
   void Download(void* host, const void* device, size_t bytes) override {
     EXPECT_EQ(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);

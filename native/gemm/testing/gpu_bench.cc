@@ -51,6 +51,7 @@ void CloseBenchDevice(BenchDevice& d) {
 }
 
 double Bf16FlopPerClockPerSm(int arch) {
+  if (arch >= 110) return 0;     // Thor, GeForce Blackwell and later: not in the table
   if (arch >= 100) return 8192;  // Blackwell (B200: 148 SMs, 2.25 PFLOP/s dense)
   if (arch >= 90) return 4096;   // Hopper (H100 SXM: 132 SMs, 989 TFLOP/s at 1.83 GHz)
   if (arch == 89) return 1024;   // Ada (L40S: 142 SMs, 362 TFLOP/s)
@@ -58,6 +59,9 @@ double Bf16FlopPerClockPerSm(int arch) {
   return 0;
 }
 
+// At cudaDevAttrClockRate, the maximum boost clock (1.98 GHz on an H100 or
+// H200, where the 989 TFLOP/s of the data sheet is at 1.83 GHz): the peak a
+// fraction is taken of is the highest the device could reach.
 double DensePeakTflops(int arch, bool fp8) {
   int sms = 0, clock_khz = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess) return 0;

@@ -57,18 +57,24 @@ inline double Median(std::vector<double> v) {
 }
 
 // Seconds per call of `run`, called `calls` times on `stream` between two
-// CUDA events.
+// CUDA events. Exits on a failed event call or a window that measured
+// nothing: after an asynchronous fault the events report no time, which
+// would otherwise print an infinite rate.
 template <class Run>
 double TimePerCall(cudaStream_t stream, int calls, Run run) {
   cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  cudaEventRecord(start, stream);
+  ExitUnless(cudaEventCreate(&start) == cudaSuccess, "cudaEventCreate");
+  ExitUnless(cudaEventCreate(&stop) == cudaSuccess, "cudaEventCreate");
+  ExitUnless(cudaEventRecord(start, stream) == cudaSuccess, "cudaEventRecord(start)");
   for (int i = 0; i < calls; ++i) run();
-  cudaEventRecord(stop, stream);
-  cudaEventSynchronize(stop);
+  ExitUnless(cudaEventRecord(stop, stream) == cudaSuccess, "cudaEventRecord(stop)");
+  const cudaError_t synchronized = cudaEventSynchronize(stop);
+  ExitUnless(synchronized == cudaSuccess,
+             std::string("the timed calls: cudaEventSynchronize returned ") +
+                 cudaGetErrorName(synchronized) + " (" + cudaGetErrorString(synchronized) + ")");
   float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);
+  ExitUnless(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess, "cudaEventElapsedTime");
+  ExitUnless(ms > 0, "the timed calls took no time on the GPU");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return ms / 1e3 / calls;
