@@ -29,6 +29,7 @@ PACKAGES=(
   libfuzzer-15-dev    # tools/fuzz.sh: libFuzzer for clang-15 (-fsanitize=fuzzer)
   cmake               # tests/kit: builds plugins and a host against the installed kit
   make                # tests/kit: the build tool of CMake's default generator
+  xz-utils            # tools/gpu_check_test.sh: the GPU check's bundle is a .tar.xz
 )
 
 # After the packages (python3 among them): the pinned cuDNN frontend headers,
