@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -25,10 +26,10 @@
 #include "gtest/gtest.h"
 #include "native/collective/nccl_types.h"
 #include "native/collective/testing/fake_nccl.h"
-#include "tests/testing/memory_kv_store.h"
 #include "native/device/testing/fake_cuda_runtime.h"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/struct_io.hpp"
+#include "tests/testing/memory_kv_store.h"
 
 namespace teplug::native::collective {
 namespace {
@@ -452,15 +453,42 @@ TEST_F(Fixture, GroupEndClosesNcclsGroupAfterAFailureInside) {
   nccl_->Fail("Send", ncclInvalidArgument);
   TeplugCollectiveArgs sd = Args(0, &s, nullptr);
   sd.peer = 1;
-  EXPECT_EQ(Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); }).code, TEPLUG_INVALID_ARGUMENT);
+  const size_t at_send = nccl_->calls().size();
+  const Outcome failed = Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); });
+  EXPECT_EQ(failed.code, TEPLUG_INVALID_ARGUMENT);
+  EXPECT_THAT(failed.message, HasSubstr("aborted when the group ends"));
+  // An abort inside NCCL's open group would be queued into the group, to
+  // release the communicator ahead of the group's own work: it waits.
+  for (const NcclCall& c : CallsSince(at_send))
+    EXPECT_NE(c.name, "CommAbort") << "inside the group";
   const size_t before = nccl_->calls().size();
   const Outcome o = Try([&] { impl_->GroupEnd(comms_[0]); });
   EXPECT_EQ(o.code, TEPLUG_FAILED_PRECONDITION);
   EXPECT_THAT(o.message, HasSubstr("ncclSend returned ncclInvalidArgument"));
   const std::vector<NcclCall> after = CallsSince(before);
-  ASSERT_FALSE(after.empty());
+  ASSERT_GE(after.size(), 2u);
   EXPECT_EQ(after[0].name, "GroupEnd") << "NCCL's per-thread group is closed";
+  EXPECT_EQ(after[1].name, "CommAbort") << "then the communicator is aborted";
   DestroyAll();
+}
+
+TEST_F(Fixture, DestroyInsideAGroupClosesItAndAbortsAFailedCommunicator) {
+  CreateAll(2);
+  std::vector<float> x(4);
+  TeplugTensor s = Tensor(x.data(), 4, TEPLUG_DTYPE_FP32, &devices_[0]);
+  impl_->GroupStart(comms_[0]);
+  nccl_->Fail("Send", ncclInvalidArgument);
+  TeplugCollectiveArgs sd = Args(0, &s, nullptr);
+  sd.peer = 1;
+  EXPECT_EQ(Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); }).code, TEPLUG_INVALID_ARGUMENT);
+  const size_t before = nccl_->calls().size();
+  DestroyAll();
+  std::vector<std::string> names;
+  for (const NcclCall& c : CallsSince(before)) names.push_back(c.name);
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names[0], "GroupEnd");
+  EXPECT_EQ(names[1], "CommAbort");
+  EXPECT_EQ(std::count(names.begin(), names.end(), "CommFinalize"), 1) << "only rank 1 finalizes";
 }
 
 TEST_F(Fixture, AsyncErrorAbortsAndMapsWithNcclsWords) {

@@ -114,14 +114,22 @@ std::string NcclCommunicator::Describe(const char* call, ncclResult_t result) {
   return out;
 }
 
-void NcclCommunicator::AbortAndThrow(TeplugCode code, const std::string& message) {
-  std::string full = message;
-  if (comm_ != nullptr) {
-    const ncclResult_t r = setup_.nccl->CommAbort(comm_);
-    comm_ = nullptr;
-    absl::StrAppend(&full, r == ncclSuccess ? "; the communicator was aborted"
+void NcclCommunicator::AbortNow(std::string* message) {
+  const ncclResult_t r = setup_.nccl->CommAbort(comm_);
+  comm_ = nullptr;
+  abort_at_group_end_ = false;
+  absl::StrAppend(message, r == ncclSuccess ? "; the communicator was aborted"
                                             : absl::StrCat("; aborting the communicator returned ",
                                                            NcclResultName(r)));
+}
+
+void NcclCommunicator::AbortAndThrow(TeplugCode code, const std::string& message) {
+  std::string full = message;
+  if (comm_ != nullptr && in_group_) {
+    abort_at_group_end_ = true;
+    absl::StrAppend(&full, "; the communicator is aborted when the group ends");
+  } else if (comm_ != nullptr) {
+    AbortNow(&full);
   }
   failure_ = full;
   throw sdk::Exception(code, full);
@@ -137,7 +145,7 @@ ncclResult_t NcclCommunicator::PollState(const std::string& what) {
 }
 
 void NcclCommunicator::RequireUsable(const std::string& what) {
-  if (comm_ == nullptr) {
+  if (comm_ == nullptr || abort_at_group_end_) {
     throw sdk::Exception(TEPLUG_FAILED_PRECONDITION,
                          absl::StrCat(what, ": the communicator is unusable after an earlier "
                                             "failure: ",
@@ -330,6 +338,7 @@ void NcclCommunicator::GroupEnd() {
   // NCCL's group is per thread: close it even when an op inside failed, so
   // other communicators on this thread are not left inside it.
   const ncclResult_t r = setup_.nccl->GroupEnd();
+  if (abort_at_group_end_) AbortNow(&failure_);
   if (comm_ == nullptr) RequireUsable(what);  // reports the failure inside the group
   if (r != ncclSuccess && r != ncclInProgress) {
     AbortAndThrow(NcclResultCode(r), absl::StrCat(what, ": ", Describe("ncclGroupEnd", r)));
@@ -354,6 +363,13 @@ void NcclCommunicator::Destroy() {
                       RuntimeFailure(*setup_.runtime,
                                      absl::StrCat("cudaSetDevice(", setup_.ordinal, ")"), e)));
   }
+  if (in_group_) {  // a group left open: NCCL's per-thread group is closed first
+    in_group_ = false;
+    if (const ncclResult_t r = setup_.nccl->GroupEnd(); r != ncclSuccess && r != ncclInProgress) {
+      note(NcclResultCode(r), absl::StrCat(what, ": ", Describe("ncclGroupEnd", r)));
+    }
+  }
+  if (abort_at_group_end_) AbortNow(&failure_);
   if (comm_ != nullptr) {
     try {
       if (const ncclResult_t r = setup_.nccl->CommFinalize(comm_);

@@ -15,7 +15,8 @@
 //    (ncclCommAbort) and throw the mapped teplug code (nccl_status.h;
 //    DEADLINE_EXCEEDED for timeouts) with NCCL's error string and last error.
 //    Every later call then fails with FAILED_PRECONDITION naming that first
-//    failure.
+//    failure. Inside a group the abort waits until the group is closed
+//    (GroupEnd or Destroy closes NCCL's per-thread group first).
 //  - Destroy finalizes (flushing issued work) and destroys NCCL's
 //    communicator, or aborts it when finalizing fails or times out, and frees
 //    the barrier's device word; it reports the first failure after freeing
@@ -107,8 +108,13 @@ class NcclCommunicator {
   void AwaitIssued(const std::string& what, const char* call);
   // Polls cudaStreamQuery(stream) and the async error until the stream is done.
   void AwaitStream(const std::string& what, cudaStream_t stream);
-  // Aborts the communicator, remembers why, throws.
+  // Aborts the communicator, remembers why, throws. Inside a group the abort
+  // waits for GroupEnd (abort_at_group_end_): NCCL would queue an abort made
+  // inside its open group into that group, to release the communicator when
+  // the group ends, ahead of the work queued for it.
   [[noreturn]] void AbortAndThrow(TeplugCode code, const std::string& message);
+  // Aborts comm_ now and notes the result in `message`.
+  void AbortNow(std::string* message);
   // "<call> returned <name> (<NCCL's string>)[: <last error>]".
   std::string Describe(const char* call, ncclResult_t result);
 
@@ -118,6 +124,7 @@ class NcclCommunicator {
   std::string failure_;        // why it was aborted
   bool in_group_ = false;
   bool group_uses_default_stream_ = false;
+  bool abort_at_group_end_ = false;  // failed inside the group; comm_ is aborted at its end
 };
 
 }  // namespace teplug::native::collective
