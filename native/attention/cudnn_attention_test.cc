@@ -67,6 +67,16 @@ struct Call {
     args.v = &v;
     args.o = &o;
   }
+  // A post_scale bias [1, H, S, S] of `dtype` (storage for fp32 or less).
+  void AddBias(int32_t dtype = TEPLUG_DTYPE_BF16) {
+    params.bias_type = TEPLUG_BIAS_POST_SCALE;
+    bias_mem.assign(static_cast<size_t>(H * S * S), 0.0f);
+    Init(&bias, bias_mem.data(), {1, H, S, S}, dtype);
+    args.bias = &bias;
+  }
+  TeplugTensor bias{};
+  std::vector<float> bias_mem;
+
   void Init(TeplugTensor* t, void* data, std::vector<int64_t> shape, int32_t dtype = TEPLUG_DTYPE_BF16) {
     t->struct_size = sizeof(*t);
     t->data = data;
@@ -199,11 +209,7 @@ TEST(CudnnAttention, WhatNativeDoesNotBuildIsNamed) {
 TEST(CudnnAttention, ABiasInAnotherDtypeThanQIsUnsupported) {
   Fixture f;
   Call c;
-  c.params.bias_type = TEPLUG_BIAS_POST_SCALE;
-  std::vector<float> bias_mem(static_cast<size_t>(H * S * S));
-  TeplugTensor bias{};
-  c.Init(&bias, bias_mem.data(), {1, H, S, S}, TEPLUG_DTYPE_FP32);
-  c.args.bias = &bias;
+  c.AddBias(TEPLUG_DTYPE_FP32);
   EXPECT_EQ(f.Why(c.args),
             "native attention: bias has dtype fp32; cuDNN takes it in q's dtype bf16");
   try {
@@ -221,11 +227,7 @@ TEST(CudnnAttention, BottomRightCausalWithEqualLengthsIsBuiltTopLeft) {
   Fixture f;
   Call c;
   c.params.mask_type = TEPLUG_MASK_CAUSAL_BOTTOM_RIGHT;
-  c.params.bias_type = TEPLUG_BIAS_POST_SCALE;
-  std::vector<uint16_t> bias_mem(static_cast<size_t>(H * S * S));
-  TeplugTensor bias{};
-  c.Init(&bias, bias_mem.data(), {1, H, S, S});
-  c.args.bias = &bias;
+  c.AddBias();
   std::string reason;
   ASSERT_TRUE(f.attention->SupportsForward(c.args, &reason)) << reason;
   ASSERT_EQ(f.backend.built().size(), 1u);

@@ -445,16 +445,24 @@ TEST_F(Fixture, GroupsDoNotNestAndEndNeedsAStart) {
 
 // --------------------------------------------------------------- failures
 
-TEST_F(Fixture, GroupEndClosesNcclsGroupAfterAFailureInside) {
-  CreateAll(2);
-  std::vector<float> x(4);
-  TeplugTensor s = Tensor(x.data(), 4, TEPLUG_DTYPE_FP32, &devices_[0]);
-  impl_->GroupStart(comms_[0]);
-  nccl_->Fail("Send", ncclInvalidArgument);
-  TeplugCollectiveArgs sd = Args(0, &s, nullptr);
-  sd.peer = 1;
+// Two ranks; rank 0 starts a group and its send fails inside it.
+class FailureInAGroup : public Fixture {
+ protected:
+  Outcome FailASend() {
+    CreateAll(2);
+    TeplugTensor s = Tensor(x_.data(), 4, TEPLUG_DTYPE_FP32, &devices_[0]);
+    impl_->GroupStart(comms_[0]);
+    nccl_->Fail("Send", ncclInvalidArgument);
+    TeplugCollectiveArgs sd = Args(0, &s, nullptr);
+    sd.peer = 1;
+    return Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); });
+  }
+  std::vector<float> x_ = std::vector<float>(4);
+};
+
+TEST_F(FailureInAGroup, GroupEndClosesNcclsGroupThenAborts) {
   const size_t at_send = nccl_->calls().size();
-  const Outcome failed = Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); });
+  const Outcome failed = FailASend();
   EXPECT_EQ(failed.code, TEPLUG_INVALID_ARGUMENT);
   EXPECT_THAT(failed.message, HasSubstr("aborted when the group ends"));
   // An abort inside NCCL's open group would be queued into the group, to
@@ -472,15 +480,8 @@ TEST_F(Fixture, GroupEndClosesNcclsGroupAfterAFailureInside) {
   DestroyAll();
 }
 
-TEST_F(Fixture, DestroyInsideAGroupClosesItAndAbortsAFailedCommunicator) {
-  CreateAll(2);
-  std::vector<float> x(4);
-  TeplugTensor s = Tensor(x.data(), 4, TEPLUG_DTYPE_FP32, &devices_[0]);
-  impl_->GroupStart(comms_[0]);
-  nccl_->Fail("Send", ncclInvalidArgument);
-  TeplugCollectiveArgs sd = Args(0, &s, nullptr);
-  sd.peer = 1;
-  EXPECT_EQ(Try([&] { impl_->Run(TEPLUG_OP_SEND, sd); }).code, TEPLUG_INVALID_ARGUMENT);
+TEST_F(FailureInAGroup, DestroyClosesTheOpenGroupThenAborts) {
+  EXPECT_EQ(FailASend().code, TEPLUG_INVALID_ARGUMENT);
   const size_t before = nccl_->calls().size();
   DestroyAll();
   std::vector<std::string> names;
