@@ -163,8 +163,11 @@ class CublasLtGemm final : public sdk::GemmImpl {
     const auto start = reinterpret_cast<uintptr_t>(args.workspace);
     const size_t skipped =
         (kWorkspaceAlignment - start % kWorkspaceAlignment) % kWorkspaceAlignment;
-    uint8_t* const workspace = static_cast<uint8_t*>(args.workspace) + (given == 0 ? 0 : skipped);
-    const size_t usable = given == 0 ? 0 : given - skipped;
+    // A GEMM that needs no workspace may be given one shorter than the skip
+    // to its first boundary: it then uses none of it.
+    const bool fits = given > skipped;
+    uint8_t* const workspace = fits ? static_cast<uint8_t*>(args.workspace) + skipped : nullptr;
+    const size_t usable = fits ? given - skipped : 0;
     LtScalePointers tiled;
     if (w.a_scales > 0) tiled.a = CopyScales(g.plan.a_scaling, args, workspace);
     if (w.b_scales > 0) tiled.b = CopyScales(g.plan.b_scaling, args, workspace + w.a_scales);

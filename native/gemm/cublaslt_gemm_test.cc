@@ -517,6 +517,19 @@ TEST(CublasLtGemmAlgorithms, TheCallersCurrentDeviceIsPutBack) {
   EXPECT_EQ(f.runtime.current_device(), 0);
 }
 
+// A GEMM that needs no workspace ignores a short, unaligned one.
+TEST(CublasLtGemmAlgorithms, AShortUnalignedWorkspaceIsUnusedWhenNoneIsNeeded) {
+  Fixture f;
+  Args a;
+  TeplugGemmArgs& g = a.Gemm(TEPLUG_DTYPE_BF16, 64, 32, 16);
+  ASSERT_EQ(f.gemm->WorkspaceSize(g), 0u);
+  g.workspace = reinterpret_cast<void*>((uintptr_t{1} << 42) + 200);
+  g.workspace_size = 10;
+  ASSERT_EQ(f.Run(g).second, "");
+  EXPECT_EQ(f.lt->matmuls().back().workspace, nullptr);
+  EXPECT_EQ(f.lt->matmuls().back().workspace_bytes, 0u);
+}
+
 // cuBLASLt needs a 256-byte aligned workspace; the caller's may start anywhere.
 TEST(CublasLtGemmAlgorithms, AnUnalignedWorkspaceIsUsedFromItsFirstAlignedByte) {
   Fixture f;
