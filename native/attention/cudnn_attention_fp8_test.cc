@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "native/attention/cudnn_attention.h"
 #include "native/attention/testing/fake_cudnn_attention_backend.h"
+#include "native/attention/testing/host_tensor.h"
 #include "native/device/testing/fake_cuda_runtime.h"
 #include "teplug/sdk/error.hpp"
 
@@ -105,12 +106,7 @@ struct Fp8Call {
   Fp8Call(const Fp8Call&) = delete;
 
   void Init(TeplugTensor* t, void* data, std::vector<int64_t> shape, int32_t dtype) {
-    t->struct_size = sizeof(*t);
-    t->data = data;
-    t->dtype = dtype;
-    t->rank = static_cast<int32_t>(shape.size());
-    for (size_t i = 0; i < shape.size(); ++i) t->shape[i] = shape[i];
-    t->device = &device;
+    testing::InitTensor(t, data, shape, dtype, &device);
   }
   void Quantize(PerTensor* s) {
     s->quant.struct_size = sizeof(s->quant);

@@ -37,6 +37,7 @@
 #include "teplug/sdk/device_context.hpp"
 #include "teplug/sdk/error.hpp"
 #include "teplug/sdk/iids.hpp"
+#include "teplug/sdk/ref.hpp"
 #include "teplug/sdk/struct_io.hpp"
 
 namespace teplug::native {
@@ -224,22 +225,42 @@ void ExpectWithin(const std::vector<float>& native, const std::vector<float>& re
                     << " elements outside the tolerance";
 }
 
+// The kernel's IDevice and dispatching IAttention, and a context on cuda:0.
+struct OnGpu {
+  std::unique_ptr<core::Kernel> kernel;
+  sdk::Ref<TeplugDeviceV1> dev;
+  sdk::Ref<TeplugAttentionV1> attention;
+  TeplugDevice cuda = sdk::Versioned<TeplugDevice>();
+  std::unique_ptr<sdk::DeviceContext> ctx;
+};
+
+// Opens `g` on cuda:0 (of `arch`); fails the test when a step fails.
+void OpenOnGpu(int32_t arch, OnGpu* g) {
+  g->kernel = MakeKernel();
+  ASSERT_NE(g->kernel, nullptr);
+  g->dev = g->kernel->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
+  g->attention = g->kernel->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
+  ASSERT_TRUE(g->dev && g->attention);
+  g->cuda.kind = TEPLUG_DEVICE_CUDA;
+  g->cuda.arch = arch;
+  sdk::OwnedError opened = sdk::DeviceContext::Open(g->dev.get(), g->cuda, &g->ctx);
+  ASSERT_FALSE(opened) << opened.message();
+}
+
+// cuda:0's arch (major * 10 + minor).
+int32_t ArchOfGpu0() {
+  cudaDeviceProp prop{};
+  EXPECT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  return prop.major * 10 + prop.minor;
+}
+
 TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
   const std::string why = WhyNoGpu();
   if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
-  auto k = MakeKernel();
-  ASSERT_NE(k, nullptr);
-  auto dev = k->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
-  auto attention = k->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
-  ASSERT_TRUE(dev && attention);
-  TeplugDevice cuda = sdk::Versioned<TeplugDevice>();
-  cuda.kind = TEPLUG_DEVICE_CUDA;
-  cudaDeviceProp prop{};
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  cuda.arch = prop.major * 10 + prop.minor;
-  std::unique_ptr<sdk::DeviceContext> ctx;
-  sdk::OwnedError opened = sdk::DeviceContext::Open(dev.get(), cuda, &ctx);
-  ASSERT_FALSE(opened) << opened.message();
+  OnGpu gpu;
+  ASSERT_NO_FATAL_FAILURE(OpenOnGpu(ArchOfGpu0(), &gpu));
+  const TeplugDevice& cuda = gpu.cuda;
+  sdk::DeviceContext* const ctx = gpu.ctx.get();
 
   std::mt19937 rng(4321);
   std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
@@ -252,7 +273,7 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
                              hv = random_bf16(B * S * HKV * D);
   std::vector<std::vector<float>> o_out(2), lse_out(2);
   for (const bool on_gpu : {true, false}) {
-    Placement where(on_gpu ? ctx.get() : nullptr, &cuda);
+    Placement where(on_gpu ? ctx : nullptr, &cuda);
     TeplugAttentionParams p = Params();
     std::vector<Buffer> buf(5);
     buf[0] = {hq, {B, S, HQ, D}, TEPLUG_DTYPE_BF16};
@@ -270,7 +291,7 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
     args.o = &buf[3].t;
     args.softmax_lse = &buf[4].t;
     std::string served_by;
-    ASSERT_NO_FATAL_FAILURE(where.Forward(attention.get(), &args, &served_by));
+    ASSERT_NO_FATAL_FAILURE(where.Forward(gpu.attention.get(), &args, &served_by));
     EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
     std::vector<uint8_t> o, lse;
     ASSERT_NO_FATAL_FAILURE(where.Read(buf[3], &o));
@@ -293,21 +314,12 @@ TEST(NativeAttentionOnGpu, CausalGqaForwardMatchesTheReference) {
 TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
   const std::string why = WhyNoGpu();
   if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;
-  cudaDeviceProp prop{};
-  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
-  const int32_t arch = prop.major * 10 + prop.minor;
+  const int32_t arch = ArchOfGpu0();
   if (arch < 90) GTEST_SKIP() << "fp8 attention needs sm_90; cuda:0 is sm_" << arch;
-  auto k = MakeKernel();
-  ASSERT_NE(k, nullptr);
-  auto dev = k->Query<TeplugDeviceV1>(sdk::kIidDeviceV1);
-  auto attention = k->Query<TeplugAttentionV1>(sdk::kIidAttentionV1);
-  ASSERT_TRUE(dev && attention);
-  TeplugDevice cuda = sdk::Versioned<TeplugDevice>();
-  cuda.kind = TEPLUG_DEVICE_CUDA;
-  cuda.arch = arch;
-  std::unique_ptr<sdk::DeviceContext> ctx;
-  sdk::OwnedError opened = sdk::DeviceContext::Open(dev.get(), cuda, &ctx);
-  ASSERT_FALSE(opened) << opened.message();
+  OnGpu gpu;
+  ASSERT_NO_FATAL_FAILURE(OpenOnGpu(arch, &gpu));
+  const TeplugDevice& cuda = gpu.cuda;
+  sdk::DeviceContext* const ctx = gpu.ctx.get();
 
   // TransformerEngine's fp8 shape on Hopper: head dim 128, lengths a multiple
   // of 128; no GQA.
@@ -333,7 +345,7 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
   std::vector<std::vector<float>> o_out(2), lse_out(2);
   float native_o_amax = 0;
   for (const bool on_gpu : {true, false}) {
-    Placement where(on_gpu ? ctx.get() : nullptr, &cuda);
+    Placement where(on_gpu ? ctx : nullptr, &cuda);
     TeplugAttentionParams p = Params();
     p.num_heads_q = p.num_heads_kv = kHeads;
     p.head_dim_qk = p.head_dim_v = kDim;
@@ -373,7 +385,7 @@ TEST(NativeAttentionOnGpu, Fp8CausalForwardMatchesTheReference) {
     args.softmax_lse = &buf[4].t;
     args.s_quant = &quant[kP];
     std::string served_by;
-    ASSERT_NO_FATAL_FAILURE(where.Forward(attention.get(), &args, &served_by));
+    ASSERT_NO_FATAL_FAILURE(where.Forward(gpu.attention.get(), &args, &served_by));
     EXPECT_EQ(served_by, on_gpu ? "native/cudnn" : "reference/attention");
     std::vector<uint8_t> o, lse, o_amax;
     ASSERT_NO_FATAL_FAILURE(where.Read(buf[3], &o));

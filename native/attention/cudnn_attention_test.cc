@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "native/attention/testing/fake_cudnn_attention_backend.h"
+#include "native/attention/testing/host_tensor.h"
 #include "native/device/testing/fake_cuda_runtime.h"
 #include "teplug/sdk/error.hpp"
 
@@ -78,12 +79,7 @@ struct Call {
   std::vector<float> bias_mem;
 
   void Init(TeplugTensor* t, void* data, std::vector<int64_t> shape, int32_t dtype = TEPLUG_DTYPE_BF16) {
-    t->struct_size = sizeof(*t);
-    t->data = data;
-    t->dtype = dtype;
-    t->rank = static_cast<int32_t>(shape.size());
-    for (size_t i = 0; i < shape.size(); ++i) t->shape[i] = shape[i];
-    t->device = &device;
+    testing::InitTensor(t, data, shape, dtype, &device);
   }
   void Padding() {
     params.mask_type = TEPLUG_MASK_PADDING;
